@@ -1,0 +1,3 @@
+"""Arena: a headless tournament runner for game-playing bots."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,213 @@
+"""The game-agnostic engine contract.
+
+A :class:`Game` is a static description (name, rules version, player counts, maximum length)
+and a factory of states. A :class:`State` is one position: it says who must act, lists the legal
+actions, applies one, and reports the final result. The runner and the protocol only ever talk
+to these two classes, so adding a game never touches them.
+
+Actions are plain dicts (msgpack and JSON friendly) with a ``"type"`` key. Internally each game
+may use a cheaper, hashable *key* per action; :meth:`State.legal_keys` exposes those keys for
+search code that must recognise the same action across states, and :meth:`State.apply_index`
+applies an action by its position in the legal list without building any dict.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.engine.chance import Chance, SeededChance
+
+
+class IllegalActionError(ValueError):
+    """An action that the state did not offer. The state is left unchanged."""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The outcome of a finished game.
+
+    ``scores[s]``, ``ranks[s]`` and ``breakdown[s]`` describe seat ``s``. Rank 1 is best; seats
+    that stay equal after the game's own tie-break share a rank, and the next rank skips (1, 1,
+    3). The values of ``breakdown[s]`` add up to ``scores[s]``.
+    """
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    breakdown: tuple[dict[str, int], ...]
+    tiebreak: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scores": list(self.scores),
+            "ranks": list(self.ranks),
+            "breakdown": [dict(b) for b in self.breakdown],
+            "tiebreak": list(self.tiebreak),
+        }
+
+
+def competition_ranks(keys: Sequence[Any]) -> tuple[int, ...]:
+    """Rank seats by ``keys`` (higher is better): 1 + the number of strictly better seats."""
+    return tuple(1 + sum(1 for other in keys if other > k) for k in keys)
+
+
+class State(ABC):
+    """One position of a game.
+
+    Invariants every game keeps: ``current_player`` is a seat in ``range(num_players)`` or
+    ``None`` exactly when the game is over; a non-terminal state offers at least one legal
+    action; applying an action that was not offered raises :class:`IllegalActionError` and
+    changes nothing.
+    """
+
+    __slots__ = ()
+
+    @property
+    @abstractmethod
+    def game(self) -> Game:
+        """The game this state belongs to."""
+
+    @property
+    @abstractmethod
+    def num_players(self) -> int:
+        """Number of seats."""
+
+    @property
+    @abstractmethod
+    def current_player(self) -> int | None:
+        """The seat that must act now, or ``None`` when the game is over."""
+
+    @property
+    def is_terminal(self) -> bool:
+        """True when the game is over."""
+        return self.current_player is None
+
+    @abstractmethod
+    def legal_keys(self) -> Sequence[Hashable]:
+        """Hashable keys of the legal actions, in the same order as :meth:`legal_actions`.
+
+        Equal keys mean equal actions, in this state and in any other state of the game. The
+        returned sequence belongs to the state: do not modify it.
+        """
+
+    @abstractmethod
+    def action_of(self, key: Hashable) -> dict[str, Any]:
+        """The plain-dict action for one of this game's action keys (a new dict every call)."""
+
+    @abstractmethod
+    def _apply_key(self, key: Hashable) -> None:
+        """Apply a legal action given by its key (already validated)."""
+
+    def legal_actions(self) -> list[dict[str, Any]]:
+        """The legal actions as new plain dicts; empty when the game is over."""
+        return [self.action_of(k) for k in self.legal_keys()]
+
+    def num_legal(self) -> int:
+        """How many legal actions there are (0 when the game is over)."""
+        return len(self.legal_keys())
+
+    def apply_index(self, index: int) -> None:
+        """Apply the ``index``-th legal action.
+
+        Raises :class:`IllegalActionError` if the index is not an int in range.
+        """
+        keys = self.legal_keys()
+        if type(index) is not int or not 0 <= index < len(keys):
+            raise IllegalActionError(
+                f"action index {index!r} is out of range: {len(keys)} legal actions"
+            )
+        self._apply_key(keys[index])
+
+    def apply(self, action: Mapping[str, Any]) -> None:
+        """Apply an action given as a dict equal to one of :meth:`legal_actions`.
+
+        Raises :class:`IllegalActionError` (and leaves the state unchanged) otherwise.
+        """
+        for key in self.legal_keys():
+            if self.action_of(key) == action:
+                self._apply_key(key)
+                return
+        if self.is_terminal:
+            raise IllegalActionError(f"the game is over; {action!r} cannot be applied")
+        raise IllegalActionError(
+            f"{action!r} is not a legal action for seat {self.current_player} now"
+        )
+
+    def index_of(self, action: Mapping[str, Any]) -> int:
+        """Position of ``action`` in :meth:`legal_actions`; IllegalActionError if absent."""
+        for i, key in enumerate(self.legal_keys()):
+            if self.action_of(key) == action:
+                return i
+        raise IllegalActionError(f"{action!r} is not a legal action now")
+
+    @abstractmethod
+    def result(self) -> GameResult:
+        """The final result. Raises ``RuntimeError`` if the game is not over."""
+
+    @abstractmethod
+    def observation(self, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` may know now and nothing more, as plain data."""
+
+    @abstractmethod
+    def clone(self) -> State:
+        """An independent copy: applying actions to one never affects the other."""
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """The complete state as plain data; ``game.state_from_dict`` rebuilds it exactly."""
+
+
+class Game(ABC):
+    """A game's static description and its state factory."""
+
+    name: str
+    title: str
+    rules_version: str
+    min_players: int
+    max_players: int
+
+    @abstractmethod
+    def max_decisions(self, num_players: int) -> int:
+        """An upper bound on the decisions (legal-action choices) of any game."""
+
+    @abstractmethod
+    def _new_state(self, num_players: int, chance: Chance) -> State:
+        """Create the initial state (arguments already validated)."""
+
+    @abstractmethod
+    def state_from_dict(self, data: Mapping[str, Any]) -> State:
+        """Rebuild a state from :meth:`State.to_dict` output; ValueError if it is malformed."""
+
+    def new_state(
+        self, num_players: int, seed: int | None = None, chance: Chance | None = None
+    ) -> State:
+        """A new game for ``num_players`` seats, from a seed or an injected chance source.
+
+        Exactly one of ``seed`` and ``chance`` must be given. Raises ``ValueError`` for a player
+        count outside ``min_players..max_players``.
+        """
+        if type(num_players) is not int or not (
+            self.min_players <= num_players <= self.max_players
+        ):
+            raise ValueError(
+                f"{self.name} is for {self.min_players}-{self.max_players} players, "
+                f"not {num_players!r}"
+            )
+        if (seed is None) == (chance is None):
+            raise ValueError("give exactly one of seed and chance")
+        if chance is None:
+            assert seed is not None
+            chance = SeededChance(seed)
+        return self._new_state(num_players, chance)
+
+    def describe(self) -> dict[str, Any]:
+        """The static description as plain data."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "rules_version": self.rules_version,
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+        }

@@ -1,0 +1,36 @@
+"""The Stone Age game description."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arena.engine.api import Game
+from arena.engine.chance import Chance
+from arena.engine.stoneage.state import MAX_ROUNDS, StoneAgeState
+
+
+class StoneAgeGame(Game):
+    """Stone Age, base game, 2-4 players."""
+
+    name = "stoneage"
+    title = "Stone Age (base game)"
+    rules_version = "stoneage-1.0"
+    min_players = 2
+    max_players = 4
+
+    def max_decisions(self, num_players: int) -> int:
+        # Per player and round at most 10 placements, 4 decisions for each of up to 10 places
+        # (resolve, tools or payment, a claim), 2 for feeding; plus the other players' picks of
+        # up to 4 dice-for-everyone cards.
+        per_round = num_players * (10 + 40 + 2) + 4 * num_players
+        return MAX_ROUNDS * per_round
+
+    def _new_state(self, num_players: int, chance: Chance) -> StoneAgeState:
+        return StoneAgeState.new(self, num_players, chance)
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> StoneAgeState:
+        return StoneAgeState.from_dict(self, data)
+
+
+STONE_AGE = StoneAgeGame()
