@@ -139,8 +139,12 @@ B_ANY = "one_to_seven"  # 1..7 resources of any kinds
 
 
 class Building(NamedTuple):
-    """A building tile. ``cost`` is (wood, clay, stone, gold) for a fixed tile, else zeros; ``size`` is
-    the number of resources (the maximum, 7, for the one-to-seven tiles)."""
+    """A building tile.
+
+    ``cost`` is (wood, clay, stone, gold) for a fixed tile, else zeros; ``size`` is the number
+    of resources (the maximum, 7, for the one-to-seven tiles); ``kinds`` the exact number of
+    different resources a variable tile takes.
+    """
 
     kind: str
     cost: tuple[int, int, int, int]

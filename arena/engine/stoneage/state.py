@@ -96,7 +96,7 @@ PD_PICK = "pick_die"  # (PD_PICK, dice left, pickers left, buyer)
 PD_FEED = "feed"  # (PD_FEED, deficit)
 
 #: The game ends after this round even if neither end condition has been met (see RULES.md).
-MAX_ROUNDS = 50
+MAX_ROUNDS = 100
 
 Key = tuple[Any, ...]
 Pay = tuple[int, int, int, int]
@@ -340,6 +340,7 @@ class StoneAgeState(State):
         n = self._n
         self._phase = PLACEMENT
         self._pend = None
+        self._turn = 0
         self._placed = [0] * (NUM_PLACES * n)
         self._total = [0] * NUM_PLACES
         self._players_at = [0] * NUM_PLACES
@@ -621,7 +622,7 @@ class StoneAgeState(State):
         elif place == HUT:
             self._people[p] += 1
         elif place == FIELD:
-            self._agri[p] += 1
+            self._add_agriculture(p)
         elif place < PILE0:
             if self._display[place - CARD0] < 0:  # pragma: no cover - placement forbids it
                 raise AssertionError("resolving an empty card slot")
@@ -654,6 +655,11 @@ class StoneAgeState(State):
         free.sort(reverse=True)
         self._tfree[p] = tuple(free)
 
+    def _add_agriculture(self, p: int) -> None:
+        # A field placed at 9 can meet a card or die that already reached 10: the step is lost.
+        if self._agri[p] < MAX_AGRICULTURE:
+            self._agri[p] += 1
+
     def _pay(self, p: int, pay: Pay) -> None:
         self._spend(p, pay)
         kind, place = self._pend
@@ -683,8 +689,7 @@ class StoneAgeState(State):
         elif top == T_TOOL:
             self._add_tool_step(p)
         elif top == T_AGRICULTURE:
-            if self._agri[p] < MAX_AGRICULTURE:
-                self._agri[p] += 1
+            self._add_agriculture(p)
         elif top == T_ONE_USE_TOOL:
             self._one_use[p] = tuple(sorted((*self._one_use[p], card.amount), reverse=True))
         elif top == T_ANY_TWO:
@@ -712,8 +717,8 @@ class StoneAgeState(State):
             self._goods[p * 5 + DIE_FACE_GOOD[face]] += 1
         elif face == 5:
             self._add_tool_step(p)
-        elif self._agri[p] < MAX_AGRICULTURE:
-            self._agri[p] += 1
+        else:
+            self._add_agriculture(p)
         if pickers:
             nxt = pickers[0]
             self._cur = nxt

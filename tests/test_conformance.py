@@ -1,0 +1,74 @@
+"""Every registered game passes the conformance kit, and the kit does catch a broken game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from arena.engine import STONE_AGE, list_games
+from arena.engine.stoneage import StoneAgeGame, StoneAgeState
+from arena.engine.testing import ConformanceError, check_game, plain_data_problem
+
+
+@pytest.mark.parametrize("game", list_games(), ids=lambda g: g.name)
+def test_every_registered_game_passes_the_conformance_kit(game: Any) -> None:
+    check_game(game, seeds=range(4))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", list_games(), ids=lambda g: g.name)
+def test_every_registered_game_passes_the_conformance_kit_on_many_seeds(game: Any) -> None:
+    check_game(game, seeds=range(100, 160))
+
+
+class _LeakyState(StoneAgeState):
+    """A broken game: its observation leaks a tuple (not plain data)."""
+
+    __slots__ = ()
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        obs = super().observation(seat)
+        obs["leak"] = (1, 2)
+        return obs
+
+    def clone(self) -> StoneAgeState:
+        c = super().clone()
+        c.__class__ = _LeakyState
+        return c
+
+
+class _LeakyGame(StoneAgeGame):
+    name = "leaky"
+
+    def _new_state(self, num_players: int, chance: Any) -> StoneAgeState:
+        s = StoneAgeState.new(self, num_players, chance)  # type: ignore[arg-type]
+        s.__class__ = _LeakyState
+        return s
+
+
+class _StuckGame(StoneAgeGame):
+    name = "stuck"
+
+    def max_decisions(self, num_players: int) -> int:
+        return 10  # far shorter than any real game: the kit must notice
+
+
+def test_the_kit_rejects_observations_that_are_not_plain_data() -> None:
+    with pytest.raises(ConformanceError, match="observation"):
+        check_game(_LeakyGame(), seeds=[0])
+
+
+def test_the_kit_rejects_games_longer_than_their_declared_maximum() -> None:
+    with pytest.raises(ConformanceError, match="declared maximum"):
+        check_game(_StuckGame(), seeds=[0])
+
+
+def test_plain_data_problem_names_the_offending_path() -> None:
+    assert plain_data_problem({"a": [1, "x", None, True, 2.5]}) is None
+    assert plain_data_problem({"a": [1, (2,)]}) == "$.a[1] is a tuple"
+    assert plain_data_problem({1: 2}) == "$ has a non-string key 1"
+
+
+def test_stone_age_declares_a_maximum_length_for_each_player_count() -> None:
+    assert [STONE_AGE.max_decisions(n) > 1000 for n in (2, 3, 4)] == [True] * 3
