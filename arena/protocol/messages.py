@@ -1,0 +1,98 @@
+"""Protocol messages: msgpack maps with a ``type`` and the protocol version.
+
+``docs/protocol.md`` is the specification; this module is its executable form. Decoding is
+strict: anything that is not exactly one well-formed message of a known type raises
+:class:`ProtocolError`, whose ``code`` the referee records against the sender.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgpack
+
+PROTOCOL_VERSION: Final = 1
+#: The largest message a bot may send, encoded.
+MAX_MESSAGE_BYTES: Final = 1 << 20
+MAX_NAME_LENGTH: Final = 64
+
+
+class ProtocolError(Exception):
+    """A message that breaks the protocol. ``code`` is ``protocol_error`` or
+    ``protocol_mismatch``."""
+
+    def __init__(self, message: str, code: str = "protocol_error") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# Field schemas: name -> type. ``int`` never accepts a bool.
+BOT_MESSAGES: Final[dict[str, dict[str, type]]] = {
+    "hello": {"token": str, "name": str, "version": str},
+    "action": {"request_id": int, "index": int},
+    "pong": {"nonce": int},
+    "error": {"code": str, "message": str},
+}
+REFEREE_MESSAGES: Final[dict[str, dict[str, type]]] = {
+    "welcome": {"server": str, "server_version": str},
+    "ping": {"nonce": int},
+    "game_start": {
+        "game_id": str, "game": str, "rules_version": str, "seat": int, "num_players": int,
+        "time_control": dict,
+    },
+    "request": {
+        "game_id": str, "request_id": int, "observation": dict, "legal_actions": list,
+        "time_left_ms": int, "decision_ms": int,
+    },
+    "game_end": {
+        "game_id": str, "scores": list, "ranks": list, "terminations": list, "breakdown": list,
+    },
+    "error": {"code": str, "message": str},
+    "shutdown": {"reason": str},
+}
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as one msgpack map (the protocol version is added)."""
+    return msgpack.packb({**message, "protocol": PROTOCOL_VERSION}, use_bin_type=True)
+
+
+def decode(frame: bytes, schemas: dict[str, dict[str, type]]) -> dict[str, Any]:
+    """Decode and validate one frame against ``schemas`` (BOT_MESSAGES or REFEREE_MESSAGES).
+
+    Raises :class:`ProtocolError`: for more than MAX_MESSAGE_BYTES, bytes that are not exactly
+    one msgpack map with string keys, a missing or wrong ``protocol`` (code
+    ``protocol_mismatch``), an unknown ``type``, or a missing or mistyped field.
+    """
+    if len(frame) > MAX_MESSAGE_BYTES:
+        raise ProtocolError(f"message of {len(frame)} bytes is over the {MAX_MESSAGE_BYTES} limit")
+    try:
+        message = msgpack.unpackb(frame, raw=False, strict_map_key=True, use_list=True)
+    except Exception as exc:  # msgpack raises several unrelated types for bad input
+        raise ProtocolError(f"not a msgpack message: {exc.__class__.__name__}: {exc}") from None
+    if type(message) is not dict:
+        raise ProtocolError(f"a message must be a map, got {type(message).__name__}")
+    mtype = message.get("type")
+    if type(mtype) is not str:
+        raise ProtocolError("a message must have a string 'type'")
+    version = message.get("protocol")
+    if type(version) is not int:
+        raise ProtocolError(f"{mtype!r} message without an integer 'protocol'")
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError(
+            f"protocol version {version} is not supported; this referee speaks {PROTOCOL_VERSION}",
+            code="protocol_mismatch",
+        )
+    schema = schemas.get(mtype)
+    if schema is None:
+        raise ProtocolError(f"unknown message type {mtype!r}")
+    for field, ftype in schema.items():
+        value = message.get(field)
+        if type(value) is not ftype:
+            got = "missing" if field not in message else type(value).__name__
+            raise ProtocolError(f"{mtype!r} field {field!r} must be {ftype.__name__}, got {got}")
+    if mtype == "hello":
+        for field in ("name", "version"):
+            if not 1 <= len(message[field]) <= MAX_NAME_LENGTH:
+                raise ProtocolError(f"hello {field!r} must be 1-{MAX_NAME_LENGTH} characters")
+    return message

@@ -1,0 +1,210 @@
+"""Bot manifests, and bot processes: launch, supervision, and killing the whole group.
+
+A bot is a folder with a ``bot.toml`` manifest::
+
+    name = "random-py"
+    version = "1.0"
+    language = "python"
+    command = ["{python}", "bot.py"]     # run in the bot's folder; {python} is this Python
+
+    [limits]                             # optional; these are the defaults
+    memory_mb = 2048                     # address space
+    cpu_seconds = 600                    # CPU time per process
+    open_files = 256
+
+Each bot process is the leader of a new process group (session), with the limits applied, its
+output appended to a log file. :meth:`BotProcess.kill` kills the whole group, so children the bot
+started die with it. Processes are only ever stopped by their own process group id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+MANIFEST = "bot.toml"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+class ManifestError(ValueError):
+    """A bot manifest that cannot be used; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits applied to a bot process."""
+
+    memory_mb: int = 2048
+    cpu_seconds: int = 600
+    open_files: int = 256
+
+
+@dataclass(frozen=True)
+class BotManifest:
+    """A bot's manifest, validated. ``folder`` is where the bot runs."""
+
+    folder: Path
+    name: str
+    version: str
+    language: str
+    command: tuple[str, ...]
+    limits: Limits = field(default_factory=Limits)
+
+    @classmethod
+    def load(cls, path: str | Path) -> BotManifest:
+        """Load ``path`` (a bot folder, or its ``bot.toml``). Raises :class:`ManifestError`."""
+        p = Path(path)
+        file = p if p.suffix == ".toml" else p / MANIFEST
+        if not file.is_file():
+            raise ManifestError(f"{file}: no bot manifest here (a bot is a folder with {MANIFEST})")
+        try:
+            data = tomllib.loads(file.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ManifestError(f"{file}: not valid TOML: {exc}") from None
+        return cls.from_dict(data, file.parent.resolve(), str(file))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], folder: Path, where: str) -> BotManifest:
+        def text(key: str) -> str:
+            value = data.get(key)
+            if not isinstance(value, str) or not value.strip():
+                raise ManifestError(f"{where}: '{key}' must be a non-empty string")
+            return value
+
+        name = text("name")
+        if not _NAME.match(name):
+            raise ManifestError(
+                f"{where}: 'name' {name!r} must be 1-64 letters, digits, '.', '_' or '-'"
+            )
+        version = text("version")
+        language = text("language")
+        command = data.get("command")
+        if (
+            not isinstance(command, list)
+            or not command
+            or not all(isinstance(c, str) and c for c in command)
+        ):
+            raise ManifestError(f"{where}: 'command' must be a non-empty list of strings")
+        raw_limits = data.get("limits", {})
+        if not isinstance(raw_limits, dict):
+            raise ManifestError(f"{where}: [limits] must be a table")
+        known = {"memory_mb", "cpu_seconds", "open_files"}
+        unknown = sorted(set(raw_limits) - known)
+        if unknown:
+            raise ManifestError(f"{where}: unknown [limits] field(s): {', '.join(unknown)}")
+        for key, value in raw_limits.items():
+            if type(value) is not int or value <= 0:
+                raise ManifestError(f"{where}: limits.{key} must be a positive whole number")
+        unknown_top = sorted(set(data) - {"name", "version", "language", "command", "limits",
+                                          "description"})
+        if unknown_top:
+            raise ManifestError(f"{where}: unknown field(s): {', '.join(unknown_top)}")
+        return cls(folder, name, version, language, tuple(command), Limits(**raw_limits))
+
+    def argv(self) -> list[str]:
+        """The command with ``{python}`` (this interpreter) and ``{node}`` filled in."""
+        node = shutil.which("node") or "node"
+        return [c.replace("{python}", sys.executable).replace("{node}", node)
+                for c in self.command]
+
+
+def _limit_self(limits: Limits) -> None:
+    """Runs in the child between fork and exec: apply the resource limits."""
+    mem = limits.memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+
+
+class BotStartError(RuntimeError):
+    """The bot process could not be started at all (missing program, bad folder)."""
+
+
+class BotProcess:
+    """One running bot: a process group, supervised and killed as a whole."""
+
+    def __init__(
+        self, manifest: BotManifest, env: dict[str, str], log: IO[bytes]
+    ) -> None:
+        self.manifest = manifest
+        full_env = {**os.environ, **env}
+        # The bot must not inherit the runner's own virtual-environment quirks beyond PATH; but
+        # a Python bot needs `arena` importable, which it is when started with {python}.
+        try:
+            self.popen = subprocess.Popen(
+                manifest.argv(),
+                cwd=manifest.folder,
+                env=full_env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: killed as one
+                preexec_fn=lambda: _limit_self(manifest.limits),
+                close_fds=True,
+            )
+        except OSError as exc:
+            raise BotStartError(
+                f"{manifest.name}: cannot start {manifest.argv()!r}: {exc.strerror or exc}"
+            ) from None
+        self.pgid = self.popen.pid  # leader of its own session, so pgid == pid
+        self.started = time.monotonic()
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def alive(self) -> bool:
+        """True while the bot's main process has not exited."""
+        return self.popen.poll() is None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
+
+    def describe_exit(self) -> str:
+        """A human description of how the process ended (or that it is still running)."""
+        code = self.popen.poll()
+        if code is None:
+            return "still running"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = str(-code)
+            return f"killed by signal {name}"
+        return f"exited with status {code}"
+
+    def kill(self) -> None:
+        """Kill the bot's whole process group (SIGKILL) and reap the main process."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pgid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(timeout=5)
+
+    def stop(self, grace_s: float) -> None:
+        """Wait up to ``grace_s`` for the bot to exit by itself, then kill the whole group."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(timeout=grace_s)
+        self.kill()
+
+
+def group_alive(pgid: int) -> bool:
+    """True if any process of the process group ``pgid`` is still running."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,485 @@
+"""The referee: one game between bot processes, under time control, to a GameRecord.
+
+The move loop is a checklist. For each decision: is the seat's bot still usable -> send the
+request -> wait for a valid answer until the deadline -> apply it. Every way a bot can fail sets
+that seat's termination reason (timeout, crash, illegal_action, protocol_error); its seat is then
+played to the end by a seeded random fallback, and it is ranked last. A bot that cannot start or
+does not finish the handshake makes the game void (:class:`VoidGame`), which is not a loss.
+
+Every bot process is killed, with its whole process group, before :func:`play_game` returns or
+raises, whatever happens (game over, bot failure, KeyboardInterrupt, SystemExit).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import itertools
+import os
+import random
+import secrets
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import zmq
+
+from arena import __version__
+from arena.engine import Game, State
+from arena.protocol.messages import (
+    BOT_MESSAGES,
+    MAX_MESSAGE_BYTES,
+    PROTOCOL_VERSION,
+    ProtocolError,
+    decode,
+    encode,
+)
+from arena.runner.bots import BotManifest, BotProcess, BotStartError
+from arena.runner.clock import Clock, TimeControl
+from arena.runner.record import (
+    CRASH,
+    ILLEGAL,
+    OK,
+    PROTOCOL,
+    TIMEOUT,
+    GameRecord,
+    final_ranks,
+)
+
+#: Messages a bot may send without answering a request before it counts as flooding.
+FLOOD_LIMIT = 64
+#: How long a bot gets to exit by itself after shutdown before its group is killed.
+SHUTDOWN_GRACE_S = 1.0
+#: How often a wait wakes up to check that the bot's process is still alive.
+POLL_SLICE_MS = 20
+MAX_EVENTS = 500
+
+
+class VoidGame(Exception):
+    """The game could not be played for a reason that is nobody's loss (a bot could not start
+    or did not complete the handshake). The caller may retry it."""
+
+
+def fallback_rng(seed: int, seat: int) -> random.Random:
+    """The fallback policy's generator for one seat: private, seeded by game seed and seat."""
+    return random.Random(f"arena/fallback/{seed}/{seat}")
+
+
+@dataclass
+class _Seat:
+    seat: int
+    manifest: BotManifest | None  # None: a built-in random player
+    token: str = ""
+    process: BotProcess | None = None
+    identity: bytes | None = None
+    clock: Clock | None = None
+    reason: str = OK
+    detail: str = ""
+    unanswered: int = 0
+    pong_nonce: int | None = None
+    ponged: bool = False
+    rng: random.Random = field(default_factory=random.Random)
+
+    @property
+    def live(self) -> bool:
+        return self.manifest is not None and self.reason == OK
+
+
+class Referee:
+    """Plays one game. Use :func:`play_game` unless you need the pieces (check-bot does)."""
+
+    def __init__(
+        self,
+        game: Game,
+        seed: int,
+        bots: Sequence[BotManifest | None],
+        time_control: TimeControl | None = None,
+        log_dir: str | Path | None = None,
+        game_id: str | None = None,
+    ) -> None:
+        n = len(bots)
+        if not game.min_players <= n <= game.max_players:
+            raise ValueError(
+                f"{game.name} is for {game.min_players}-{game.max_players} players, not {n}"
+            )
+        self.game = game
+        self.seed = seed
+        self.tc = time_control or TimeControl()
+        self.game_id = game_id or uuid.uuid4().hex[:12]
+        self.log_dir = Path(log_dir) if log_dir is not None else None
+        self.seats = [
+            _Seat(s, m, rng=fallback_rng(seed, s), clock=Clock(self.tc))
+            for s, m in enumerate(bots)
+        ]
+        self.events: list[str] = []
+        self.ctx = zmq.Context()
+        self.sock = self.ctx.socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a vanished bot raises
+        self.sock.setsockopt(zmq.MAXMSGSIZE, 4 * MAX_MESSAGE_BYTES)  # hard memory guard
+        port = self.sock.bind_to_random_port("tcp://127.0.0.1")
+        self.endpoint = f"tcp://127.0.0.1:{port}"
+        self.refused: set[bytes] = set()
+        self.request_id = 0
+        self.nonces = itertools.count(1)
+        self._logs: list[IO[bytes]] = []
+        self.state: State | None = None
+
+    # ---------------------------------------------------------------- events and failures
+    def event(self, text: str) -> None:
+        if len(self.events) < MAX_EVENTS:
+            self.events.append(text)
+
+    def fail(self, seat: _Seat, reason: str, detail: str) -> None:
+        """Record the seat's failure, tell the bot (best effort), and kill its process group."""
+        if seat.reason != OK:
+            return
+        seat.reason = reason
+        seat.detail = detail
+        self.event(f"seat {seat.seat}: {reason}: {detail}")
+        if seat.identity is not None:
+            self._send(seat, {"type": "error", "code": reason, "message": detail}, quiet=True)
+        if seat.process is not None:
+            seat.process.kill()
+
+    def _send(self, seat: _Seat, message: dict[str, Any], quiet: bool = False) -> bool:
+        assert seat.identity is not None
+        try:
+            self.sock.send_multipart([seat.identity, encode(message)], zmq.NOBLOCK)
+        except zmq.ZMQError as exc:
+            if not quiet:
+                alive = seat.process is not None and seat.process.alive()
+                self.fail(seat, CRASH if not alive else PROTOCOL,
+                          f"cannot send to the bot ({exc.strerror})")
+            return False
+        return True
+
+    # ---------------------------------------------------------------- launch and handshake
+    def launch(self) -> None:
+        """Start every bot process. Raises VoidGame if one cannot be started."""
+        for seat in self.seats:
+            if seat.manifest is None:
+                continue
+            seat.token = secrets.token_hex(16)
+            log = self._open_log(seat)
+            try:
+                seat.process = BotProcess(
+                    seat.manifest,
+                    {
+                        "ARENA_ENDPOINT": self.endpoint,
+                        "ARENA_TOKEN": seat.token,
+                        "ARENA_PROTOCOL": str(PROTOCOL_VERSION),
+                        "ARENA_SEED": str(self.seed * 10 + seat.seat),
+                    },
+                    log,
+                )
+            except BotStartError as exc:
+                raise VoidGame(str(exc)) from None
+
+    def _open_log(self, seat: _Seat) -> IO[bytes]:
+        assert seat.manifest is not None
+        if self.log_dir is None:
+            path = Path(os.devnull)
+        else:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            path = self.log_dir / f"{self.game_id}-seat{seat.seat}-{seat.manifest.name}.log"
+        f = path.open("ab")  # closed in close()
+        self._logs.append(f)
+        return f
+
+    def handshake(self) -> None:
+        """Wait for every bot's hello and a pong, within the handshake limit. VoidGame if not."""
+        deadline = time.monotonic() + self.tc.handshake_ms / 1000
+        waiting = [s for s in self.seats if s.manifest is not None]
+        while any(not s.ponged for s in waiting):
+            left_ms = (deadline - time.monotonic()) * 1000
+            for s in waiting:
+                if s.process is not None and not s.process.alive():
+                    raise VoidGame(
+                        f"seat {s.seat} ({s.manifest.name if s.manifest else '?'}) "
+                        f"{s.process.describe_exit()} before completing the handshake"
+                    )
+            if left_ms <= 0:
+                late = [s for s in waiting if not s.ponged]
+                names = ", ".join(
+                    f"seat {s.seat} ({s.manifest.name if s.manifest else '?'})" for s in late
+                )
+                raise VoidGame(
+                    f"no handshake from {names} within {self.tc.handshake_ms} ms"
+                )
+            if self.sock.poll(min(POLL_SLICE_MS, max(1, int(left_ms))), zmq.POLLIN):
+                self._receive(None)
+            for s in self.seats:
+                if s.reason != OK:
+                    raise VoidGame(f"seat {s.seat} failed the handshake: {s.reason}: {s.detail}")
+
+    def _on_hello(self, identity: bytes, msg: dict[str, Any]) -> None:
+        for seat in self.seats:
+            if (
+                seat.manifest is not None
+                and seat.identity is None
+                and hmac.compare_digest(seat.token, msg["token"])
+            ):
+                seat.identity = identity
+                self._send(seat, {"type": "welcome", "server": "arena",
+                                  "server_version": __version__})
+                seat.pong_nonce = next(self.nonces)
+                self._send(seat, {"type": "ping", "nonce": seat.pong_nonce})
+                self.event(f"seat {seat.seat}: hello from {msg['name']} {msg['version']}")
+                return
+        self._refuse(identity, "bad_token", "this token is not valid for any seat of the game")
+
+    def _refuse(self, identity: bytes, code: str, message: str) -> None:
+        self.refused.add(identity)
+        self.event(f"refused a connection: {code}: {message}")
+        with contextlib.suppress(zmq.ZMQError):
+            self.sock.send_multipart(
+                [identity, encode({"type": "error", "code": code, "message": message})],
+                zmq.NOBLOCK,
+            )
+
+    # ---------------------------------------------------------------- receiving
+    def _seat_of(self, identity: bytes) -> _Seat | None:
+        for seat in self.seats:
+            if seat.identity == identity:
+                return seat
+        return None
+
+    def _receive(self, waiting_for: _Seat | None) -> dict[str, Any] | None:
+        """Read one message and deal with it. Returns an ``action`` message from the seat we
+        are waiting for, if that is what arrived."""
+        try:
+            frames = self.sock.recv_multipart(zmq.NOBLOCK)
+        except zmq.Again:
+            return None
+        identity = frames[0]
+        if identity in self.refused:
+            return None
+        seat = self._seat_of(identity)
+        if len(frames) != 2:
+            if seat is not None:
+                self.fail(seat, PROTOCOL, f"a message must be one frame, got {len(frames) - 1}")
+            return None
+        try:
+            msg = decode(frames[1], BOT_MESSAGES)
+        except ProtocolError as exc:
+            if seat is None:
+                code = "protocol_mismatch" if exc.code == "protocol_mismatch" else "bad_hello"
+                self._refuse(identity, code, str(exc))
+                if exc.code == "protocol_mismatch":
+                    self._mismatch(str(exc))
+            else:
+                self.fail(seat, PROTOCOL, str(exc))
+            return None
+        if seat is None:
+            if msg["type"] == "hello":
+                self._on_hello(identity, msg)
+            else:
+                self._refuse(identity, "protocol_error", "the first message must be a hello")
+            return None
+        if not seat.live:
+            return None
+        seat.unanswered += 1
+        if seat.unanswered > FLOOD_LIMIT:
+            self.fail(seat, PROTOCOL, f"flood: more than {FLOOD_LIMIT} messages without "
+                                      "answering a request")
+            return None
+        mtype = msg["type"]
+        if mtype == "pong":
+            if msg["nonce"] == seat.pong_nonce:
+                seat.ponged = True
+            else:
+                self.event(f"seat {seat.seat}: pong with unexpected nonce {msg['nonce']}")
+        elif mtype == "error":
+            self.event(f"seat {seat.seat} reports error {msg['code']}: {msg['message'][:200]}")
+        elif mtype == "hello":
+            self.fail(seat, PROTOCOL, "a second hello")
+        elif mtype == "action":
+            if seat is waiting_for and msg["request_id"] == self.request_id:
+                return msg
+            self.event(
+                f"seat {seat.seat}: ignored an action for request {msg['request_id']} "
+                f"(open request: {self.request_id if seat is waiting_for else 'none'})"
+            )
+        return None
+
+    def _mismatch(self, detail: str) -> None:
+        # A bot speaking another protocol version can never complete the handshake; the seat
+        # is identified later by elimination, so remember the reason for the VoidGame message.
+        self.event(f"protocol mismatch: {detail}")
+
+    # ---------------------------------------------------------------- the game
+    def start_game(self) -> State:
+        state = self.game.new_state(len(self.seats), seed=self.seed)
+        self.state = state
+        for seat in self.seats:
+            if seat.live:
+                self._send(seat, {
+                    "type": "game_start", "game_id": self.game_id, "game": self.game.name,
+                    "rules_version": self.game.rules_version, "seat": seat.seat,
+                    "num_players": len(self.seats), "time_control": self.tc.to_dict(),
+                })
+        return state
+
+    def ask(self, seat: _Seat, state: State) -> tuple[int, float] | None:
+        """Request a decision from ``seat``'s bot. Returns (index, ms) or None if it failed."""
+        assert seat.clock is not None and seat.process is not None
+        if not seat.process.alive():
+            self.fail(seat, CRASH, seat.process.describe_exit())
+            return None
+        actions = state.legal_actions()
+        self.request_id += 1
+        allowance = seat.clock.allowance_ms()
+        payload = encode({
+            "type": "request", "game_id": self.game_id, "request_id": self.request_id,
+            "observation": state.observation(seat.seat), "legal_actions": actions,
+            "time_left_ms": int(seat.clock.bank_ms), "decision_ms": allowance,
+        })
+        deadline_ms = seat.clock.deadline_ms()
+        seat.unanswered = 0
+        t0 = time.perf_counter()
+        try:
+            self.sock.send_multipart([seat.identity, payload], zmq.NOBLOCK)  # type: ignore[list-item]
+        except zmq.ZMQError as exc:
+            self.fail(seat, CRASH if not seat.process.alive() else PROTOCOL,
+                      f"cannot send the request ({exc.strerror})")
+            return None
+        while True:
+            elapsed = (time.perf_counter() - t0) * 1000
+            left = deadline_ms - elapsed
+            if left <= 0:
+                self.fail(seat, TIMEOUT, f"no answer to request {self.request_id} within "
+                                         f"{deadline_ms:.0f} ms")
+                return None
+            if self.sock.poll(max(1, min(POLL_SLICE_MS, int(left) + 1)), zmq.POLLIN):
+                while True:
+                    got = self._receive(seat)
+                    if got is not None:
+                        used = (time.perf_counter() - t0) * 1000
+                        return self._accept(seat, got, len(actions), used)
+                    if not seat.live:
+                        return None
+                    if not self.sock.poll(0, zmq.POLLIN):
+                        break
+            elif not seat.process.alive():
+                self.fail(seat, CRASH, seat.process.describe_exit())
+                return None
+
+    def _accept(
+        self, seat: _Seat, msg: dict[str, Any], n_actions: int, used_ms: float
+    ) -> tuple[int, float] | None:
+        assert seat.clock is not None
+        if not seat.clock.charge(used_ms):
+            self.fail(seat, TIMEOUT, f"answered request {self.request_id} after {used_ms:.0f} "
+                                     f"ms; the deadline was {seat.clock.deadline_ms():.0f} ms")
+            return None
+        index = msg["index"]
+        if not 0 <= index < n_actions:
+            self.fail(seat, ILLEGAL, f"index {index} is not in 0..{n_actions - 1}")
+            return None
+        return index, used_ms
+
+    def play(self) -> GameRecord:
+        """Run the whole game (after :meth:`launch` and :meth:`handshake`)."""
+        t_start = time.monotonic()
+        state = self.start_game()
+        decisions: list[list[Any]] = []
+        while not state.is_terminal:
+            seat = self.seats[state.current_player]  # type: ignore[index]
+            got = self.ask(seat, state) if seat.live else None
+            if got is None:
+                index = seat.rng.randrange(state.num_legal())
+                decisions.append([seat.seat, index, 0.0, "fallback"])
+            else:
+                index, used = got
+                decisions.append([seat.seat, index, round(used, 3), "bot"])
+            state.apply_index(index)
+        result = state.result()
+        failed = [s.reason != OK for s in self.seats]
+        ranks = final_ranks(result.ranks, failed)
+        terminations = [
+            {"seat": s.seat, "reason": s.reason, "detail": s.detail} for s in self.seats
+        ]
+        for seat in self.seats:
+            if seat.live:
+                self._send(seat, {
+                    "type": "game_end", "game_id": self.game_id,
+                    "scores": list(result.scores), "ranks": ranks,
+                    "terminations": terminations,
+                    "breakdown": [dict(b) for b in result.breakdown],
+                }, quiet=True)
+        return GameRecord(
+            game_id=self.game_id,
+            game=self.game.name,
+            rules_version=self.game.rules_version,
+            seed=self.seed,
+            num_players=len(self.seats),
+            time_control=self.tc.to_dict(),
+            seats=[self._seat_info(s) for s in self.seats],
+            decisions=decisions,
+            terminations=terminations,
+            result=result.to_dict(),
+            ranks=ranks,
+            rounds=getattr(state, "round", None),
+            events=self.events,
+            duration_s=round(time.monotonic() - t_start, 3),
+        )
+
+    @staticmethod
+    def _seat_info(s: _Seat) -> dict[str, Any]:
+        if s.manifest is None:
+            return {"seat": s.seat, "bot": "builtin-random", "version": __version__,
+                    "language": "builtin"}
+        return {"seat": s.seat, "bot": s.manifest.name, "version": s.manifest.version,
+                "language": s.manifest.language}
+
+    # ---------------------------------------------------------------- shutdown
+    def close(self) -> None:
+        """Say shutdown to every live bot, give them a moment, then kill every process group.
+
+        Always safe to call; called by :func:`play_game` in a ``finally``.
+        """
+        procs = [s for s in self.seats if s.process is not None]
+        for s in procs:
+            if s.identity is not None and s.reason == OK:
+                self._send(s, {"type": "shutdown", "reason": "game over"}, quiet=True)
+        deadline = time.monotonic() + SHUTDOWN_GRACE_S
+        for s in procs:
+            assert s.process is not None
+            s.process.stop(max(0.0, deadline - time.monotonic()))
+        self.sock.close(linger=0)
+        self.ctx.term()
+        for f in self._logs:
+            f.close()
+
+    def kill_all(self) -> None:
+        """Kill every bot process group at once (interrupts)."""
+        for s in self.seats:
+            if s.process is not None:
+                s.process.kill()
+
+
+def play_game(
+    game: Game,
+    seed: int,
+    bots: Sequence[BotManifest | None],
+    time_control: TimeControl | None = None,
+    log_dir: str | Path | None = None,
+    game_id: str | None = None,
+) -> GameRecord:
+    """Play one refereed game. ``bots[s]`` is seat s's manifest, or None for a built-in random
+    player. Raises :class:`VoidGame` if the game could not be played. No bot process outlives
+    this call."""
+    referee = Referee(game, seed, bots, time_control, log_dir, game_id)
+    try:
+        referee.launch()
+        referee.handshake()
+        return referee.play()
+    except BaseException:
+        referee.kill_all()
+        raise
+    finally:
+        referee.close()
