@@ -66,3 +66,110 @@ def bench_engine(game: Game, players: int, games: int, seed: int) -> dict[str, A
         "clone_microseconds": round(clone_us, 2),
         "dict_path_decisions_per_second": round(dict_decisions / dict_elapsed),
     }
+
+
+_ECHO_PEER = r"""
+import sys, zmq
+ctx = zmq.Context()
+s = ctx.socket(zmq.DEALER)
+s.setsockopt(zmq.LINGER, 0)
+s.connect(sys.argv[1])
+reply = b"x" * int(sys.argv[2])
+s.send(b"ready")
+while True:
+    m = s.recv()
+    if m == b"stop":
+        break
+    s.send(reply)
+"""
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def bench_protocol(game: Game, games: int, seed: int) -> dict[str, Any]:
+    """Round trips through the real referee path against a bare pyzmq ping-pong.
+
+    The referee path: a Python SDK bot process (``arena.protocol.reference_bot``) plays
+    ``games`` two-player games against a built-in player; each decision's round trip is what
+    the referee measures from sending the request to holding the validated answer. The bare
+    path: a DEALER echo process that receives exactly the same request bytes and answers with
+    a reply of the size of an action message, with no msgpack and no validation.
+    """
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    import zmq
+
+    from arena.protocol.messages import encode
+    from arena.runner.bots import BotManifest
+    from arena.runner.referee import play_game
+
+    reply_size = len(encode({"type": "action", "request_id": 1234, "index": 3}))
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    sock = ctx.socket(zmq.ROUTER)
+    sock.setsockopt(zmq.LINGER, 0)
+    port = sock.bind_to_random_port("tcp://127.0.0.1")
+    peer = subprocess.Popen(
+        [sys.executable, "-c", _ECHO_PEER, f"tcp://127.0.0.1:{port}", str(reply_size)],
+        start_new_session=True,
+    )
+    referee_ms: list[float] = []
+    bare_ms: list[float] = []
+    sizes: list[int] = []
+    try:
+        if not sock.poll(10_000):
+            raise RuntimeError("the echo peer did not connect")
+        identity, _ready = sock.recv_multipart()
+        with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+            folder = Path(tmp)
+            (folder / "bot.toml").write_text(
+                'name = "reference-py"\nversion = "1.0"\nlanguage = "python"\n'
+                'command = ["{python}", "-m", "arena.protocol.reference_bot"]\n'
+            )
+            bot = BotManifest.load(folder)
+            # The two paths alternate game by game, so both see the same machine load.
+            for g in range(games):
+                record = play_game(game, seed + g, [bot, None])
+                state = game.new_state(2, seed=seed + g)
+                payloads: list[bytes] = []
+                for k, (seat, index, ms, by) in enumerate(record.decisions):
+                    if by == "bot":
+                        referee_ms.append(ms)
+                        payloads.append(encode({
+                            "type": "request", "game_id": record.game_id, "request_id": k,
+                            "observation": state.observation(seat),
+                            "legal_actions": state.legal_actions(), "time_left_ms": 120000,
+                            "decision_ms": 5000,
+                        }))
+                    state.apply_index(index)
+                for payload in payloads:
+                    t0 = time.perf_counter()
+                    sock.send_multipart([identity, payload])
+                    sock.recv_multipart()
+                    bare_ms.append((time.perf_counter() - t0) * 1000)
+                sizes += map(len, payloads)
+        sock.send_multipart([identity, b"stop"])
+        peer.wait(timeout=5)
+    finally:
+        if peer.poll() is None:
+            peer.kill()
+            peer.wait()
+        sock.close()
+        ctx.term()
+
+    ref, bare = _median(referee_ms), _median(bare_ms)
+    return {
+        "game": game.name,
+        "games": games,
+        "round_trips": len(referee_ms),
+        "mean_request_bytes": round(sum(sizes) / len(sizes)),
+        "referee_median_ms": round(ref, 4),
+        "bare_median_ms": round(bare, 4),
+        "ratio": round(ref / bare, 2),
+    }

@@ -6,6 +6,8 @@ Domain errors become a message on stderr and exit code 2, in one place (:func:`_
 from __future__ import annotations
 
 import json
+import signal
+from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -14,6 +16,8 @@ from rich.table import Table
 
 from arena.engine import UnknownGameError, get_game, list_games
 from arena.engine.api import Game
+from arena.runner.bots import BotManifest
+from arena.runner.clock import TimeControl
 
 app = typer.Typer(
     name="arena",
@@ -72,29 +76,160 @@ def _print_summary(summary: dict[str, Any]) -> None:
     for p in players:
         table.add_column(f"seat {p['seat']}", justify="right")
     table.add_row("player", *(p["player"] for p in players))
+    table.add_row("termination", *(p["termination"] for p in players))
     table.add_row("rank", *(str(p["rank"]) for p in players), style="bold")
     table.add_row("score", *(str(p["score"]) for p in players), style="bold", end_section=True)
     for part in players[0]["breakdown"]:
         table.add_row(part.replace("_", " "), *(str(p["breakdown"][part]) for p in players))
     out.print(table)
+    for p in players:
+        if p["termination"] != "ok":
+            err.print(f"seat {p['seat']} ({p['player']}): {p['termination']}: {p['detail']}")
+
+
+def _manifests(paths: list[Path]) -> list[BotManifest]:
+    from arena.runner.bots import ManifestError
+
+    try:
+        return [BotManifest.load(p) for p in paths]
+    except ManifestError as exc:
+        _fail(str(exc))
+
+
+def _time_control(decision_ms: int, bank_ms: int, handshake_ms: int) -> TimeControl:
+    try:
+        return TimeControl(handshake_ms=handshake_ms, decision_ms=decision_ms, bank_ms=bank_ms)
+    except ValueError as exc:
+        _fail(str(exc))
+
+
+def _terminate_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so every ``finally`` runs and bot groups are killed."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+TC = TimeControl()
+DecisionMs = Annotated[
+    int, typer.Option("--decision-ms", help="Time limit of one decision, ms.")
+]
+BankMs = Annotated[int, typer.Option("--bank-ms", help="Each bot's time bank for the game, ms.")]
+HandshakeMs = Annotated[
+    int, typer.Option("--handshake-ms", help="Time for a bot to start and say hello, ms.")
+]
 
 
 @app.command()
 def play(
     game: Annotated[str, typer.Argument(help="Game name, see `arena games`.")],
-    players: Annotated[int, typer.Option("--players", "-n", help="Number of seats.")] = 4,
+    bot: Annotated[
+        list[Path] | None,
+        typer.Option("--bot", "-b", help="A bot folder; repeat for each seat, in seat order."),
+    ] = None,
+    players: Annotated[
+        int | None,
+        typer.Option("--players", "-n", help="Seats; extra seats get built-in random players."),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Game seed: the same seed gives the same game.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    record: Annotated[
+        Path | None, typer.Option("--record", help="Write the game record (JSON) here.")
+    ] = None,
+    log_dir: Annotated[
+        Path, typer.Option("--log-dir", help="Where bots' output is written.")
+    ] = Path("arena-logs"),
+    decision_ms: DecisionMs = TC.decision_ms,
+    bank_ms: BankMs = TC.bank_ms,
+    handshake_ms: HandshakeMs = TC.handshake_ms,
 ) -> None:
-    """Play one game with a built-in random player in every seat and print the final table."""
-    from arena.runner.local import play_random_game
+    """Play one game and print the final table.
 
-    g = _game(game, players)
-    summary = play_random_game(g, players, seed).summary()
+    Seats are the given bots in order (real processes, refereed under time control), then
+    built-in random players up to --players (4 without bots).
+    """
+    from arena.runner.record import record_summary
+    from arena.runner.referee import VoidGame, play_game
+
+    manifests = _manifests(bot or [])
+    n = players if players is not None else (len(manifests) or 4)
+    if len(manifests) > n:
+        _fail(f"{len(manifests)} bots do not fit at {n} seats (--players)")
+    g = _game(game, n)
+    seats: list[BotManifest | None] = [*manifests, *[None] * (n - len(manifests))]
+    _terminate_on_sigterm()
+    try:
+        rec = play_game(g, seed, seats, _time_control(decision_ms, bank_ms, handshake_ms),
+                        log_dir=log_dir if manifests else None)
+    except VoidGame as exc:
+        _fail(f"void game (nobody loses; try again): {exc}", code=3)
+    if record is not None:
+        rec.save(record)
+    summary = record_summary(rec)
     if as_json:
         typer.echo(json.dumps(summary))
     else:
         _print_summary(summary)
+        if record is not None:
+            out.print(f"record written to {record}")
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(help="A game record written by --record.")],
+) -> None:
+    """Re-run a game record through the engine and verify it exactly (exit 1 if it differs)."""
+    from arena.runner.record import GameRecord, verify
+
+    try:
+        rec = GameRecord.load(file)
+    except FileNotFoundError:
+        _fail(f"{file}: no such file")
+    except ValueError as exc:
+        _fail(f"{file}: {exc}")
+    try:
+        report = verify(rec)
+    except UnknownGameError as exc:
+        _fail(f"{file}: {exc}")
+    if report.ok:
+        out.print(
+            f"[green]ok[/]: {rec.game} ({rec.rules_version}) seed {rec.seed}: "
+            f"{report.decisions} decisions replay exactly; scores {rec.result['scores']}, "
+            f"ranks {rec.ranks}"
+        )
+        return
+    err.print(f"[red]mismatch[/]: {file}")
+    for problem in report.problems:
+        err.print(f"  {problem}")
+    raise typer.Exit(1)
+
+
+@app.command("check-bot")
+def check_bot(
+    path: Annotated[Path, typer.Argument(help="The bot's folder (with bot.toml).")],
+    game: Annotated[str, typer.Option(help="Game to play the test game of.")] = "stoneage",
+    seed: Annotated[int, typer.Option(help="Seed of the test game.")] = 1,
+    decision_ms: DecisionMs = TC.decision_ms,
+    handshake_ms: HandshakeMs = TC.handshake_ms,
+    log_dir: Annotated[
+        Path, typer.Option("--log-dir", help="Where the bot's output is written.")
+    ] = Path("arena-logs"),
+) -> None:
+    """Check a bot: manifest, start, handshake, ping, a game against built-in random players,
+    and a clean shutdown. Prints pass/fail per check; exit 0 only if all pass."""
+    from arena.runner.checkbot import check_bot as run_checks
+
+    g = _game(game)
+    _terminate_on_sigterm()
+    tc = _time_control(decision_ms, TC.bank_ms, handshake_ms)
+    results = run_checks(path, g, seed, tc, log_dir)
+    for check in results:
+        mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
+        out.print(f"{mark}  {check.name:<10} {check.detail}")
+    if not all(c.passed for c in results):
+        raise typer.Exit(1)
 
 
 @bench_app.command("engine")
@@ -134,5 +269,28 @@ def bench_engine_cmd(
     out.print(table)
 
 
-def main() -> None:  # pragma: no cover - console entry point
-    app()
+@bench_app.command("protocol")
+def bench_protocol_cmd(
+    games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 4,
+    seed: Annotated[int, typer.Option()] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Referee round trip with a Python SDK bot against a bare pyzmq ping-pong of the same
+    messages, measured in the same run: both medians and their ratio."""
+    from arena.bench import bench_protocol
+
+    if games_ < 1:
+        _fail("--games must be at least 1")
+    g = _game("stoneage")
+    figures = bench_protocol(g, games_, seed)
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    table = Table(title=f"protocol benchmark: {figures['round_trips']} round trips, "
+                        f"requests of {figures['mean_request_bytes']} bytes on average")
+    table.add_column("path")
+    table.add_column("median round trip", justify="right")
+    table.add_row("referee + Python SDK bot", f"{figures['referee_median_ms'] * 1000:.0f} µs")
+    table.add_row("bare pyzmq ping-pong", f"{figures['bare_median_ms'] * 1000:.0f} µs")
+    table.add_row("ratio", f"{figures['ratio']:.2f}", style="bold")
+    out.print(table)

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from arena.engine import STONE_AGE, ScriptedChance, SeededChance, chance_from_dict
-from arena.runner.local import play_random_game
+from arena.runner.referee import play_random_game
 
 
 def test_the_same_seed_and_event_always_give_the_same_dice() -> None:

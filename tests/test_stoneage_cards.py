@@ -110,9 +110,14 @@ def end_after_this_round(state: StoneAgeState) -> StoneAgeState:
 
 
 def card_ids_in(obj: Any) -> list[int]:
-    """Ids of every card description (a dict with ``top`` and ``bottom``) inside ``obj``."""
+    """Ids of every card an observation shows: card descriptions (a dict with ``top`` and
+    ``bottom``) and the id lists of the players' ``cards`` and ``hidden_card_list``."""
     if isinstance(obj, dict):
         own = [obj["id"]] if "top" in obj and "bottom" in obj and "id" in obj else []
+        for key in ("cards", "hidden_card_list"):
+            listed = obj.get(key)
+            if isinstance(listed, list) and all(isinstance(i, int) for i in listed):
+                own += listed
         return own + [i for v in obj.values() for i in card_ids_in(v)]
     if isinstance(obj, list):
         return [i for v in obj for i in card_ids_in(v)]
@@ -290,7 +295,7 @@ def test_paying_for_a_card_spends_exactly_that_payment_and_gives_the_card() -> N
     state = start(display=display, wood=3, clay=3, stone=3, gold=3)
     buy_in_slot(state, 4)
     pay(state, w=1, c=0, s=2, g=1)
-    assert [c["id"] for c in player(state, 0)["cards"]] == [STONE_2]
+    assert player(state, 0)["cards"] == [STONE_2]
     assert resources(state, 0) == (2, 3, 1 + 2, 2)  # 2 stone came back from the card's top
 
 
@@ -359,7 +364,7 @@ def test_tool_card_advances_one_tool_step(step: int, before: list[int], after: l
 def test_tool_card_at_four_four_four_is_lost() -> None:
     state = buy_for_one_gold(TOOL, step=12)
     assert player(state, 0)["tools"] == [4, 4, 4]
-    assert [c["id"] for c in player(state, 0)["cards"]] == [TOOL]
+    assert player(state, 0)["cards"] == [TOOL]
 
 
 @pytest.mark.parametrize("cid", [i for i, c in enumerate(CARDS) if c.top == "agriculture"])
@@ -371,7 +376,7 @@ def test_agriculture_card_raises_agriculture_by_one(cid: int) -> None:
 def test_agriculture_card_at_ten_is_lost() -> None:
     state = buy_for_one_gold(AGRI, agri=10)
     assert player(state, 0)["agriculture"] == 10
-    assert [c["id"] for c in player(state, 0)["cards"]] == [AGRI]
+    assert player(state, 0)["cards"] == [AGRI]
 
 
 @pytest.mark.parametrize("value", [4, 3, 2])
@@ -398,7 +403,7 @@ def test_one_use_tool_is_added_once_to_a_later_gathering_roll() -> None:
     state.apply({"type": "use_tools", "tools": [], "one_use_tools": [4]})
     assert player(state, 0)["food"] == food + (3 + 4) // 2
     assert player(state, 0)["one_use_tools"] == []
-    assert [c["id"] for c in player(state, 0)["cards"]] == [ONE_USE_4]
+    assert player(state, 0)["cards"] == [ONE_USE_4]
 
 
 def test_a_card_top_is_gained_at_once_and_can_pay_for_a_building_in_the_same_turn() -> None:
@@ -452,7 +457,7 @@ def test_claiming_any_two_resources_re_asks_the_same_payment_decision() -> None:
     assert pays(state) == [(1, 0, 1, 1)]
     assert offered(state, "claim_two_resources") == []
     pay(state, w=1, s=1, g=1)
-    assert [c["id"] for c in player(state, 0)["cards"]] == [POINTS]
+    assert player(state, 0)["cards"] == [POINTS]
 
 
 def test_any_two_resources_claim_is_offered_at_a_building_payment() -> None:
@@ -497,8 +502,8 @@ def test_extra_card_gives_the_deck_top_card_to_the_buyer_without_its_top() -> No
     buy_in_slot(state, 1)
     pay(state, g=1)
     me = player(state, 0)
-    assert [c["id"] for c in me["cards"]] == [EXTRA]
-    assert [c["id"] for c in me["hidden_card_list"]] == [FOOD_7]
+    assert me["cards"] == [EXTRA]
+    assert me["hidden_card_list"] == [FOOD_7]
     assert me["hidden_cards"] == 1
     assert me["food"] == 12  # the 7 food on the extra card's top were not given
     # The refill of slot 1 took the card after it: display slid, then TOOL filled slot 4.
@@ -534,7 +539,7 @@ def test_extra_card_with_an_empty_deck_gives_nothing() -> None:
     buy_in_slot(state, 1)
     pay(state, g=1)
     me = player(state, 0)
-    assert [c["id"] for c in me["cards"]] == [EXTRA]
+    assert me["cards"] == [EXTRA]
     assert me["hidden_cards"] == 0
     assert me["hidden_card_list"] == []
     assert resources(state, 0) == (0, 0, 0, 0)
@@ -548,7 +553,7 @@ def test_extra_card_takes_the_last_card_of_the_deck() -> None:
     assert state.observation(0)["board"]["deck_size"] == 1
     buy_in_slot(state, 1)
     pay(state, g=1)
-    assert [c["id"] for c in player(state, 0)["hidden_card_list"]] == [last]
+    assert player(state, 0)["hidden_card_list"] == [last]
     assert state.observation(0)["board"]["deck_size"] == 0
 
 

@@ -21,7 +21,7 @@ from sa import act, edit, new_game, place, player, with_player
 
 from arena.engine import STONE_AGE
 from arena.engine.stoneage import StoneAgeState
-from arena.engine.stoneage.components import BUILDINGS, CARDS, T_EXTRA_CARD
+from arena.engine.stoneage.components import BUILDINGS, CARDS, SYMBOLS, T_EXTRA_CARD
 
 DISPLAY = [10, 11, 12, 13]  # food cards: 7, 5, 3 and 1 food
 EXTRA = next(i for i, c in enumerate(CARDS) if c.top == T_EXTRA_CARD)
@@ -120,8 +120,8 @@ def test_a_player_sees_its_own_extra_cards() -> None:
     g = with_player(new_game(2, display=DISPLAY), 1, hidden=[5, 7])
     own = g.observation(1)["players"][1]
     assert own["hidden_cards"] == 2
-    assert [c["id"] for c in own["hidden_card_list"]] == [5, 7]
-    assert own["hidden_card_list"][1]["bottom"] == {"figure": "farmer", "count": 2}
+    assert own["hidden_card_list"] == [5, 7]
+    assert own["figures"]["farmer"] >= 2  # the hidden farmer card counts for its owner
 
 
 def _buy_extra_card(next_card: int) -> StoneAgeState:
@@ -142,7 +142,7 @@ def test_a_card_drawn_with_the_extra_card_effect_is_known_only_to_its_owner() ->
     assert a.observation(1) == b.observation(1)
     assert a.observation(0) != b.observation(0)
     mine = a.observation(0)["players"][0]
-    assert [c["id"] for c in mine["hidden_card_list"]] == [5]
+    assert mine["hidden_card_list"] == [5]
     theirs = a.observation(1)["players"][0]
     assert theirs["hidden_cards"] == 1
     assert "hidden_card_list" not in theirs
@@ -150,7 +150,7 @@ def test_a_card_drawn_with_the_extra_card_effect_is_known_only_to_its_owner() ->
 
 def test_the_bought_extra_card_card_itself_is_public() -> None:
     g = _buy_extra_card(next_card=5)
-    assert [c["id"] for c in g.observation(1)["players"][0]["cards"]] == [EXTRA]
+    assert g.observation(1)["players"][0]["cards"] == [EXTRA]
     # one card drawn by the effect, one to refill slot 1
     assert g.observation(1)["board"]["deck_size"] == 32 - 2
     assert [c["card"]["id"] for c in g.observation(1)["board"]["cards"]] == [11, 12, 13, 0]
@@ -201,15 +201,21 @@ def test_every_players_goods_tools_people_agriculture_score_and_cards_are_public
         assert p["one_use_tools"] == [3]
         assert p["score"] == 21 + 3 - 10
         assert p["buildings"] == 2
-        assert [c["id"] for c in p["cards"]] == [25, 7]
+        assert p["cards"] == [25, 7]
         assert p["any_two_resources"] == 1
 
 
 def test_all_seats_see_the_same_public_record_of_a_player() -> None:
     g = with_player(new_game(2), 1, hidden=[5], cards=[0], wood=3)
     mine = dict(g.observation(1)["players"][1])
-    theirs = g.observation(0)["players"][1]
+    theirs = dict(g.observation(0)["players"][1])
     del mine["hidden_card_list"]
+    # Totals count the cards the viewer can see: the owner's include its hidden card 5 (two
+    # hut builders), the other seat's do not.
+    assert mine.pop("figures")["hut_builder"] == 2
+    assert theirs.pop("figures")["hut_builder"] == 0
+    expected_culture = {symbol: int(symbol == "pottery") for symbol in SYMBOLS}
+    assert mine.pop("culture") == theirs.pop("culture") == expected_culture
     assert mine == theirs
 
 

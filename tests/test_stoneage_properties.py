@@ -64,7 +64,9 @@ def check_invariants(s: StoneAgeState) -> None:
 def recompute_score(obs: dict[str, Any], seat: int) -> int:
     """Final score of ``seat`` from its own final observation, written independently."""
     me = obs["players"][seat]
-    cards = me["cards"] + me["hidden_card_list"]
+    from arena.engine.stoneage.views import card_info
+
+    cards = [card_info(i) for i in me["cards"] + me["hidden_card_list"]]
     symbols: dict[str, int] = {}
     figures = {"farmer": 0, "tool_maker": 0, "hut_builder": 0, "shaman": 0}
     for c in cards:
@@ -73,6 +75,8 @@ def recompute_score(obs: dict[str, Any], seat: int) -> int:
             symbols[bottom["symbol"]] = symbols.get(bottom["symbol"], 0) + 1
         else:
             figures[bottom["figure"]] += bottom["count"]
+    assert {k: v for k, v in me["culture"].items() if v} == symbols
+    assert me["figures"] == figures
     sets = [sum(1 for v in symbols.values() if v >= k) for k in (1, 2)]
     return (
         me["score"]

@@ -202,6 +202,13 @@ class Game(ABC):
             chance = SeededChance(seed)
         return self._new_state(num_players, chance)
 
+    def components(self) -> dict[str, Any]:
+        """Static data of the game that observations refer to by id, as plain data.
+
+        Sent to bots once at the start of a game. Empty unless the game has such tables.
+        """
+        return {}
+
     def describe(self) -> dict[str, Any]:
         """The static description as plain data."""
         return {

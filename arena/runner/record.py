@@ -109,6 +109,32 @@ class GameRecord:
         return cls.from_dict(data)
 
 
+def record_summary(record: GameRecord) -> dict[str, Any]:
+    """The outcome of a game as plain data: game, rules version, seed, rounds, decisions, and
+    per seat: player, score, rank (after forfeits), termination reason and score breakdown."""
+    return {
+        "game": record.game,
+        "rules_version": record.rules_version,
+        "seed": record.seed,
+        "rounds": record.rounds,
+        "decisions": len(record.decisions),
+        "game_id": record.game_id,
+        "players": [
+            {
+                "seat": s,
+                "player": record.seats[s]["bot"],
+                "version": record.seats[s]["version"],
+                "score": record.result["scores"][s],
+                "rank": record.ranks[s],
+                "termination": record.terminations[s]["reason"],
+                "detail": record.terminations[s]["detail"],
+                "breakdown": record.result["breakdown"][s],
+            }
+            for s in range(record.num_players)
+        ],
+    }
+
+
 @dataclass(frozen=True)
 class ReplayReport:
     ok: bool

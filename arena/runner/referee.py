@@ -19,7 +19,6 @@ import os
 import random
 import secrets
 import time
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +80,7 @@ class _Seat:
     unanswered: int = 0
     pong_nonce: int | None = None
     ponged: bool = False
+    shut_down: bool = False
     rng: random.Random = field(default_factory=random.Random)
 
     @property
@@ -108,20 +108,23 @@ class Referee:
         self.game = game
         self.seed = seed
         self.tc = time_control or TimeControl()
-        self.game_id = game_id or uuid.uuid4().hex[:12]
+        self.game_id = game_id or f"{game.name}-{seed}"
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.seats = [
             _Seat(s, m, rng=fallback_rng(seed, s), clock=Clock(self.tc))
             for s, m in enumerate(bots)
         ]
         self.events: list[str] = []
-        self.ctx = zmq.Context()
+        # Only a game with bot processes needs a socket; built-in seats play in-process.
+        self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a vanished bot raises
         self.sock.setsockopt(zmq.MAXMSGSIZE, 4 * MAX_MESSAGE_BYTES)  # hard memory guard
-        port = self.sock.bind_to_random_port("tcp://127.0.0.1")
-        self.endpoint = f"tcp://127.0.0.1:{port}"
+        self.endpoint = ""
+        if any(b is not None for b in bots):
+            port = self.sock.bind_to_random_port("tcp://127.0.0.1")
+            self.endpoint = f"tcp://127.0.0.1:{port}"
         self.refused: set[bytes] = set()
         self.request_id = 0
         self.nonces = itertools.count(1)
@@ -315,12 +318,14 @@ class Referee:
     def start_game(self) -> State:
         state = self.game.new_state(len(self.seats), seed=self.seed)
         self.state = state
+        components = self.game.components()
         for seat in self.seats:
             if seat.live:
                 self._send(seat, {
                     "type": "game_start", "game_id": self.game_id, "game": self.game.name,
                     "rules_version": self.game.rules_version, "seat": seat.seat,
                     "num_players": len(self.seats), "time_control": self.tc.to_dict(),
+                    "components": components,
                 })
         return state
 
@@ -436,6 +441,35 @@ class Referee:
         return {"seat": s.seat, "bot": s.manifest.name, "version": s.manifest.version,
                 "language": s.manifest.language}
 
+    def ping(self, seat: _Seat, timeout_ms: float) -> float | None:
+        """Ping a live bot between games; the round trip in ms, or None (and a failure)."""
+        if not seat.live or seat.identity is None:
+            return None
+        seat.pong_nonce = next(self.nonces)
+        seat.ponged = False
+        seat.unanswered = 0
+        t0 = time.perf_counter()
+        if not self._send(seat, {"type": "ping", "nonce": seat.pong_nonce}):
+            return None
+        while not seat.ponged:
+            left = timeout_ms - (time.perf_counter() - t0) * 1000
+            if left <= 0:
+                self.fail(seat, TIMEOUT, f"no pong within {timeout_ms:.0f} ms")
+                return None
+            if self.sock.poll(max(1, min(POLL_SLICE_MS, int(left) + 1)), zmq.POLLIN):
+                self._receive(None)
+            elif seat.process is not None and not seat.process.alive():
+                self.fail(seat, CRASH, seat.process.describe_exit())
+            if not seat.live:
+                return None
+        return (time.perf_counter() - t0) * 1000
+
+    def send_shutdown(self, seat: _Seat) -> None:
+        """Tell a live bot to exit (once)."""
+        if seat.identity is not None and seat.reason == OK and not seat.shut_down:
+            seat.shut_down = True
+            self._send(seat, {"type": "shutdown", "reason": "game over"}, quiet=True)
+
     # ---------------------------------------------------------------- shutdown
     def close(self) -> None:
         """Say shutdown to every live bot, give them a moment, then kill every process group.
@@ -444,8 +478,7 @@ class Referee:
         """
         procs = [s for s in self.seats if s.process is not None]
         for s in procs:
-            if s.identity is not None and s.reason == OK:
-                self._send(s, {"type": "shutdown", "reason": "game over"}, quiet=True)
+            self.send_shutdown(s)
         deadline = time.monotonic() + SHUTDOWN_GRACE_S
         for s in procs:
             assert s.process is not None
@@ -483,3 +516,15 @@ def play_game(
         raise
     finally:
         referee.close()
+
+
+def play_random_game(game: Game, players: int, seed: int) -> State:
+    """Play one game with a built-in random player in every seat; return the final state.
+
+    The same seeded per-seat policy as the fallback of a failed bot, in-process, no sockets.
+    """
+    state = game.new_state(players, seed=seed)
+    rngs = [fallback_rng(seed, s) for s in range(players)]
+    while not state.is_terminal:
+        state.apply_index(rngs[state.current_player].randrange(state.num_legal()))  # type: ignore[index]
+    return state

@@ -26,6 +26,11 @@ class StoneAgeGame(Game):
         per_round = num_players * (10 + 40 + 2) + 4 * num_players
         return MAX_ROUNDS * per_round
 
+    def components(self) -> dict[str, Any]:
+        from arena.engine.stoneage.views import components
+
+        return components()
+
     def _new_state(self, num_players: int, chance: Chance) -> StoneAgeState:
         return StoneAgeState.new(self, num_players, chance)
 

@@ -68,6 +68,14 @@ def building_info(building_id: int) -> dict[str, Any]:
     return {"id": building_id, "kind": b.kind, "min": 1, "max": 7}
 
 
+def components() -> dict[str, Any]:
+    """The static component tables: every card and building by id."""
+    return {
+        "cards": [card_info(i) for i in range(len(CARDS))],
+        "buildings": [building_info(i) for i in range(len(BUILDINGS))],
+    }
+
+
 def _decision(s: StoneAgeState) -> dict[str, Any] | None:
     if s._phase == OVER:
         return None
@@ -101,7 +109,12 @@ def _decision(s: StoneAgeState) -> dict[str, Any] | None:
 
 def observation(s: StoneAgeState, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may know (ruling 12): all but the deck order, the buildings under
-    each pile's top, the other seats' extra cards, and the game's seed."""
+    each pile's top, the other seats' extra cards, and the game's seed.
+
+    Owned cards are given by id (the game's ``components()`` table describes every id), with
+    each player's culture symbols and figures counted over the cards this seat can see: its own
+    extra cards included, other players' extra cards not.
+    """
     n = s._n
     if type(seat) is not int or not 0 <= seat < n:
         raise ValueError(f"seat {seat!r} is not in 0..{n - 1}")
@@ -130,6 +143,15 @@ def observation(s: StoneAgeState, seat: int) -> dict[str, Any]:
     players = []
     for p in range(n):
         b = p * 5
+        known = s._cards[p] + s._hidden[p] if p == seat else s._cards[p]
+        culture = dict.fromkeys(SYMBOLS, 0)
+        figures = dict.fromkeys(FIGURES, 0)
+        for cid in known:
+            card = CARDS[cid]
+            if card.symbol >= 0:
+                culture[SYMBOLS[card.symbol]] += 1
+            else:
+                figures[FIGURES[card.figure]] += card.figures
         entry: dict[str, Any] = {
             "seat": p,
             **{GOODS[k]: s._goods[b + k] for k in range(5)},
@@ -142,11 +164,13 @@ def observation(s: StoneAgeState, seat: int) -> dict[str, Any]:
             "any_two_resources": s._any2[p],
             "score": s.running_score(p),
             "buildings": s._nbuild[p],
-            "cards": [card_info(c) for c in s._cards[p]],
+            "cards": list(s._cards[p]),
             "hidden_cards": len(s._hidden[p]),
+            "culture": culture,
+            "figures": figures,
         }
         if p == seat:
-            entry["hidden_card_list"] = [card_info(c) for c in s._hidden[p]]
+            entry["hidden_card_list"] = list(s._hidden[p])
         players.append(entry)
     return {
         "game": s._game.name,

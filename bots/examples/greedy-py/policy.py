@@ -25,11 +25,11 @@ COMPS = [[p for p in product(range(t + 1), repeat=4) if sum(p) == t] for t in ra
 DIE = 3.5  # expected pips of one die
 KEEP = 0.6  # share of its building value a held resource is worth
 PERSON = DIE * KEEP  # points a person brings by gathering
-FOOD = 1.2  # points per food
+FOOD = 1.8  # points per food
 NEED = 0.25  # extra share for a resource a visible building still lacks
 TOOL_ROUND = 0.8  # points a +1 tool step brings per round left
-HUT_ROUND = 1.6  # points one more person brings per round left
-BUILD_RATE = 0.7  # buildings we expect to buy per round (for hut builders)
+HUT_ROUND = 1.0  # points one more person brings per round left
+BUILD_RATE = 0.4  # buildings we expect to buy per round (for hut builders)
 PENALTY = 10
 
 
@@ -37,16 +37,17 @@ class Ctx:
     """What every decision needs to know about the position, computed once per call."""
 
     def __init__(self, obs: dict) -> None:
-        self.obs = obs
         self.seat = seat = obs["seat"]
         self.me = me = obs["players"][seat]
         self.board = board = obs["board"]
         self.hold = tuple(me[r] for r in RES)
-        piles = [b for b in board["buildings"]]
+        piles = board["buildings"]
         low = min(b["remaining"] for b in piles)
         n = obs["num_players"]
         # Rounds expected after this one: a pile empties or the deck runs dry.
-        self.future = 0.0 if low == 0 else max(0.0, min(low * 1.5, board["deck_size"] / n) - 1)
+        cards_per_round = 1 + 0.4 * n
+        self.future = 0.0 if low == 0 else max(
+            0.0, min(low * 2.2, board["deck_size"] / cards_per_round) - 1)
         last = self.future < 0.5
         lack = dict.fromkeys(RES, 0)
         for b in piles:
@@ -57,15 +58,9 @@ class Ctx:
         self.lack = lack
         self.hv = {r: 1.0 if last else DIV[r] * (KEEP + (NEED if lack[r] else 0)) for r in RES}
         self.hv["food"] = FOOD
-        cards = me["cards"] + me.get("hidden_card_list", [])
-        self.symbols: dict[str, int] = {}
-        figs = dict.fromkeys(("farmer", "tool_maker", "hut_builder", "shaman"), 0)
-        for c in cards:
-            bottom = c["bottom"]
-            if "symbol" in bottom:
-                self.symbols[bottom["symbol"]] = self.symbols.get(bottom["symbol"], 0) + 1
-            else:
-                figs[bottom["figure"]] += bottom["count"]
+        # Culture symbols and figures of the cards we own (our extra cards included).
+        self.symbols = {k: v for k, v in me["culture"].items() if v}
+        figs = me["figures"]
         self.s1 = len(self.symbols)
         self.s2 = sum(1 for v in self.symbols.values() if v >= 2)
         f = self.future
@@ -227,10 +222,9 @@ def _place(c: Ctx, legal: list[dict]) -> int:
         return best_i
     avail = c.me["people_to_place"]
     extra = avail - hunters
-    tools = sum(c.me["tools"])
-    placed_gather = any(c.board["people"][p][c.seat] for p in GOOD_OF if p != "hunting")
-    if placed_gather:
-        tools = 0
+    # The tools help the first resource place we go to.
+    gathering = any(c.board["people"][p][c.seat] for p in GOOD_OF if p != "hunting")
+    tools = 0 if gathering else sum(c.me["tools"])
     pick, pick_v = -1, -1.0
     for i, a in enumerate(legal):
         good = GOOD_OF.get(a["place"])
@@ -253,7 +247,7 @@ def _place(c: Ctx, legal: list[dict]) -> int:
         return pick
     # Nowhere to gather: the least bad special place.
     scores = [_special_score(c, a, spare, 0) for a in legal]
-    return max(range(len(legal)), key=lambda i: -1e9 if scores[i] is None else scores[i])
+    return max(range(len(legal)), key=lambda i: -1e9 if (v := scores[i]) is None else v)
 
 
 # ------------------------------------------------------------------------------ resolution
@@ -322,13 +316,11 @@ def _pick_die(c: Ctx, legal: list[dict]) -> int:
 
 
 def _feed(c: Ctx, dec: dict, legal: list[dict]) -> int:
-    last = c.future < 0.5
     best, best_i = float(PENALTY), None
     penalty = claim = None
     for i, a in enumerate(legal):
         if a["type"] == "feed_with_resources":
-            pay = _pay_of(a)
-            cost = sum(pay) if last else c.cost(pay)
+            cost = c.cost(_pay_of(a))  # resources are worth 1 point each in the last round
             if cost < best:
                 best, best_i = cost, i
         elif a["type"] == "take_penalty":

@@ -1,0 +1,98 @@
+"""`arena check-bot`: the checks a bot must pass before it joins a tournament."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.engine import Game
+from arena.runner.bots import BotManifest, ManifestError, group_alive
+from arena.runner.clock import TimeControl
+from arena.runner.record import OK, verify
+from arena.runner.referee import Referee, VoidGame
+
+SHUTDOWN_WAIT_S = 3.0
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    passed: bool
+    detail: str
+
+
+def check_bot(
+    path: Path, game: Game, seed: int, time_control: TimeControl, log_dir: Path | None
+) -> list[Check]:
+    """Run the checks in order, stopping at the first failure. Never raises for a bot's
+    misbehaviour; the bot's processes are all gone when this returns."""
+    checks: list[Check] = []
+    try:
+        manifest = BotManifest.load(path)
+    except ManifestError as exc:
+        return [Check("manifest", False, str(exc))]
+    checks.append(Check("manifest", True, f"{manifest.name} {manifest.version} "
+                                          f"({manifest.language}): {' '.join(manifest.command)}"))
+    players = max(2, game.min_players)
+    referee = Referee(game, seed, [manifest] + [None] * (players - 1), time_control, log_dir,
+                      game_id=f"check-{manifest.name}-{seed}")
+    seat = referee.seats[0]
+    try:
+        try:
+            referee.launch()
+        except VoidGame as exc:
+            return [*checks, Check("start", False, str(exc))]
+        assert seat.process is not None
+        checks.append(Check("start", True, f"started as pid {seat.process.pid}"))
+        t0 = time.perf_counter()
+        try:
+            referee.handshake()
+        except VoidGame as exc:
+            if seat.identity is None:
+                refusals = [e for e in referee.events if e.startswith("refused")]
+                why = f"{exc}" + (f" ({refusals[-1]})" if refusals else "")
+                return [*checks, Check("hello", False, why)]
+            return [*checks, Check("hello", True, "welcomed"), Check("ping", False, str(exc))]
+        hello_ms = (time.perf_counter() - t0) * 1000
+        checks.append(Check("hello", True, f"hello and welcome after {hello_ms:.0f} ms"))
+        checks.append(Check("ping", True, "answered the handshake ping"))
+        record = referee.play()
+        term = record.terminations[0]
+        report = verify(record)
+        if term["reason"] != OK:
+            return [*checks, Check("game", False, f"{term['reason']}: {term['detail']}")]
+        if not report.ok:
+            return [*checks, Check("game", False, "; ".join(report.problems))]
+        times = sorted(d[2] for d in record.decisions if d[0] == 0 and d[3] == "bot")
+        median = times[len(times) // 2] if times else 0.0
+        checks.append(Check(
+            "game", True,
+            f"{len(times)} decisions in a {players}-player {game.name} game, median "
+            f"{median:.1f} ms, slowest {times[-1] if times else 0:.1f} ms; "
+            f"score {record.result['scores'][0]}, rank {record.ranks[0]} of {players}",
+        ))
+        rtt = referee.ping(seat, time_control.handshake_ms)
+        if rtt is None:
+            return [*checks, Check("ping", False, f"after the game: {seat.reason}: "
+                                                  f"{seat.detail}")]
+        checks.append(Check("ping", True, f"answered a ping after the game in {rtt:.1f} ms"))
+        referee.send_shutdown(seat)
+        proc = seat.process
+        deadline = time.monotonic() + SHUTDOWN_WAIT_S
+        while proc.alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if proc.alive():
+            checks.append(Check("shutdown", False,
+                                f"still running {SHUTDOWN_WAIT_S:.0f} s after shutdown"))
+        elif proc.returncode != 0:
+            checks.append(Check("shutdown", False, f"{proc.describe_exit()} after shutdown"))
+        elif group_alive(proc.pgid):
+            checks.append(Check("shutdown", False,
+                                "exited, but left processes behind in its process group"))
+        else:
+            checks.append(Check("shutdown", True, "exited with status 0, nothing left behind"))
+        return checks
+    finally:
+        referee.kill_all()
+        referee.close()

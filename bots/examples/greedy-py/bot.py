@@ -1,0 +1,23 @@
+"""The greedy Stone Age bot: the policy in policy.py behind Arena's Python SDK."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from policy import choose
+
+from arena.protocol.client import Bot, run
+
+
+class GreedyBot(Bot):
+    name = "greedy-py"
+    version = "1.0"
+
+    def choose(
+        self, observation: dict[str, Any], legal_actions: list[dict[str, Any]], time_left_ms: int
+    ) -> int:
+        return choose(observation, legal_actions)
+
+
+if __name__ == "__main__":
+    run(GreedyBot())
