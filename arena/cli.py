@@ -29,7 +29,7 @@ bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=T
 app.add_typer(bench_app, name="bench")
 
 out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.runner.bots import group_alive
 
 runner = CliRunner()
 
@@ -76,3 +84,124 @@ def test_bench_engine_json_prints_every_figure() -> None:
 def test_bench_engine_refuses_zero_games() -> None:
     r = runner.invoke(app, ["bench", "engine", "--games", "0"])
     assert r.exit_code == 2
+
+
+# ----------------------------------------------------------------------- with bot processes
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "bots" / "examples"
+FAULTY = ROOT / "bots" / "faulty"
+
+
+def test_play_with_bots_records_a_game_that_replay_verifies(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    r = runner.invoke(app, [
+        "play", "stoneage", "--bot", str(EXAMPLES / "greedy-py"),
+        "--bot", str(EXAMPLES / "random-py"), "--players", "3", "--seed", "4",
+        "--json", "--record", str(record), "--log-dir", str(tmp_path / "logs"),
+    ])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert [p["player"] for p in data["players"]] == ["greedy-py", "random-py",
+                                                      "builtin-random"]
+    assert [p["termination"] for p in data["players"]] == ["ok", "ok", "ok"]
+    assert data["players"][0]["rank"] == 1  # the greedy bot beats random players
+    ok = runner.invoke(app, ["replay", str(record)])
+    assert ok.exit_code == 0 and "replay exactly" in ok.output
+
+    tampered = json.loads(record.read_text())
+    tampered["result"]["scores"][0] += 1
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(tampered))
+    mismatch = runner.invoke(app, ["replay", str(bad)])
+    assert mismatch.exit_code == 1
+    assert "scores" in mismatch.output
+
+
+def test_replay_refuses_a_file_that_is_not_a_record(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.json"
+    junk.write_text('{"hello": 1}')
+    r = runner.invoke(app, ["replay", str(junk)])
+    assert r.exit_code == 2 and "not an Arena game record" in r.output
+    r = runner.invoke(app, ["replay", str(tmp_path / "missing.json")])
+    assert r.exit_code == 2 and "no such file" in r.output
+
+
+def test_play_reports_a_void_game_with_exit_code_3(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["play", "stoneage", "--bot", str(FAULTY / "crash-start"),
+                            "--players", "2", "--log-dir", str(tmp_path)])
+    assert r.exit_code == 3
+    assert "void game" in r.output and "faulty-crash-start" in r.output
+
+
+def test_play_refuses_a_folder_without_a_manifest(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["play", "stoneage", "--bot", str(tmp_path)])
+    assert r.exit_code == 2 and "no bot manifest" in r.output
+
+
+def test_check_bot_passes_the_example_bots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # its logs go to ./arena-logs
+    for bot in ("random-py", "greedy-py", "random-js"):
+        r = runner.invoke(app, ["check-bot", str(EXAMPLES / bot)])
+        assert r.exit_code == 0, r.output
+        assert r.output.count("pass") == 7 and "FAIL" not in r.output
+
+
+@pytest.mark.parametrize(
+    ("mode", "check", "words"),
+    [
+        ("crash-start", "hello", "exited with status 1"),
+        ("wrong-protocol", "hello", "protocol version 2"),
+        ("illegal-index", "game", "illegal_action"),
+        ("garbage-bytes", "game", "protocol_error"),
+        ("crash-mid-game", "game", "crash"),
+        ("never-reply", "game", "timeout"),
+        ("flood", "game", "flood"),
+        ("child-left-behind", "shutdown", "left processes behind"),
+        ("impostor", "connections", "bad_token"),
+    ],
+)
+def test_check_bot_fails_a_faulty_bot_naming_its_fault(
+    mode: str, check: str, words: str, tmp_path: Path
+) -> None:
+    r = runner.invoke(app, ["check-bot", str(FAULTY / mode), "--decision-ms", "300",
+                            "--handshake-ms", "3000", "--log-dir", str(tmp_path)])
+    assert r.exit_code == 1
+    failed = [line for line in r.output.splitlines() if line.startswith("FAIL")]
+    assert failed and failed[0].split()[1] == check
+    assert words in " ".join(r.output.split())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupting_arena_play_leaves_no_bot_process(sig: int, tmp_path: Path) -> None:
+    pid_file = tmp_path / "slow.pid"
+    env = {**os.environ, "FAULTY_PID_FILE": str(pid_file)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "play", "stoneage", "--bot", str(FAULTY / "slow"),
+         "--players", "2", "--log-dir", str(tmp_path)],
+        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 15
+        while not (pid_file.is_file() and pid_file.read_text().strip()):
+            assert time.monotonic() < deadline, "the slow bot never started"
+            assert proc.poll() is None, "arena play ended before it could be interrupted"
+            time.sleep(0.05)
+        bot = int(pid_file.read_text())
+        time.sleep(0.5)
+        assert group_alive(bot), "the slow bot should be playing now"
+        os.kill(proc.pid, sig)
+        assert proc.wait(timeout=15) != 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert not group_alive(bot), f"bot {bot} survived an interrupted arena play"
+
+
+def test_bench_protocol_json_compares_both_paths() -> None:
+    r = runner.invoke(app, ["bench", "protocol", "--games", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["round_trips"] > 50
+    assert data["referee_median_ms"] > 0 and data["bare_median_ms"] > 0
+    assert abs(data["ratio"] - data["referee_median_ms"] / data["bare_median_ms"]) < 0.05

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import IO, Any
 
 MANIFEST = "bot.toml"
+#: How long kill() waits for the processes of a killed group to be gone.
+KILL_WAIT_S = 2.0
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -186,11 +188,15 @@ class BotProcess:
         return f"exited with status {code}"
 
     def kill(self) -> None:
-        """Kill the bot's whole process group (SIGKILL) and reap the main process."""
+        """Kill the bot's whole process group (SIGKILL), reap the main process, and wait
+        (bounded) until no process of the group is still running."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pgid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=5)
+        deadline = time.monotonic() + KILL_WAIT_S
+        while group_alive(self.pgid) and time.monotonic() < deadline:
+            time.sleep(0.005)
 
     def stop(self, grace_s: float) -> None:
         """Wait up to ``grace_s`` for the bot to exit by itself, then kill the whole group."""
@@ -200,11 +206,30 @@ class BotProcess:
 
 
 def group_alive(pgid: int) -> bool:
-    """True if any process of the process group ``pgid`` is still running."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
+    """True if any process of the process group ``pgid`` is still running.
+
+    A process that has died but not yet been reaped (a zombie, whose parent may be init after
+    its real parent died) runs nothing and does not count. Reads ``/proc`` where it exists;
+    elsewhere falls back to ``killpg(pgid, 0)``, which also counts zombies.
+    """
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
         return True
-    return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # the process ended while we looked
+        # Fields after the parenthesised command name: state, ppid, pgrp, ...
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            return True
+    return False

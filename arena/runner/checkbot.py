@@ -50,9 +50,7 @@ def check_bot(
             referee.handshake()
         except VoidGame as exc:
             if seat.identity is None:
-                refusals = [e for e in referee.events if e.startswith("refused")]
-                why = f"{exc}" + (f" ({refusals[-1]})" if refusals else "")
-                return [*checks, Check("hello", False, why)]
+                return [*checks, Check("hello", False, str(exc))]
             return [*checks, Check("hello", True, "welcomed"), Check("ping", False, str(exc))]
         hello_ms = (time.perf_counter() - t0) * 1000
         checks.append(Check("hello", True, f"hello and welcome after {hello_ms:.0f} ms"))
@@ -72,6 +70,11 @@ def check_bot(
             f"{median:.1f} ms, slowest {times[-1] if times else 0:.1f} ms; "
             f"score {record.result['scores'][0]}, rank {record.ranks[0]} of {players}",
         ))
+        if referee.refusals:
+            # Only this bot's processes know the endpoint during a check.
+            return [*checks, Check("connections", False,
+                                   f"the bot opened a connection that was refused: "
+                                   f"{referee.refusals[0]}")]
         rtt = referee.ping(seat, time_control.handshake_ms)
         if rtt is None:
             return [*checks, Check("ping", False, f"after the game: {seat.reason}: "

@@ -126,6 +126,7 @@ class Referee:
             port = self.sock.bind_to_random_port("tcp://127.0.0.1")
             self.endpoint = f"tcp://127.0.0.1:{port}"
         self.refused: set[bytes] = set()
+        self.refusals: list[str] = []
         self.request_id = 0
         self.nonces = itertools.count(1)
         self._logs: list[IO[bytes]] = []
@@ -204,6 +205,7 @@ class Referee:
                     raise VoidGame(
                         f"seat {s.seat} ({s.manifest.name if s.manifest else '?'}) "
                         f"{s.process.describe_exit()} before completing the handshake"
+                        + self._refusal_note()
                     )
             if left_ms <= 0:
                 late = [s for s in waiting if not s.ponged]
@@ -212,12 +214,16 @@ class Referee:
                 )
                 raise VoidGame(
                     f"no handshake from {names} within {self.tc.handshake_ms} ms"
+                    + self._refusal_note()
                 )
             if self.sock.poll(min(POLL_SLICE_MS, max(1, int(left_ms))), zmq.POLLIN):
                 self._receive(None)
             for s in self.seats:
                 if s.reason != OK:
                     raise VoidGame(f"seat {s.seat} failed the handshake: {s.reason}: {s.detail}")
+
+    def _refusal_note(self) -> str:
+        return f" ({'; '.join(dict.fromkeys(self.refusals))})" if self.refusals else ""
 
     def _on_hello(self, identity: bytes, msg: dict[str, Any]) -> None:
         for seat in self.seats:
@@ -238,6 +244,8 @@ class Referee:
     def _refuse(self, identity: bytes, code: str, message: str) -> None:
         self.refused.add(identity)
         self.event(f"refused a connection: {code}: {message}")
+        if code != "protocol_mismatch":
+            self.refusals.append(f"refused a connection: {code}: {message}")
         with contextlib.suppress(zmq.ZMQError):
             self.sock.send_multipart(
                 [identity, encode({"type": "error", "code": code, "message": message})],
@@ -310,9 +318,9 @@ class Referee:
         return None
 
     def _mismatch(self, detail: str) -> None:
-        # A bot speaking another protocol version can never complete the handshake; the seat
-        # is identified later by elimination, so remember the reason for the VoidGame message.
-        self.event(f"protocol mismatch: {detail}")
+        # A bot speaking another protocol version can never complete the handshake: its token
+        # was never read, so the seat is unknown; the reason goes into the VoidGame message.
+        self.refusals.append(f"a connection spoke another protocol: {detail}")
 
     # ---------------------------------------------------------------- the game
     def start_game(self) -> State:

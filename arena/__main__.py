@@ -1,0 +1,5 @@
+"""``python -m arena`` runs the command line, like the ``arena`` script."""
+
+from arena.cli import app
+
+app(prog_name="arena")

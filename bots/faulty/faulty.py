@@ -1,0 +1,337 @@
+"""faulty: one Arena bot that misbehaves on command, for testing the referee.
+
+    python faulty.py MODE
+
+It speaks the protocol (docs/protocol.md) with raw pyzmq and msgpack rather than the SDK, so it
+can break the protocol at any level. Like any bot it reads ``ARENA_ENDPOINT`` and
+``ARENA_TOKEN``; its randomness comes from a private ``random.Random`` seeded with
+``ARENA_SEED``, never the global generator. ``FAULTY_PID_FILE``, if set, names a file where the
+modes ``child-left-behind`` and ``slow`` write a pid. Everything it receives and does is logged to
+standard error (which the referee sends to the game's log file).
+
+Each mode is one function below; ``MODES`` maps the mode's name to it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+import zmq
+
+PROTOCOL = 1
+NAME = "faulty"
+VERSION = "1.0"
+FOREVER_S = 1000.0
+
+#: What a request handler returns: an action index to answer with, or None to send nothing.
+Handler = Callable[[zmq.Socket, dict[str, Any]], "int | None"]
+
+
+# ---------------------------------------------------------------- plumbing
+
+
+def log(text: str) -> None:
+    print(f"{NAME}[{MODE}]: {text}", file=sys.stderr, flush=True)
+
+
+def rng() -> random.Random:
+    """This bot's private generator, seeded from ARENA_SEED (the referee sets it per seat)."""
+    return random.Random(os.environ.get("ARENA_SEED", "0"))
+
+
+def connect() -> tuple[zmq.Context, zmq.Socket]:
+    """A DEALER socket connected to ARENA_ENDPOINT."""
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 1000)
+    sock.connect(os.environ["ARENA_ENDPOINT"])
+    return ctx, sock
+
+
+def send(sock: zmq.Socket, message: dict[str, Any], protocol: int = PROTOCOL) -> None:
+    sock.send(msgpack.packb({**message, "protocol": protocol}, use_bin_type=True))
+
+
+def recv(sock: zmq.Socket) -> dict[str, Any]:
+    msg = msgpack.unpackb(sock.recv(), raw=False)
+    brief = {k: v for k, v in msg.items() if k not in ("observation", "legal_actions")}
+    log(f"received {brief}")
+    return msg
+
+
+def hello(sock: zmq.Socket, token: str | None = None, protocol: int = PROTOCOL) -> None:
+    send(sock, {"type": "hello", "token": os.environ["ARENA_TOKEN"] if token is None else token,
+                "name": f"{NAME}-{MODE}", "version": VERSION}, protocol)
+
+
+def wrong_token() -> str:
+    """A token that is certainly not this seat's (nor, in practice, any seat's)."""
+    return "bad-" + os.environ.get("ARENA_TOKEN", "")[::-1]
+
+
+def action(sock: zmq.Socket, request_id: int, index: int) -> None:
+    send(sock, {"type": "action", "request_id": request_id, "index": index})
+
+
+def serve(sock: zmq.Socket, on_request: Handler) -> None:
+    """The protocol loop after hello: answer pings, hand each request to ``on_request`` (and
+    send the index it returns, if any), exit with status 0 on shutdown."""
+    while True:
+        msg = recv(sock)
+        mtype = msg.get("type")
+        if mtype == "ping":
+            send(sock, {"type": "pong", "nonce": msg["nonce"]})
+        elif mtype == "request":
+            index = on_request(sock, msg)
+            if index is not None:
+                action(sock, msg["request_id"], index)
+        elif mtype == "shutdown":
+            log("shutdown: exiting with status 0")
+            sys.exit(0)
+
+
+def random_index(r: random.Random) -> Handler:
+    """A request handler playing uniformly random legal actions from ``r``."""
+    return lambda _sock, msg: r.randrange(len(msg["legal_actions"]))
+
+
+def sleep_forever() -> None:
+    time.sleep(FOREVER_S)
+
+
+# ---------------------------------------------------------------- the modes
+
+
+def crash_start() -> None:
+    """Exit with status 1 before saying hello (the game is void: the bot cannot start)."""
+    log("exiting with status 1 before hello")
+    sys.exit(1)
+
+
+def hang_start() -> None:
+    """Connect but never say hello; sleep (void after the handshake limit)."""
+    _ctx, _sock = connect()
+    log("connected; never saying hello")
+    sleep_forever()
+
+
+def wrong_token_mode() -> None:
+    """Say hello with a wrong token, log the referee's answer, then wait (void after the
+    handshake limit; the referee answers error bad_token)."""
+    _ctx, sock = connect()
+    hello(sock, token=wrong_token())
+    recv(sock)
+    sleep_forever()
+
+
+def wrong_protocol() -> None:
+    """Say hello speaking protocol 2, log the referee's answer, then wait (void after the
+    handshake limit; the referee answers error protocol_mismatch)."""
+    _ctx, sock = connect()
+    hello(sock, protocol=2)
+    recv(sock)
+    sleep_forever()
+
+
+def crash_mid_game() -> None:
+    """Play randomly; answer 5 requests, then exit with status 3 when the 6th arrives (crash)."""
+    r = rng()
+    answered = 0
+
+    def on_request(_sock: zmq.Socket, msg: dict[str, Any]) -> int:
+        nonlocal answered
+        if answered == 5:
+            log(f"request {msg['request_id']}: exiting with status 3 after 5 answers")
+            os._exit(3)
+        answered += 1
+        return r.randrange(len(msg["legal_actions"]))
+
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, on_request)
+
+
+def never_reply() -> None:
+    """Handshake and answer pings, but never answer a request (timeout)."""
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, lambda _sock, _msg: None)
+
+
+def reply_late() -> None:
+    """Answer each request correctly but only after sleeping decision_ms + 500 ms (timeout)."""
+    r = rng()
+
+    def on_request(_sock: zmq.Socket, msg: dict[str, Any]) -> int:
+        time.sleep((msg["decision_ms"] + 500) / 1000)
+        return r.randrange(len(msg["legal_actions"]))
+
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, on_request)
+
+
+def illegal_index() -> None:
+    """Answer with index = len(legal_actions), one past the last (illegal_action)."""
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, lambda _sock, msg: len(msg["legal_actions"]))
+
+
+def garbage_bytes() -> None:
+    """Answer a request with bytes that are not msgpack (protocol_error)."""
+
+    def on_request(s: zmq.Socket, _msg: dict[str, Any]) -> None:
+        s.send(b"\xc1\xc1 this is not msgpack \xc1")  # 0xc1 is never used by msgpack
+        return None
+
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, on_request)
+
+
+def wrong_request_id() -> None:
+    """Answer every request with request_id + 1000, never the right one (timeout)."""
+    r = rng()
+
+    def on_request(s: zmq.Socket, msg: dict[str, Any]) -> None:
+        action(s, msg["request_id"] + 1000, r.randrange(len(msg["legal_actions"])))
+        return None
+
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, on_request)
+
+
+def flood() -> None:
+    """On the first request send 500 pongs with nonce 0 as fast as possible, then the right
+    action; play randomly afterwards (protocol_error: more than 64 unanswered messages)."""
+    r = rng()
+    flooded = False
+
+    def on_request(s: zmq.Socket, msg: dict[str, Any]) -> int:
+        nonlocal flooded
+        if not flooded:
+            flooded = True
+            for _ in range(500):
+                send(s, {"type": "pong", "nonce": 0})
+            log("sent 500 pongs")
+        return r.randrange(len(msg["legal_actions"]))
+
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, on_request)
+
+
+def child_left_behind() -> None:
+    """Start a child that sleeps 1000 s in this bot's process group, write its pid to
+    FAULTY_PID_FILE (if set), then play randomly and correctly (ok; the referee must kill the
+    child with the group)."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", f"import time; time.sleep({FOREVER_S})"],
+        stdin=subprocess.DEVNULL,
+    )
+    log(f"started child {child.pid}")
+    pid_file = os.environ.get("FAULTY_PID_FILE")
+    if pid_file:
+        with open(pid_file, "w", encoding="utf-8") as f:
+            f.write(f"{child.pid}\n")
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, random_index(rng()))
+
+
+def impostor() -> None:
+    """Play randomly and correctly on the main socket (ok). At game start, also open a second
+    DEALER that says hello with a wrong token and then sends actions (index 0) for request ids
+    1..50; log to stderr whatever comes back on it. The referee must refuse it (bad_token) and
+    never let it act for any seat."""
+    ctx, sock = connect()
+    second: zmq.Socket | None = None
+
+    def on_message(msg: dict[str, Any]) -> None:
+        nonlocal second
+        if msg.get("type") != "game_start" or second is not None:
+            return
+        second = ctx.socket(zmq.DEALER)
+        second.setsockopt(zmq.LINGER, 0)
+        second.connect(os.environ["ARENA_ENDPOINT"])
+        hello(second, token=wrong_token())
+        for request_id in range(1, 51):
+            action(second, request_id, 0)
+        log("second socket: hello with a wrong token and actions for requests 1..50 sent")
+        poller.register(second, zmq.POLLIN)
+
+    hello(sock)
+    # The loop of serve(), with a poller, so that the second socket (opened mid-game) is read
+    # too.
+    r = rng()
+    poller = zmq.Poller()
+    poller.register(sock, zmq.POLLIN)
+    while True:
+        ready = dict(poller.poll())
+        if second is not None and second in ready:
+            log(f"on the second socket: {second.recv()!r}")
+        if sock not in ready:
+            continue
+        msg = recv(sock)
+        on_message(msg)
+        mtype = msg.get("type")
+        if mtype == "ping":
+            send(sock, {"type": "pong", "nonce": msg["nonce"]})
+        elif mtype == "request":
+            action(sock, msg["request_id"], r.randrange(len(msg["legal_actions"])))
+        elif mtype == "shutdown":
+            log("shutdown: exiting with status 0")
+            sys.exit(0)
+
+
+def slow() -> None:
+    """Play randomly and correctly, but sleep 200 ms before each answer; write this process's
+    pid to FAULTY_PID_FILE (if set). Used to interrupt a game that is in progress."""
+    pid_file = os.environ.get("FAULTY_PID_FILE")
+    if pid_file:
+        with open(pid_file, "w", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
+    r = rng()
+
+    def on_request(_sock: zmq.Socket, msg: dict[str, Any]) -> int:
+        time.sleep(0.2)
+        return r.randrange(len(msg["legal_actions"]))
+
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, on_request)
+
+
+MODES: dict[str, Callable[[], None]] = {
+    "crash-start": crash_start,
+    "hang-start": hang_start,
+    "wrong-token": wrong_token_mode,
+    "wrong-protocol": wrong_protocol,
+    "crash-mid-game": crash_mid_game,
+    "never-reply": never_reply,
+    "reply-late": reply_late,
+    "illegal-index": illegal_index,
+    "garbage-bytes": garbage_bytes,
+    "wrong-request-id": wrong_request_id,
+    "flood": flood,
+    "child-left-behind": child_left_behind,
+    "impostor": impostor,
+    "slow": slow,
+}
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else ""
+
+if __name__ == "__main__":
+    if MODE not in MODES:
+        print(f"usage: faulty.py MODE, where MODE is one of: {', '.join(MODES)}", file=sys.stderr)
+        sys.exit(2)
+    MODES[MODE]()

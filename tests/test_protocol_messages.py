@@ -1,0 +1,244 @@
+"""arena.protocol.messages: encoding, and strict decoding where every bad frame is a
+ProtocolError with the right code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import pytest
+
+from arena.protocol.messages import (
+    BOT_MESSAGES,
+    MAX_MESSAGE_BYTES,
+    MAX_NAME_LENGTH,
+    PROTOCOL_VERSION,
+    REFEREE_MESSAGES,
+    ProtocolError,
+    decode,
+    encode,
+)
+
+
+def pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def action(**fields: Any) -> dict[str, Any]:
+    return {"type": "action", "protocol": 1, "request_id": 17, "index": 3, **fields}
+
+
+def protocol_error(frame: bytes, schemas: dict[str, dict[str, type]] = BOT_MESSAGES) -> str:
+    """Decode ``frame``, which must fail with code protocol_error; return the message."""
+    with pytest.raises(ProtocolError) as info:
+        decode(frame, schemas)
+    assert info.value.code == "protocol_error"
+    return str(info.value)
+
+
+BOT_EXAMPLES = [
+    {"type": "hello", "token": "3f9c0a6d51e2b7a4", "name": "random-py", "version": "1.0"},
+    {"type": "action", "request_id": 17, "index": 3},
+    {"type": "pong", "nonce": 12},
+    {"type": "error", "code": "oops", "message": "something of my own went wrong"},
+]
+REFEREE_EXAMPLES = [
+    {"type": "welcome", "server": "arena", "server_version": "0.1.0"},
+    {"type": "ping", "nonce": 2**40},
+    {"type": "request", "game_id": "g1", "request_id": 1, "observation": {"round": 1},
+     "legal_actions": [{"type": "decline"}, {"type": "pick_die", "face": 6}],
+     "time_left_ms": 120000, "decision_ms": 5000},
+    {"type": "shutdown", "reason": "game over"},
+    {"type": "error", "code": "bad_token", "message": "no"},
+]
+
+
+def test_the_protocol_version_is_1_and_the_size_limit_is_one_mebibyte() -> None:
+    assert PROTOCOL_VERSION == 1
+    assert MAX_MESSAGE_BYTES == 1024 * 1024
+
+
+@pytest.mark.parametrize("message", BOT_EXAMPLES, ids=lambda m: m["type"])
+def test_a_bot_message_survives_encode_then_decode_with_the_protocol_added(
+    message: dict[str, Any],
+) -> None:
+    original = dict(message)
+    frame = encode(message)
+    assert message == original, "encode must not change its argument"
+    assert decode(frame, BOT_MESSAGES) == {**message, "protocol": 1}
+
+
+@pytest.mark.parametrize("message", REFEREE_EXAMPLES, ids=lambda m: m["type"])
+def test_a_referee_message_survives_encode_then_decode(message: dict[str, Any]) -> None:
+    assert decode(encode(message), REFEREE_MESSAGES) == {**message, "protocol": 1}
+
+
+def test_encode_makes_one_msgpack_map_with_string_keys() -> None:
+    raw = msgpack.unpackb(encode({"type": "pong", "nonce": 5}), raw=True)
+    assert raw == {b"type": b"pong", b"nonce": 5, b"protocol": 1}
+
+
+def test_decode_accepts_extra_fields_and_keeps_them() -> None:
+    got = decode(pack(action(comment="thinking hard")), BOT_MESSAGES)
+    assert got["comment"] == "thinking hard" and got["index"] == 3
+
+
+def test_a_message_of_exactly_the_limit_is_accepted_and_one_byte_more_is_oversize() -> None:
+    base = pack({"type": "error", "protocol": 1, "code": "x", "message": ""})
+    # The empty text has a 1-byte header; a text this long has a 5-byte (str32) header.
+    text_len = MAX_MESSAGE_BYTES - len(base) - 4
+    frame = pack({"type": "error", "protocol": 1, "code": "x", "message": "a" * text_len})
+    assert len(frame) == MAX_MESSAGE_BYTES
+    assert decode(frame, BOT_MESSAGES)["message"] == "a" * text_len
+    bigger = pack({"type": "error", "protocol": 1, "code": "x", "message": "a" * (text_len + 1)})
+    assert len(bigger) == MAX_MESSAGE_BYTES + 1
+    message = protocol_error(bigger)
+    assert str(MAX_MESSAGE_BYTES + 1) in message and "limit" in message
+
+
+def test_an_oversize_frame_is_refused_before_it_is_unpacked() -> None:
+    # Not even msgpack: the size check comes first.
+    message = protocol_error(b"\xc1" * (MAX_MESSAGE_BYTES + 1))
+    assert "limit" in message and "msgpack" not in message
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [b"", b"\xc1", b"\xc1\xc1 this is not msgpack", b"\x92\x01"],
+    ids=["empty", "reserved-byte", "garbage", "truncated-array"],
+)
+def test_bytes_that_are_not_msgpack_are_a_protocol_error(frame: bytes) -> None:
+    assert "not a msgpack message" in protocol_error(frame)
+
+
+def test_trailing_bytes_after_the_map_are_a_protocol_error() -> None:
+    frame = pack(action()) + b"\x00"
+    assert "not a msgpack message" in protocol_error(frame)
+
+
+def test_two_maps_in_one_frame_are_a_protocol_error() -> None:
+    protocol_error(pack(action()) + pack(action()))
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [([1, 2], "list"), (7, "int"), ("action", "str"), (None, "NoneType")],
+)
+def test_a_message_that_is_not_a_map_is_a_protocol_error(value: Any, kind: str) -> None:
+    assert protocol_error(pack(value)) == f"a message must be a map, got {kind}"
+
+
+def test_a_map_with_non_string_keys_is_a_protocol_error() -> None:
+    protocol_error(pack({1: "action", "type": "action", "protocol": 1}))
+
+
+@pytest.mark.parametrize("mtype", [None, 5, b"action"], ids=["missing", "int", "bytes"])
+def test_a_message_without_a_string_type_is_a_protocol_error(mtype: Any) -> None:
+    msg = action()
+    if mtype is None:
+        del msg["type"]
+    else:
+        msg["type"] = mtype
+    assert protocol_error(pack(msg)) == "a message must have a string 'type'"
+
+
+@pytest.mark.parametrize("version", [None, "1", 1.0, True], ids=["missing", "str", "float", "bool"])
+def test_a_missing_or_non_integer_protocol_is_a_protocol_error_not_a_mismatch(
+    version: Any,
+) -> None:
+    msg = action()
+    if version is None:
+        del msg["protocol"]
+    else:
+        msg["protocol"] = version
+    assert "integer 'protocol'" in protocol_error(pack(msg))
+
+
+@pytest.mark.parametrize("version", [2, 0, -1])
+def test_another_protocol_version_is_a_mismatch_naming_both_versions(version: int) -> None:
+    hello = {"type": "hello", "protocol": version, "token": "t", "name": "n", "version": "1"}
+    with pytest.raises(ProtocolError) as info:
+        decode(pack(hello), BOT_MESSAGES)
+    assert info.value.code == "protocol_mismatch"
+    assert str(info.value) == (
+        f"protocol version {version} is not supported; this referee speaks 1"
+    )
+
+
+def test_the_version_is_checked_before_the_type() -> None:
+    with pytest.raises(ProtocolError) as info:
+        decode(pack({"type": "no-such-type", "protocol": 2}), BOT_MESSAGES)
+    assert info.value.code == "protocol_mismatch"
+
+
+@pytest.mark.parametrize("mtype", ["dance", "request", "ping", "welcome", "Action", ""])
+def test_a_type_the_bot_may_not_send_is_an_unknown_type(mtype: str) -> None:
+    assert protocol_error(pack({"type": mtype, "protocol": 1})) == (
+        f"unknown message type {mtype!r}"
+    )
+
+
+def test_a_type_the_referee_may_not_send_is_an_unknown_type_for_a_bot() -> None:
+    assert "unknown message type 'hello'" in protocol_error(
+        encode(BOT_EXAMPLES[0]), REFEREE_MESSAGES
+    )
+
+
+@pytest.mark.parametrize(
+    ("mtype", "field"),
+    [(m["type"], f) for m in BOT_EXAMPLES for f in BOT_MESSAGES[m["type"]]],
+)
+def test_every_missing_field_is_a_protocol_error_naming_it(mtype: str, field: str) -> None:
+    msg = dict(next(m for m in BOT_EXAMPLES if m["type"] == mtype))
+    del msg[field]
+    assert protocol_error(encode(msg)) == (
+        f"{mtype!r} field {field!r} must be {BOT_MESSAGES[mtype][field].__name__}, got missing"
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "got"),
+    [
+        ("index", "3", "str"),
+        ("index", 3.0, "float"),
+        ("index", None, "NoneType"),
+        ("index", [3], "list"),
+        ("request_id", b"17", "bytes"),
+    ],
+)
+def test_a_mistyped_field_is_a_protocol_error_naming_field_and_type(
+    field: str, value: Any, got: str
+) -> None:
+    assert protocol_error(pack(action(**{field: value}))) == (
+        f"'action' field {field!r} must be int, got {got}"
+    )
+
+
+@pytest.mark.parametrize("field", ["index", "request_id"])
+def test_a_bool_where_an_int_is_required_is_a_protocol_error(field: str) -> None:
+    assert protocol_error(pack(action(**{field: True}))) == (
+        f"'action' field {field!r} must be int, got bool"
+    )
+
+
+def test_a_bool_nonce_in_a_pong_is_a_protocol_error() -> None:
+    assert "got bool" in protocol_error(pack({"type": "pong", "protocol": 1, "nonce": False}))
+
+
+def test_a_mistyped_hello_token_is_a_protocol_error() -> None:
+    hello = {"type": "hello", "protocol": 1, "token": 1234, "name": "n", "version": "1"}
+    assert protocol_error(pack(hello)) == "'hello' field 'token' must be str, got int"
+
+
+@pytest.mark.parametrize("field", ["name", "version"])
+def test_a_hello_name_or_version_must_be_1_to_64_characters(field: str) -> None:
+    hello = {"type": "hello", "protocol": 1, "token": "t", "name": "n", "version": "1"}
+    assert decode(pack({**hello, field: "x" * MAX_NAME_LENGTH}), BOT_MESSAGES)[field] == "x" * 64
+    for bad in ("", "x" * (MAX_NAME_LENGTH + 1)):
+        assert protocol_error(pack({**hello, field: bad})) == (
+            f"hello {field!r} must be 1-64 characters"
+        )
+
+
+def test_a_negative_index_still_decodes_since_legality_is_the_referees_call() -> None:
+    assert decode(pack(action(index=-1)), BOT_MESSAGES)["index"] == -1
