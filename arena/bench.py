@@ -97,8 +97,27 @@ def bench_protocol(game: Game, games: int, seed: int) -> dict[str, Any]:
     ``games`` two-player games against a built-in player; each decision's round trip is what
     the referee measures from sending the request to holding the validated answer. The bare
     path: a DEALER echo process that receives exactly the same request bytes and answers with
-    a reply of the size of an action message, with no msgpack and no validation.
+    a reply of the size of an action message, with no msgpack and no validation; between round
+    trips it replays the game and builds each request just as the referee does.
+
+    The run (and so every process it starts) is pinned to one core: on two cores the figures
+    otherwise swing by a factor of two with where the scheduler happens to place the two
+    processes, which would swamp the protocol's own cost that this benchmark compares.
     """
+    import os
+
+    original = os.sched_getaffinity(0)
+    core = min(original)
+    os.sched_setaffinity(0, {core})
+    try:
+        figures = _bench_protocol_pinned(game, games, seed)
+    finally:
+        os.sched_setaffinity(0, original)
+    figures["pinned_core"] = core
+    return figures
+
+
+def _bench_protocol_pinned(game: Game, games: int, seed: int) -> dict[str, Any]:
     import subprocess
     import sys
     import tempfile
@@ -136,24 +155,25 @@ def bench_protocol(game: Game, games: int, seed: int) -> dict[str, Any]:
             # The two paths alternate game by game, so both see the same machine load.
             for g in range(games):
                 record = play_game(game, seed + g, [bot, None])
+                # The bare path replays the same game and, like the referee, builds each
+                # request between round trips, so both paths run amid the same work and the
+                # ratio isolates the protocol's own cost.
                 state = game.new_state(2, seed=seed + g)
-                payloads: list[bytes] = []
                 for k, (seat, index, ms, by) in enumerate(record.decisions):
                     if by == "bot":
                         referee_ms.append(ms)
-                        payloads.append(encode({
+                        payload = encode({
                             "type": "request", "game_id": record.game_id, "request_id": k,
                             "observation": state.observation(seat),
                             "legal_actions": state.legal_actions(), "time_left_ms": 120000,
                             "decision_ms": 5000,
-                        }))
+                        })
+                        sizes.append(len(payload))
+                        t0 = time.perf_counter()
+                        sock.send_multipart([identity, payload])
+                        sock.recv_multipart()
+                        bare_ms.append((time.perf_counter() - t0) * 1000)
                     state.apply_index(index)
-                for payload in payloads:
-                    t0 = time.perf_counter()
-                    sock.send_multipart([identity, payload])
-                    sock.recv_multipart()
-                    bare_ms.append((time.perf_counter() - t0) * 1000)
-                sizes += map(len, payloads)
         sock.send_multipart([identity, b"stop"])
         peer.wait(timeout=5)
     finally:

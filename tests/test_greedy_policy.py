@@ -22,6 +22,7 @@ from arena.engine import get_game
 
 POLICY_PATH = Path(__file__).resolve().parents[1] / "bots" / "examples" / "greedy-py" / "policy.py"
 GAME = get_game("stoneage")
+COMPONENTS = GAME.components()
 DECISION_KINDS = {
     "place", "resolve", "use_tools", "buy_card", "buy_building", "pick_die", "feed",
 }
@@ -39,7 +40,7 @@ policy = _load_policy()
 
 
 def _greedy_index(obs: dict[str, Any], legal: list[dict[str, Any]]) -> int:
-    index = policy.choose(obs, legal)
+    index = policy.choose(obs, legal, COMPONENTS)
     assert type(index) is int
     assert 0 <= index < len(legal), (obs["decision"], legal, index)
     return index
@@ -72,7 +73,7 @@ def test_valid_index_at_every_decision_kind() -> None:
                     obs_copy, legal_copy = copy.deepcopy(obs), copy.deepcopy(legal)
                     index = _greedy_index(obs, legal)
                     assert obs == obs_copy and legal == legal_copy
-                    assert policy.choose(obs, legal) == index
+                    assert policy.choose(obs, legal, COMPONENTS) == index
                 else:
                     index = _greedy_index(obs, legal)
                 decisions += 1

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from sa import new_game, offered, place, player, with_player
 
+from arena.engine import STONE_AGE
 from arena.engine.stoneage import StoneAgeState
 from arena.engine.stoneage.components import BUILDINGS
 from arena.engine.stoneage.views import building_info
@@ -78,6 +79,14 @@ def kinds(mix: Mix) -> int:
 def pile_view(state: StoneAgeState, pile: int, seat: int = 0) -> dict[str, Any]:
     result: dict[str, Any] = state.observation(seat)["board"]["buildings"][pile]
     return result
+
+
+def assert_top(state: StoneAgeState, pile: int, tile: int, seat: int = 0) -> None:
+    """Pile ``pile`` shows ``tile`` face up to ``seat``: the observation names its id, and the
+    game's table describes that id as ``tile``."""
+    top = pile_view(state, pile, seat)["top"]
+    assert type(top) is int and top == tile, top
+    assert STONE_AGE.components()["buildings"][top] == building_info(tile)
 
 
 def tiles_of(kind: str) -> list[int]:
@@ -179,7 +188,10 @@ def test_only_the_top_tile_of_each_pile_is_face_up(players: int) -> None:
     for seat in range(players):
         obs = state.observation(seat)
         piles = obs["board"]["buildings"]
-        assert [p["top"] for p in piles] == [building_info(t) for t in order]
+        assert [p["top"] for p in piles] == order
+        assert all(type(p["top"]) is int for p in piles)
+        table = STONE_AGE.components()["buildings"]
+        assert [table[p["top"]] for p in piles] == [building_info(t) for t in order]
         assert all(set(p) == {"pile", "remaining", "top", "people"} for p in piles)
 
 
@@ -213,7 +225,7 @@ def test_a_fixed_building_cannot_be_paid_with_other_resources_even_of_higher_val
     assert state.round == 2
     assert player(state, 0)["buildings"] == 0
     assert resources(state) == (1, 5, 5, 5)
-    assert pile_view(state, 0)["top"] == building_info(tile)
+    assert_top(state, 0, tile)
 
 
 # ------------------------------------------------------------------------ variable cost
@@ -280,7 +292,7 @@ def test_variable_building_needs_exactly_its_number_of_kinds() -> None:
     assert state.round == 2
     assert player(state, 0)["buildings"] == 0
     assert resources(state) == (4, 0, 0, 0)
-    assert pile_view(state, 0)["top"] == building_info(tile)
+    assert_top(state, 0, tile)
 
 
 def test_variable_building_needs_exactly_its_number_of_resources() -> None:
@@ -330,7 +342,7 @@ def test_declining_a_building_leaves_the_tile_on_top_of_its_pile() -> None:
     tile = fixed_tile((1, 1, 1, 0))
     state = build_on(tile, wood=2, clay=2, stone=2)
     state.apply({"type": "decline"})
-    assert pile_view(state, 0)["top"] == building_info(tile)
+    assert_top(state, 0, tile)
     assert pile_view(state, 0)["remaining"] == 7
     assert resources(state) == (2, 2, 2, 0)
     assert player(state, 0)["score"] == 0
@@ -342,11 +354,11 @@ def test_buying_a_building_reveals_the_next_tile_of_the_pile() -> None:
     state = start(piles=((first, second),), wood=1, clay=1, stone=1)
     place(state, "building", pile=0)
     place(state, "field")
-    assert pile_view(state, 0)["top"] == building_info(first)
+    assert_top(state, 0, first)
     pay(state, 1, 1, 1)
-    assert pile_view(state, 0)["top"] == building_info(second)
+    assert_top(state, 0, second)
     assert pile_view(state, 0)["remaining"] == 6
-    assert pile_view(state, 0, seat=1)["top"] == building_info(second)
+    assert_top(state, 0, second, seat=1)
 
 
 def test_nobody_can_place_on_the_revealed_tile_in_the_same_round() -> None:
@@ -361,7 +373,7 @@ def test_nobody_can_place_on_the_revealed_tile_in_the_same_round() -> None:
     state.apply({"type": "resolve", "place": "building", "pile": 0})
     pay(state, 1, 1, 1)
     # Seat 0 can afford the revealed 2 wood + 1 clay tile, but has nobody on it this round.
-    assert pile_view(state, 0)["top"] == building_info(second)
+    assert_top(state, 0, second)
     assert pile_view(state, 0)["people"] == [0, 0]
     resolvable = offered(state, "resolve")
     assert {"type": "resolve", "place": "building", "pile": 0} not in resolvable
@@ -370,7 +382,7 @@ def test_nobody_can_place_on_the_revealed_tile_in_the_same_round() -> None:
     # Pile 1 was left, resolved and declined at once (E1); the round ended, pile 0 untouched.
     assert state.round == 2
     assert player(state, 0)["buildings"] == 1
-    assert pile_view(state, 0)["top"] == building_info(second)
+    assert_top(state, 0, second)
     # Next round the revealed tile takes people again.
     assert state.current_player == 1
     assert {"type": "place", "place": "building", "pile": 0, "people": 1} in offered(
@@ -392,5 +404,5 @@ def test_a_player_may_place_on_a_building_they_cannot_afford_and_only_decline() 
     assert player(state, 0)["buildings"] == 0
     assert player(state, 0)["score"] == 0
     assert resources(state) == (0, 0, 1, 1)
-    assert pile_view(state, 0)["top"] == building_info(tile)
+    assert_top(state, 0, tile)
     assert pile_view(state, 0)["remaining"] == 7

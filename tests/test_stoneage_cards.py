@@ -92,10 +92,9 @@ def mixes(total: int, have: Mix = (9, 9, 9, 9)) -> set[Mix]:
 
 def display_ids(state: StoneAgeState) -> list[int | None]:
     """Card ids in slots 1..4 (None for an empty slot)."""
-    return [
-        None if c["card"] is None else c["card"]["id"]
-        for c in state.observation(0)["board"]["cards"]
-    ]
+    ids = [c["card"] for c in state.observation(0)["board"]["cards"]]
+    assert all(i is None or type(i) is int for i in ids), ids
+    return ids
 
 
 def decision(state: StoneAgeState) -> dict[str, Any]:
@@ -110,10 +109,13 @@ def end_after_this_round(state: StoneAgeState) -> StoneAgeState:
 
 
 def card_ids_in(obj: Any) -> list[int]:
-    """Ids of every card an observation shows: card descriptions (a dict with ``top`` and
-    ``bottom``) and the id lists of the players' ``cards`` and ``hidden_card_list``."""
+    """Ids of every card an observation shows: the ``card`` id of a display slot or of a
+    ``buy_card`` decision, any card description (a dict with ``id``, ``top`` and ``bottom``)
+    and the id lists of the players' ``cards`` and ``hidden_card_list``."""
     if isinstance(obj, dict):
         own = [obj["id"]] if "top" in obj and "bottom" in obj and "id" in obj else []
+        if type(obj.get("card")) is int:
+            own.append(obj["card"])
         for key in ("cards", "hidden_card_list"):
             listed = obj.get(key)
             if isinstance(listed, list) and all(isinstance(i, int) for i in listed):

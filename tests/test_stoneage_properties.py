@@ -75,8 +75,8 @@ def recompute_score(obs: dict[str, Any], seat: int) -> int:
             symbols[bottom["symbol"]] = symbols.get(bottom["symbol"], 0) + 1
         else:
             figures[bottom["figure"]] += bottom["count"]
-    assert {k: v for k, v in me["culture"].items() if v} == symbols
-    assert me["figures"] == figures
+    assert me["culture"] == symbols
+    assert me["figures"] == {k: v for k, v in figures.items() if v}
     sets = [sum(1 for v in symbols.values() if v >= k) for k in (1, 2)]
     return (
         me["score"]

@@ -91,7 +91,12 @@ def serve(bot: Bot, endpoint: str, token: str) -> None:
         while True:
             msg = decode(sock.recv(), REFEREE_MESSAGES)
             mtype = msg["type"]
-            if mtype == "ping":
+            if mtype == "request":
+                bot.time_bank_ms = msg["time_left_ms"]
+                index = bot.choose(msg["observation"], msg["legal_actions"], msg["decision_ms"])
+                sock.send(encode({"type": "action", "request_id": msg["request_id"],
+                                  "index": int(index)}))
+            elif mtype == "ping":
                 sock.send(encode({"type": "pong", "nonce": msg["nonce"]}))
             elif mtype == "welcome":
                 welcomed = True
@@ -99,11 +104,6 @@ def serve(bot: Bot, endpoint: str, token: str) -> None:
                 if not welcomed:
                     raise RefereeRefused(f"{msg['code']}: {msg['message']}")
                 print(f"referee error {msg['code']}: {msg['message']}", file=sys.stderr)
-            elif mtype == "request":
-                bot.time_bank_ms = msg["time_left_ms"]
-                index = bot.choose(msg["observation"], msg["legal_actions"], msg["decision_ms"])
-                sock.send(encode({"type": "action", "request_id": msg["request_id"],
-                                  "index": int(index)}))
             elif mtype == "game_start":
                 bot.on_game_start(msg)
             elif mtype == "game_end":

@@ -11,6 +11,12 @@ from typing import Any, Final
 
 import msgpack
 
+# ormsgpack (a Rust msgpack codec) encodes faster and decodes a typical request about twice as
+# fast as msgpack's C extension; a bot's decoding of requests is most of the protocol's cost per
+# decision. It accepts trailing bytes after a map, so the referee reads bots' messages (small,
+# and untrusted) with msgpack's strict decoder instead. Both speak the same wire format.
+import ormsgpack
+
 PROTOCOL_VERSION: Final = 1
 #: The largest message a bot may send, encoded.
 MAX_MESSAGE_BYTES: Final = 1 << 20
@@ -54,11 +60,13 @@ REFEREE_MESSAGES: Final[dict[str, dict[str, type]]] = {
 
 def encode(message: dict[str, Any]) -> bytes:
     """One message as one msgpack map (the protocol version is added)."""
-    return msgpack.packb({**message, "protocol": PROTOCOL_VERSION}, use_bin_type=True)
+    return ormsgpack.packb({**message, "protocol": PROTOCOL_VERSION})
 
 
 def decode(frame: bytes, schemas: dict[str, dict[str, type]]) -> dict[str, Any]:
     """Decode and validate one frame against ``schemas`` (BOT_MESSAGES or REFEREE_MESSAGES).
+
+    Messages from bots (BOT_MESSAGES) are decoded strictly: trailing bytes are an error too.
 
     Raises :class:`ProtocolError`: for more than MAX_MESSAGE_BYTES, bytes that are not exactly
     one msgpack map with string keys, a missing or wrong ``protocol`` (code
@@ -67,8 +75,11 @@ def decode(frame: bytes, schemas: dict[str, dict[str, type]]) -> dict[str, Any]:
     if len(frame) > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"message of {len(frame)} bytes is over the {MAX_MESSAGE_BYTES} limit")
     try:
-        message = msgpack.unpackb(frame, raw=False, strict_map_key=True, use_list=True)
-    except Exception as exc:  # msgpack raises several unrelated types for bad input
+        if schemas is BOT_MESSAGES:
+            message = msgpack.unpackb(frame, raw=False, strict_map_key=True, use_list=True)
+        else:
+            message = ormsgpack.unpackb(frame)
+    except Exception as exc:  # each decoder raises several unrelated types for bad input
         raise ProtocolError(f"not a msgpack message: {exc.__class__.__name__}: {exc}") from None
     if type(message) is not dict:
         raise ProtocolError(f"a message must be a map, got {type(message).__name__}")

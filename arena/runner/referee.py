@@ -121,6 +121,12 @@ class Referee:
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a vanished bot raises
         self.sock.setsockopt(zmq.MAXMSGSIZE, 4 * MAX_MESSAGE_BYTES)  # hard memory guard
+        # Waiting is a blocking receive with a timeout (wakes at once when a message comes;
+        # cheaper than polling then receiving), in slices so a dead bot is noticed quickly.
+        self.sock.setsockopt(zmq.RCVTIMEO, POLL_SLICE_MS)
+        self._rcvtimeo = POLL_SLICE_MS
+        self.received_at = 0.0
+        self.by_identity: dict[bytes, _Seat] = {}
         self.endpoint = ""
         if any(b is not None for b in bots):
             port = self.sock.bind_to_random_port("tcp://127.0.0.1")
@@ -216,8 +222,7 @@ class Referee:
                     f"no handshake from {names} within {self.tc.handshake_ms} ms"
                     + self._refusal_note()
                 )
-            if self.sock.poll(min(POLL_SLICE_MS, max(1, int(left_ms))), zmq.POLLIN):
-                self._receive(None)
+            self._receive(None, min(POLL_SLICE_MS, max(1, int(left_ms))))
             for s in self.seats:
                 if s.reason != OK:
                     raise VoidGame(f"seat {s.seat} failed the handshake: {s.reason}: {s.detail}")
@@ -233,6 +238,7 @@ class Referee:
                 and hmac.compare_digest(seat.token, msg["token"])
             ):
                 seat.identity = identity
+                self.by_identity[identity] = seat
                 self._send(seat, {"type": "welcome", "server": "arena",
                                   "server_version": __version__})
                 seat.pong_nonce = next(self.nonces)
@@ -253,23 +259,25 @@ class Referee:
             )
 
     # ---------------------------------------------------------------- receiving
-    def _seat_of(self, identity: bytes) -> _Seat | None:
-        for seat in self.seats:
-            if seat.identity == identity:
-                return seat
-        return None
-
-    def _receive(self, waiting_for: _Seat | None) -> dict[str, Any] | None:
-        """Read one message and deal with it. Returns an ``action`` message from the seat we
-        are waiting for, if that is what arrived."""
+    def _receive(self, waiting_for: _Seat | None, wait_ms: int = 0) -> dict[str, Any] | None:
+        """Read one message, waiting up to ``wait_ms`` (0: only if one is there), and deal with
+        it. Returns an ``action`` message from the seat we are waiting for, if that arrived."""
         try:
-            frames = self.sock.recv_multipart(zmq.NOBLOCK)
+            if wait_ms <= 0:
+                frames = self.sock.recv_multipart(zmq.NOBLOCK)
+            else:
+                if wait_ms != self._rcvtimeo:
+                    self.sock.setsockopt(zmq.RCVTIMEO, wait_ms)
+                    self._rcvtimeo = wait_ms
+                frames = self.sock.recv_multipart()
         except zmq.Again:
             return None
+        # The bot's time stops when its message arrives, not after the referee has read it.
+        self.received_at = time.perf_counter()
         identity = frames[0]
         if identity in self.refused:
             return None
-        seat = self._seat_of(identity)
+        seat = self.by_identity.get(identity)
         if len(frames) != 2:
             if seat is not None:
                 self.fail(seat, PROTOCOL, f"a message must be one frame, got {len(frames) - 1}")
@@ -299,7 +307,14 @@ class Referee:
                                       "answering a request")
             return None
         mtype = msg["type"]
-        if mtype == "pong":
+        if mtype == "action":
+            if seat is waiting_for and msg["request_id"] == self.request_id:
+                return msg
+            self.event(
+                f"seat {seat.seat}: ignored an action for request {msg['request_id']} "
+                f"(open request: {self.request_id if seat is waiting_for else 'none'})"
+            )
+        elif mtype == "pong":
             if msg["nonce"] == seat.pong_nonce:
                 seat.ponged = True
             else:
@@ -308,13 +323,6 @@ class Referee:
             self.event(f"seat {seat.seat} reports error {msg['code']}: {msg['message'][:200]}")
         elif mtype == "hello":
             self.fail(seat, PROTOCOL, "a second hello")
-        elif mtype == "action":
-            if seat is waiting_for and msg["request_id"] == self.request_id:
-                return msg
-            self.event(
-                f"seat {seat.seat}: ignored an action for request {msg['request_id']} "
-                f"(open request: {self.request_id if seat is waiting_for else 'none'})"
-            )
         return None
 
     def _mismatch(self, detail: str) -> None:
@@ -367,17 +375,12 @@ class Referee:
                 self.fail(seat, TIMEOUT, f"no answer to request {self.request_id} within "
                                          f"{deadline_ms:.0f} ms")
                 return None
-            if self.sock.poll(max(1, min(POLL_SLICE_MS, int(left) + 1)), zmq.POLLIN):
-                while True:
-                    got = self._receive(seat)
-                    if got is not None:
-                        used = (time.perf_counter() - t0) * 1000
-                        return self._accept(seat, got, len(actions), used)
-                    if not seat.live:
-                        return None
-                    if not self.sock.poll(0, zmq.POLLIN):
-                        break
-            elif not seat.process.alive():
+            got = self._receive(seat, POLL_SLICE_MS if left > POLL_SLICE_MS else int(left) + 1)
+            if got is not None:
+                return self._accept(seat, got, len(actions), (self.received_at - t0) * 1000)
+            if not seat.live:
+                return None
+            if not seat.process.alive():
                 self.fail(seat, CRASH, seat.process.describe_exit())
                 return None
 
@@ -464,9 +467,11 @@ class Referee:
             if left <= 0:
                 self.fail(seat, TIMEOUT, f"no pong within {timeout_ms:.0f} ms")
                 return None
-            if self.sock.poll(max(1, min(POLL_SLICE_MS, int(left) + 1)), zmq.POLLIN):
-                self._receive(None)
-            elif seat.process is not None and not seat.process.alive():
+            if (
+                self._receive(None, max(1, min(POLL_SLICE_MS, int(left) + 1))) is None
+                and seat.process is not None
+                and not seat.process.alive()
+            ):
                 self.fail(seat, CRASH, seat.process.describe_exit())
             if not seat.live:
                 return None

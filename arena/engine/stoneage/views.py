@@ -92,13 +92,13 @@ def _decision(s: StoneAgeState) -> dict[str, Any] | None:
         slot = pend[1] - CARD0
         return {
             "kind": k, "seat": seat, "slot": slot + 1, "cost": slot + 1,
-            "card": card_info(s._display[slot]),
+            "card": s._display[slot],
         }
     if k == PD_BUILDING:
         j = pend[1] - PILE0
         return {
             "kind": k, "seat": seat, "pile": j,
-            "building": building_info(s._piles[j][s._pile_pos[j]]),
+            "building": s._piles[j][s._pile_pos[j]],
         }
     if k == PD_PICK:
         return {"kind": k, "seat": seat, "dice": list(pend[1]), "buyer": pend[3]}
@@ -111,9 +111,9 @@ def observation(s: StoneAgeState, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may know (ruling 12): all but the deck order, the buildings under
     each pile's top, the other seats' extra cards, and the game's seed.
 
-    Owned cards are given by id (the game's ``components()`` table describes every id), with
-    each player's culture symbols and figures counted over the cards this seat can see: its own
-    extra cards included, other players' extra cards not.
+    Cards and buildings are given by id (the game's ``components()`` table describes every id),
+    with each player's culture symbols and figures counted over the cards this seat can see: its
+    own extra cards included, other players' extra cards not.
     """
     n = s._n
     if type(seat) is not int or not 0 <= seat < n:
@@ -128,7 +128,7 @@ def observation(s: StoneAgeState, seat: int) -> dict[str, Any]:
         cards.append({
             "slot": i + 1,
             "cost": i + 1,
-            "card": card_info(cid) if cid >= 0 else None,
+            "card": cid if cid >= 0 else None,
             "people": [placed[p * NUM_PLACES + CARD0 + i] for p in range(n)],
         })
     buildings = []
@@ -137,21 +137,24 @@ def observation(s: StoneAgeState, seat: int) -> dict[str, Any]:
         buildings.append({
             "pile": j,
             "remaining": PILE_SIZE - pos,
-            "top": building_info(s._piles[j][pos]) if pos < PILE_SIZE else None,
+            "top": s._piles[j][pos] if pos < PILE_SIZE else None,
             "people": [placed[p * NUM_PLACES + PILE0 + j] for p in range(n)],
         })
     players = []
     for p in range(n):
         b = p * 5
         known = s._cards[p] + s._hidden[p] if p == seat else s._cards[p]
-        culture = dict.fromkeys(SYMBOLS, 0)
-        figures = dict.fromkeys(FIGURES, 0)
+        # Only what the player holds appears: most entries would be zero, in every request.
+        culture: dict[str, int] = {}
+        figures: dict[str, int] = {}
         for cid in known:
             card = CARDS[cid]
             if card.symbol >= 0:
-                culture[SYMBOLS[card.symbol]] += 1
+                name = SYMBOLS[card.symbol]
+                culture[name] = culture.get(name, 0) + 1
             else:
-                figures[FIGURES[card.figure]] += card.figures
+                name = FIGURES[card.figure]
+                figures[name] = figures.get(name, 0) + card.figures
         entry: dict[str, Any] = {
             "seat": p,
             **{GOODS[k]: s._goods[b + k] for k in range(5)},

@@ -12,11 +12,15 @@ from arena.protocol.client import Bot, run
 class GreedyBot(Bot):
     name = "greedy-py"
     version = "1.0"
+    components: dict[str, Any]
+
+    def on_game_start(self, info: dict[str, Any]) -> None:
+        self.components = info["components"]
 
     def choose(
         self, observation: dict[str, Any], legal_actions: list[dict[str, Any]], time_left_ms: int
     ) -> int:
-        return choose(observation, legal_actions)
+        return choose(observation, legal_actions, self.components)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """A greedy Stone Age policy: score every legal action by a rough value estimate.
 
-``choose(observation, legal_actions)`` returns the index of the legal action it likes best. It
-reads only its two plain-data arguments (exactly what the referee sends), uses no randomness,
-and looks one decision ahead at most: no search, no simulation.
+``choose(observation, legal_actions, components)`` returns the index of the legal action it likes
+best. It reads only its plain-data arguments (exactly what the referee sends: the request and
+the component tables of ``game_start``), uses no randomness, and looks one decision ahead at
+most: no search, no simulation.
 
 Everything is measured in "final points". A resource held is worth ``KEEP`` times its building
 value (wood 3 .. gold 6), since it will probably end up in a building; a person sent gathering
@@ -334,8 +335,36 @@ def _feed(c: Ctx, dec: dict, legal: list[dict]) -> int:
     return penalty if penalty is not None else 0
 
 
-def choose(observation: dict, legal_actions: list[dict]) -> int:
-    """The index of the chosen action in ``legal_actions``."""
+def _with_tables(obs: dict, components: dict) -> dict:
+    """A view of ``obs`` with card and building ids replaced by their table entries (from
+    ``game_start.components``) and every culture and figure count present. ``obs`` itself is
+    left unchanged."""
+    cards, buildings = components["cards"], components["buildings"]
+    board = obs["board"]
+    view = {**obs, "board": {
+        **board,
+        "cards": [{**s, "card": None if s["card"] is None else cards[s["card"]]}
+                  for s in board["cards"]],
+        "buildings": [{**b, "top": None if b["top"] is None else buildings[b["top"]]}
+                      for b in board["buildings"]],
+    }}
+    dec = obs["decision"]
+    if dec["kind"] == "buy_card":
+        view["decision"] = {**dec, "card": cards[dec["card"]]}
+    elif dec["kind"] == "buy_building":
+        view["decision"] = {**dec, "building": buildings[dec["building"]]}
+    view["players"] = [
+        {**p, "figures": {**dict.fromkeys(("farmer", "tool_maker", "hut_builder", "shaman"), 0),
+                          **p["figures"]}}
+        for p in obs["players"]
+    ]
+    return view
+
+
+def choose(observation: dict, legal_actions: list[dict], components: dict) -> int:
+    """The index of the chosen action in ``legal_actions``. ``components`` is the game's
+    static table of cards and buildings, as ``game_start`` sends it."""
+    observation = _with_tables(observation, components)
     c = Ctx(observation)
     dec = observation["decision"]
     kind = dec["kind"]
