@@ -74,7 +74,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     )
     table.add_column("")
     for p in players:
-        table.add_column(f"seat {p['seat']}", justify="right", overflow="fold")
+        table.add_column(f"seat {p['seat']}", justify="right")
     table.add_row("player", *(p["player"] for p in players))
     table.add_row("termination", *(p["termination"] for p in players))
     table.add_row("rank", *(str(p["rank"]) for p in players), style="bold")

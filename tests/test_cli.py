@@ -102,7 +102,7 @@ def test_play_with_bots_records_a_game_that_replay_verifies(tmp_path: Path) -> N
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert [p["player"] for p in data["players"]] == ["greedy-py", "random-py",
-                                                      "builtin-random"]
+                                                      "builtin"]
     assert [p["termination"] for p in data["players"]] == ["ok", "ok", "ok"]
     assert data["players"][0]["rank"] == 1  # the greedy bot beats random players
     ok = runner.invoke(app, ["replay", str(record)])

@@ -188,7 +188,7 @@ def test_the_example_bots_play_whole_games_that_verify_and_survive_a_save_and_lo
     bots = [loaders[n]() if n else None for n in names]
     record = played(referee_game(bots, seed=11, tc=TimeControl()))
     assert reasons(record) == [OK] * len(bots)
-    assert [s["bot"] for s in record.seats] == [n or "builtin-random" for n in names]
+    assert [s["bot"] for s in record.seats] == [n or "builtin" for n in names]
     report = verify(record)
     assert report.ok, report.problems
     assert report.decisions == len(record.decisions) > 0

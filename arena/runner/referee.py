@@ -447,7 +447,7 @@ class Referee:
     @staticmethod
     def _seat_info(s: _Seat) -> dict[str, Any]:
         if s.manifest is None:
-            return {"seat": s.seat, "bot": "builtin-random", "version": __version__,
+            return {"seat": s.seat, "bot": "builtin", "version": __version__,
                     "language": "builtin"}
         return {"seat": s.seat, "bot": s.manifest.name, "version": s.manifest.version,
                 "language": s.manifest.language}
