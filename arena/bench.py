@@ -159,7 +159,7 @@ def _bench_protocol_pinned(game: Game, games: int, seed: int) -> dict[str, Any]:
                 # request between round trips, so both paths run amid the same work and the
                 # ratio isolates the protocol's own cost.
                 state = game.new_state(2, seed=seed + g)
-                for k, (seat, index, ms, by) in enumerate(record.decisions):
+                for k, (seat, index, ms, by, _action) in enumerate(record.decisions):
                     if by == "bot":
                         referee_ms.append(ms)
                         payload = encode({

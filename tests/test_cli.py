@@ -205,3 +205,18 @@ def test_bench_protocol_json_compares_both_paths() -> None:
     assert data["round_trips"] > 50
     assert data["referee_median_ms"] > 0 and data["bare_median_ms"] > 0
     assert abs(data["ratio"] - data["referee_median_ms"] / data["bare_median_ms"]) < 0.05
+
+
+def test_replay_names_a_decision_whose_recorded_action_differs(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    r = runner.invoke(app, ["play", "stoneage", "--players", "2", "--seed", "2",
+                            "--record", str(record)])
+    assert r.exit_code == 0
+    data = json.loads(record.read_text())
+    *_, by, action = data["decisions"][5]
+    assert action["type"] and by == "fallback"
+    data["decisions"][5][4] = {**action, "type": "something_else"}
+    record.write_text(json.dumps(data))
+    r = runner.invoke(app, ["replay", str(record)])
+    assert r.exit_code == 1
+    assert "decision 5" in r.output and "something_else" in r.output

@@ -37,8 +37,9 @@ def final_ranks(engine_ranks: list[int] | tuple[int, ...], failed: list[bool]) -
 
 @dataclass
 class GameRecord:
-    """A refereed game. ``decisions`` holds ``[seat, index, milliseconds, by]`` per decision,
-    where ``by`` is ``"bot"`` or ``"fallback"`` (a failed or built-in seat)."""
+    """A refereed game. ``decisions`` holds ``[seat, index, milliseconds, by, action]`` per
+    decision: the index into the legal actions, the time the bot took, ``by`` is ``"bot"`` or
+    ``"fallback"`` (a failed or built-in seat), and the action itself."""
 
     game_id: str
     game: str
@@ -146,8 +147,8 @@ def verify(record: GameRecord) -> ReplayReport:
     """Re-run ``record`` through the engine and compare everything it claims.
 
     Checks the rules version, that each decision was asked of the recorded seat and is a legal
-    index, that the game ends exactly after the last decision, and that scores, engine ranks,
-    breakdown and final ranks are what the record says.
+    index naming the recorded action, that the game ends exactly after the last decision, and
+    that scores, engine ranks, breakdown and final ranks are what the record says.
     """
     problems: list[str] = []
     game = get_game(record.game)
@@ -156,12 +157,17 @@ def verify(record: GameRecord) -> ReplayReport:
             f"recorded under rules {record.rules_version!r}, this engine is {game.rules_version!r}"
         ], 0)
     state = game.new_state(record.num_players, seed=record.seed)
-    for k, (seat, index, *_rest) in enumerate(record.decisions):
+    for k, (seat, index, _ms, _by, action) in enumerate(record.decisions):
         if state.is_terminal:
             problems.append(f"decision {k}: the game was already over")
             break
         if state.current_player != seat:
             problems.append(f"decision {k}: seat {state.current_player} to act, record says {seat}")
+            break
+        keys = state.legal_keys()
+        if type(index) is int and 0 <= index < len(keys) and state.action_of(keys[index]) != action:
+            problems.append(f"decision {k}: index {index} is {state.action_of(keys[index])}, "
+                            f"record says {action}")
             break
         try:
             state.apply_index(index)

@@ -78,6 +78,7 @@ class _Seat:
     reason: str = OK
     detail: str = ""
     unanswered: int = 0
+    stale_ids: list[int] = field(default_factory=list)
     pong_nonce: int | None = None
     ponged: bool = False
     shut_down: bool = False
@@ -314,6 +315,8 @@ class Referee:
                 f"seat {seat.seat}: ignored an action for request {msg['request_id']} "
                 f"(open request: {self.request_id if seat is waiting_for else 'none'})"
             )
+            if seat is waiting_for and len(seat.stale_ids) < 3:
+                seat.stale_ids.append(msg["request_id"])
         elif mtype == "pong":
             if msg["nonce"] == seat.pong_nonce:
                 seat.ponged = True
@@ -361,6 +364,7 @@ class Referee:
         })
         deadline_ms = seat.clock.deadline_ms()
         seat.unanswered = 0
+        seat.stale_ids.clear()
         t0 = time.perf_counter()
         try:
             self.sock.send_multipart([seat.identity, payload], zmq.NOBLOCK)  # type: ignore[list-item]
@@ -372,8 +376,11 @@ class Referee:
             elapsed = (time.perf_counter() - t0) * 1000
             left = deadline_ms - elapsed
             if left <= 0:
+                stale = (
+                    f"; it answered request ids {seat.stale_ids} instead" if seat.stale_ids else ""
+                )
                 self.fail(seat, TIMEOUT, f"no answer to request {self.request_id} within "
-                                         f"{deadline_ms:.0f} ms")
+                                         f"{deadline_ms:.0f} ms{stale}")
                 return None
             got = self._receive(seat, POLL_SLICE_MS if left > POLL_SLICE_MS else int(left) + 1)
             if got is not None:
@@ -408,10 +415,11 @@ class Referee:
             got = self.ask(seat, state) if seat.live else None
             if got is None:
                 index = seat.rng.randrange(state.num_legal())
-                decisions.append([seat.seat, index, 0.0, "fallback"])
+                by, used = "fallback", 0.0
             else:
-                index, used = got
-                decisions.append([seat.seat, index, round(used, 3), "bot"])
+                (index, used), by = got, "bot"
+            action = state.action_of(state.legal_keys()[index])
+            decisions.append([seat.seat, index, round(used, 3), by, action])
             state.apply_index(index)
         result = state.result()
         failed = [s.reason != OK for s in self.seats]
