@@ -1,7 +1,7 @@
-"""A minimal SDK bot shipped inside the package: seeded random choices.
+"""A random bot shipped inside the package: seeded, uniformly random legal actions.
 
-Used by ``arena bench protocol`` so the benchmark needs nothing outside the package:
-``python -m arena.protocol.reference_bot``.
+``python -m arena.protocol.reference_bot`` runs it; ``arena bench protocol`` uses it so the
+benchmark needs nothing outside the package, and ``bots/examples/random-py`` is this bot.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from typing import Any
 from arena.protocol.client import Bot, run
 
 
-class ReferenceBot(Bot):
-    name = "reference-py"
-    version = "1.0"
+class RandomBot(Bot):
+    """Uniformly random legal actions from a generator seeded by ``ARENA_SEED``, which the
+    referee sets from the game seed and the seat, so the same seed gives the same game."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "random-py", version: str = "1.0") -> None:
+        self.name = name
+        self.version = version
         self.rng = random.Random(os.environ.get("ARENA_SEED", "0"))
 
     def choose(
@@ -27,4 +29,4 @@ class ReferenceBot(Bot):
 
 
 if __name__ == "__main__":
-    run(ReferenceBot())
+    run(RandomBot("reference-py"))
