@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import signal
+import time
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -294,3 +295,108 @@ def bench_protocol_cmd(
     table.add_row("bare pyzmq ping-pong", f"{figures['bare_median_ms'] * 1000:.0f} µs")
     table.add_row("ratio", f"{figures['ratio']:.2f}", style="bold")
     out.print(table)
+
+
+@app.command()
+def run(
+    file: Annotated[Path, typer.Argument(help="A tournament file (TOML).")],
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", "-j", help="Games at once (default: file).")
+    ] = None,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Progress lines instead of the live view.")
+    ] = False,
+) -> None:
+    """Run (or resume) a tournament and show live standings.
+
+    Ctrl-C once: finish the games in progress, then stop; twice: abandon them (they are
+    replayed on resume). Running the same file again resumes where it stopped.
+    """
+    import dataclasses
+    import sys
+
+    from rich.live import Live
+
+    from arena.runner.config import ConfigError, load_config
+    from arena.runner.live import plain_line, render
+    from arena.runner.store import JournalError
+    from arena.runner.tournament import StopRequest, Tournament, TournamentError
+
+    try:
+        config = load_config(file)
+    except ConfigError as exc:
+        _fail(str(exc))
+    if concurrency is not None:
+        if concurrency < 1:
+            _fail("--concurrency must be at least 1")
+        config = dataclasses.replace(config, concurrency=concurrency)
+
+    stop = StopRequest()
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        stop.escalate()
+        what = ("finishing the games in progress (Ctrl-C again to abandon them)"
+                if stop.level == 1 else "abandoning the games in progress")
+        err.print(f"[yellow]stopping:[/] {what}")
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    signal.signal(signal.SIGTERM, lambda s, f: setattr(stop, "level", 2))
+
+    live_view = sys.stdout.isatty() and not plain
+    last = {"done": -1, "t": 0.0}
+
+    def show_plain(snapshot: Any) -> None:
+        now = time.monotonic()
+        if snapshot.games_done != last["done"] or now - last["t"] > 10:
+            last["done"], last["t"] = snapshot.games_done, now
+            typer.echo(plain_line(snapshot))
+
+    try:
+        if live_view:
+            with Live(console=out, refresh_per_second=4, transient=False) as live:
+                tournament = Tournament(config, on_snapshot=lambda s: live.update(render(s)),
+                                        stop=stop)
+                result = tournament.run()
+        else:
+            tournament = Tournament(config, on_snapshot=show_plain, stop=stop)
+            if tournament.resumed:
+                typer.echo(f"resuming {config.name} in {config.output}")
+            result = tournament.run()
+    except (JournalError, TournamentError) as exc:
+        _fail(str(exc))
+    status = "complete" if result.complete else "stopped; run the same command to resume"
+    out.print(f"{config.name}: {result.games_done}/{result.games_total} games, {status}")
+    for path in result.outputs:
+        out.print(f"  {path}")
+    if not result.complete:
+        raise typer.Exit(130 if stop.level else 1)
+
+
+@app.command()
+def standings(
+    folder: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
+) -> None:
+    """Print a tournament's standings from its journal (also while it is running)."""
+    from arena.runner.live import standings_table
+    from arena.runner.ratings import compute_standings
+    from arena.runner.store import JOURNAL, Journal, JournalError
+
+    try:
+        journal = Journal(folder / JOURNAL, readonly=True)
+    except JournalError as exc:
+        _fail(str(exc))
+    try:
+        meta = journal.meta()
+        bots = [b["name"] for b in meta["identity"]["bots"]]
+        outcomes = journal.outcomes()
+        total = len(journal.pairings())
+    finally:
+        journal.close()
+    table = compute_standings(bots, outcomes)
+    if as_json:
+        typer.echo(json.dumps({"name": meta["identity"]["name"], "games": len(outcomes),
+                               "issued": total, **table.to_dict()}))
+        return
+    out.print(standings_table(table, title=f"{meta['identity']['name']}: {len(outcomes)} of "
+                                           f"{total} games issued so far"))

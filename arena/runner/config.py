@@ -1,0 +1,221 @@
+"""Tournament configuration: one TOML file, every field validated with a message that names it.
+
+    name = "example"                 # letters, digits, '.', '_', '-'
+    game = "stoneage"
+    format = "round-robin"           # round-robin | swiss | gauntlet
+    players = 4                      # players per table, 2..4
+    rounds = 1                       # round-robin/gauntlet: repetitions; swiss: rounds
+    max_games = 200                  # optional, not swiss: a balanced subset of at most this many
+    seat_rotation = true             # play every seat rotation of each table (same seed);
+                                     # default: true, except swiss (one game per table, seats
+                                     # assigned to even out each bot's seat history)
+    seed = 1                         # master seed: the same seed gives the same tournament
+    concurrency = 2                  # optional: games at once (default: the number of cores)
+    output = "leaderboards/example"  # optional (default: leaderboards/<name>)
+    void_retries = 2                 # optional: retries of a void game before the run stops
+    candidates = ["greedy-py"]       # gauntlet only: the bots the field plays against
+
+    [time_control]                   # optional; any of these, in milliseconds
+    decision_ms = 5000
+
+    [[bots]]
+    path = "../bots/examples/random-py"   # a bot folder, relative to this file
+
+Relative paths in the file are relative to the file's own folder, except the default output,
+which is relative to the current directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.engine import UnknownGameError, get_game
+from arena.runner.bots import BotManifest, ManifestError
+from arena.runner.clock import TimeControl
+
+FORMATS = ("round-robin", "swiss", "gauntlet")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_KNOWN = {
+    "name", "game", "format", "players", "rounds", "max_games", "seat_rotation", "seed",
+    "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
+}
+
+
+class ConfigError(ValueError):
+    """A tournament file that cannot be used; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A validated tournament configuration."""
+
+    name: str
+    game: str
+    format: str
+    players: int
+    rounds: int
+    max_games: int | None
+    seat_rotation: bool | None
+    seed: int
+    concurrency: int
+    output: Path
+    void_retries: int
+    candidates: tuple[str, ...]
+    time_control: TimeControl
+    bots: tuple[BotManifest, ...]
+    source: Path
+
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        return tuple(b.name for b in self.bots)
+
+    def identity(self) -> dict[str, Any]:
+        """What defines the tournament's games: a resumed run must match it exactly.
+
+        Concurrency and the output folder may change between runs; nothing else may.
+        """
+        return {
+            "name": self.name,
+            "game": self.game,
+            "rules_version": get_game(self.game).rules_version,
+            "format": self.format,
+            "players": self.players,
+            "rounds": self.rounds,
+            "max_games": self.max_games,
+            "seat_rotation": self.seat_rotation,
+            "seed": self.seed,
+            "candidates": list(self.candidates),
+            "time_control": self.time_control.to_dict(),
+            "bots": [
+                {"name": b.name, "version": b.version, "language": b.language}
+                for b in self.bots
+            ],
+        }
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    """Read and validate a tournament file. Raises :class:`ConfigError`."""
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"{file}: no such tournament file")
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    return parse_config(data, file)
+
+
+def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
+    """Validate a parsed tournament file (``file`` locates relative paths and messages)."""
+    where = str(file)
+    base = file.parent
+
+    def fail(field: str, problem: str) -> ConfigError:
+        return ConfigError(f"{where}: '{field}' {problem}")
+
+    unknown = sorted(set(data) - _KNOWN)
+    if unknown:
+        raise ConfigError(f"{where}: unknown field(s): {', '.join(unknown)} "
+                          f"(known: {', '.join(sorted(_KNOWN))})")
+
+    def text(field: str, default: str | None = None) -> str:
+        value = data.get(field, default)
+        if not isinstance(value, str) or not value.strip():
+            raise fail(field, "must be a non-empty string")
+        return value
+
+    def whole(field: str, low: int, high: int | None = None, default: int | None = None) -> int:
+        value = data.get(field, default)
+        if type(value) is not int:
+            raise fail(field, f"must be a whole number, got {value!r}")
+        if value < low or (high is not None and value > high):
+            bound = f"{low}..{high}" if high is not None else f">= {low}"
+            raise fail(field, f"must be {bound}, got {value}")
+        return value
+
+    name = text("name")
+    if not _NAME.match(name):
+        raise fail("name", f"{name!r} must be 1-64 letters, digits, '.', '_' or '-'")
+    game_name = text("game")
+    try:
+        game = get_game(game_name)
+    except UnknownGameError as exc:
+        raise fail("game", str(exc)) from None
+    fmt = text("format")
+    if fmt not in FORMATS:
+        raise fail("format", f"must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    players = whole("players", game.min_players, game.max_players)
+    rounds = whole("rounds", 1, default=1)
+    max_games = None if "max_games" not in data else whole("max_games", 1)
+    rotation = data.get("seat_rotation")
+    if rotation is not None and type(rotation) is not bool:
+        raise fail("seat_rotation", f"must be true or false, got {rotation!r}")
+    if max_games is not None and fmt == "swiss":
+        raise fail("max_games", "does not apply to a swiss tournament: its size is 'rounds'")
+    seed = whole("seed", 0)
+    concurrency = whole("concurrency", 1, 64, default=os.cpu_count() or 1)
+    void_retries = whole("void_retries", 0, 100, default=2)
+    output = Path("leaderboards") / name
+    if "output" in data:
+        output = Path(text("output"))
+        output = output if output.is_absolute() else base / output
+
+    raw_tc = data.get("time_control", {})
+    if not isinstance(raw_tc, dict):
+        raise fail("time_control", "must be a table")
+    try:
+        time_control = TimeControl.from_dict(raw_tc)
+    except (ValueError, TypeError) as exc:
+        raise fail("time_control", str(exc)) from None
+
+    raw_bots = data.get("bots")
+    if not isinstance(raw_bots, list) or not raw_bots:
+        raise fail("bots", "must list the bots, one [[bots]] table each with a 'path'")
+    bots: list[BotManifest] = []
+    for i, entry in enumerate(raw_bots):
+        if not isinstance(entry, dict) or set(entry) != {"path"} or not isinstance(
+            entry["path"], str
+        ):
+            raise fail(f"bots[{i}]", "must be a table with exactly one string field 'path'")
+        folder = Path(entry["path"])
+        folder = folder if folder.is_absolute() else base / folder
+        try:
+            bots.append(BotManifest.load(folder))
+        except ManifestError as exc:
+            raise fail(f"bots[{i}]", str(exc)) from None
+    names = [b.name for b in bots]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise fail("bots", f"names must be unique; twice: {', '.join(dupes)}")
+
+    raw_candidates = data.get("candidates", [])
+    if not isinstance(raw_candidates, list) or not all(isinstance(c, str) for c in raw_candidates):
+        raise fail("candidates", "must be a list of bot names")
+    candidates = tuple(raw_candidates)
+    if fmt == "gauntlet":
+        if not candidates:
+            raise fail("candidates", "are required for a gauntlet: the bots the field plays")
+        missing = [c for c in candidates if c not in names]
+        if missing:
+            raise fail("candidates", f"{', '.join(missing)} not among the bots "
+                                     f"({', '.join(names)})")
+        field = len(names) - len(candidates)
+        if field < players - 1:
+            raise fail("players", f"{players} needs a field of at least {players - 1} bots "
+                                  f"besides the candidates; there are {field}")
+    elif candidates:
+        raise fail("candidates", f"only a gauntlet has candidates, not a {fmt}")
+    elif len(bots) < players:
+        raise fail("bots", f"{len(bots)} bots cannot fill a table of {players}")
+
+    return TournamentConfig(
+        name=name, game=game_name, format=fmt, players=players, rounds=rounds,
+        max_games=max_games, seat_rotation=rotation, seed=seed, concurrency=concurrency,
+        output=output, void_retries=void_retries, candidates=candidates,
+        time_control=time_control, bots=tuple(bots), source=file,
+    )

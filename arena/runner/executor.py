@@ -1,0 +1,186 @@
+"""Where games run. The tournament talks to an :class:`Executor`; the local one runs each game
+in one of a fixed set of worker processes on this machine. A cluster executor can implement the
+same four methods without the scheduler or the tournament loop changing.
+
+A job is plain data (the pairing, the bots' folders, the time control, where to write the
+record); a worker plays it with :func:`arena.runner.referee.play_game`, writes the game record
+atomically, and sends back a small :class:`JobResult`. Workers ignore SIGINT (the tournament
+decides what Ctrl-C means); SIGTERM makes a worker kill its game's bots and exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing as mp
+import os
+import queue
+import signal
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from arena.runner.schedule.base import Pairing
+
+
+@dataclass(frozen=True)
+class GameJob:
+    pairing: Pairing
+    game: str
+    bot_folders: dict[str, str]
+    time_control: dict[str, int]
+    record_path: str
+    log_dir: str
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """``status`` is "done" (``summary`` holds the outcome), "void" (``reason`` says why;
+    nobody's loss) or "error" (the runner's own failure, ``reason`` has the traceback)."""
+
+    game_id: str
+    status: str
+    reason: str = ""
+    summary: dict[str, Any] | None = None
+    duration_s: float = 0.0
+
+
+class Executor(Protocol):
+    def submit(self, job: GameJob) -> None:
+        """Start a game (the caller keeps at most ``capacity`` in flight)."""
+        ...
+
+    def poll(self, timeout_s: float) -> list[JobResult]:
+        """Results that have arrived, waiting up to ``timeout_s`` for the first one."""
+        ...
+
+    @property
+    def capacity(self) -> int:
+        ...
+
+    def shutdown(self, abandon: bool) -> None:
+        """Stop. ``abandon`` stops games in progress (their bots are killed) instead of
+        letting them finish. Safe to call twice."""
+        ...
+
+
+def play_job(job: GameJob) -> JobResult:
+    """Play one job in this process (what a worker does)."""
+    from arena.engine import get_game
+    from arena.runner.bots import BotManifest
+    from arena.runner.clock import TimeControl
+    from arena.runner.referee import VoidGame, play_game
+
+    t0 = time.monotonic()
+    p = job.pairing
+    try:
+        bots = [BotManifest.load(job.bot_folders[name]) for name in p.bots]
+        record = play_game(get_game(job.game), p.seed, bots,
+                           TimeControl.from_dict(job.time_control), job.log_dir, p.game_id)
+    except VoidGame as exc:
+        return JobResult(p.game_id, "void", str(exc), duration_s=time.monotonic() - t0)
+    except Exception:
+        return JobResult(p.game_id, "error", traceback.format_exc(),
+                         duration_s=time.monotonic() - t0)
+    record.save(job.record_path)
+    summary = {
+        "scores": record.result["scores"],
+        "ranks": record.ranks,
+        "terminations": [t["reason"] for t in record.terminations],
+        "details": [t["detail"] for t in record.terminations],
+    }
+    return JobResult(p.game_id, "done", summary=summary, duration_s=time.monotonic() - t0)
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGTERM when our parent dies. A worker's parent is the fork server, which exits
+    when the runner does (even by SIGKILL), so the worker then stops its game and its bots."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _worker(jobs: mp.Queue[GameJob | None], results: mp.Queue[JobResult]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    _die_with_parent()
+    while True:
+        job = jobs.get()
+        if job is None:
+            return
+        results.put(play_job(job))
+
+
+class LocalExecutor:
+    """``workers`` worker processes on this machine, fed through a queue."""
+
+    def __init__(self, workers: int) -> None:
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["arena.runner.referee", "arena.runner.executor"])
+        self._jobs: mp.Queue[GameJob | None] = ctx.Queue()
+        self._results: mp.Queue[JobResult] = ctx.Queue()
+        self._procs = [
+            ctx.Process(target=_worker, args=(self._jobs, self._results), daemon=True)
+            for _ in range(workers)
+        ]
+        for proc in self._procs:
+            proc.start()
+        self._closed = False
+
+    @property
+    def capacity(self) -> int:
+        return len(self._procs)
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self._procs if p.pid is not None]
+
+    def submit(self, job: GameJob) -> None:
+        self._jobs.put(job)
+
+    def poll(self, timeout_s: float) -> list[JobResult]:
+        out: list[JobResult] = []
+        try:
+            out.append(self._results.get(timeout=timeout_s))
+            while True:
+                out.append(self._results.get_nowait())
+        except queue.Empty:
+            pass
+        dead = [p for p in self._procs if not p.is_alive()]
+        if dead and not self._closed:
+            raise RuntimeError(
+                f"a game worker (pid {dead[0].pid}) died with exit code {dead[0].exitcode}"
+            )
+        return out
+
+    def shutdown(self, abandon: bool) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if abandon:
+            for proc in self._procs:
+                if proc.is_alive() and proc.pid is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(proc.pid, signal.SIGTERM)
+        else:
+            for _ in self._procs:
+                self._jobs.put(None)
+        for proc in self._procs:
+            proc.join(timeout=15)
+            if proc.is_alive() and proc.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(proc.pid, signal.SIGKILL)
+                proc.join(timeout=5)
+        self._jobs.cancel_join_thread()
+        self._results.cancel_join_thread()
+
+
+def record_file(folder: Path, game_id: str) -> Path:
+    """Where a game's record is written: ``<output>/games/<game_id>.json``."""
+    return folder / "games" / f"{game_id}.json"

@@ -1,0 +1,399 @@
+"""Ratings and statistics of a tournament: TrueSkill from finishing orders, plus plain counts.
+
+Input is a stream of :class:`~arena.runner.schedule.base.GameOutcome`; output is a
+:class:`Standings` value (sorted bot standings, a crosstable and per-seat win rates) that the
+live view and the output files render.
+
+Order independence. Games finish in whatever order the workers happen to finish them, but a
+TrueSkill update depends on the ratings before it, so :class:`RatingTracker` applies rating
+updates strictly in increasing ``GameOutcome.index`` order: an outcome that arrives before an
+earlier game has finished waits in a buffer until the gap is filled. The plain statistics
+(games, wins, ranks, scores, failures, crosstable, seats) are order independent by nature and
+count every added outcome at once. While games are still buffered the ratings therefore cover
+only the contiguous prefix ``0..rated_games-1`` while the statistics cover ``games`` outcomes;
+once every index is in, both cover the same games and the standings are exactly (bit for bit)
+those of the games added in index order. The statistics are computed from integer sums, so
+their floats do not depend on the order either.
+
+TrueSkill environment (a private ``trueskill.TrueSkill`` instance; the module-level global
+environment is never set, read or used):
+
+- ``mu = 25``, ``sigma = 25/3``, ``beta = sigma/2``, ``tau = sigma/100``: the published
+  defaults. The conservative rating ``mu - 3 sigma`` of a new bot is therefore 0.
+- ``draw_probability = 0.01`` instead of the default 0.10. Ties share a rank and are rated as
+  draws, but in Stone Age they are rare: the final order uses the game's tie-break, and in 200
+  four-player games between random players not one of the 600 neighbouring places was shared.
+  The draw probability sets the draw margin, which also makes every win worth slightly less;
+  a value near the observed tie rate keeps wins fully informative. It must stay above zero: with
+  a zero draw margin TrueSkill cannot rate a tie at all (its draw update divides by zero), and
+  ties do happen (an exact tie on score and tie-break, or two forfeits sharing last place).
+
+Ties share ratings exactly: TrueSkill's chain of players makes tied players come out a hair
+apart depending on their order, so a game with ties is rated for every order of the tied
+players and the results averaged (see ``RatingTracker._rate``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import trueskill
+
+from arena.runner.schedule.base import GameOutcome
+
+#: Termination reasons that count as a bot's failure, in display order.
+FAILURE_KINDS: tuple[str, ...] = ("timeout", "crash", "illegal_action", "protocol_error")
+#: The termination reason of a seat whose bot played the whole game.
+OK = "ok"
+
+#: The TrueSkill parameters in use (see the module docstring for why).
+TRUESKILL_MU = 25.0
+TRUESKILL_SIGMA = TRUESKILL_MU / 3
+TRUESKILL_BETA = TRUESKILL_SIGMA / 2
+TRUESKILL_TAU = TRUESKILL_SIGMA / 100
+TRUESKILL_DRAW_PROBABILITY = 0.01
+
+
+def make_environment() -> trueskill.TrueSkill:
+    """A fresh, private TrueSkill environment with this module's parameters."""
+    return trueskill.TrueSkill(
+        mu=TRUESKILL_MU,
+        sigma=TRUESKILL_SIGMA,
+        beta=TRUESKILL_BETA,
+        tau=TRUESKILL_TAU,
+        draw_probability=TRUESKILL_DRAW_PROBABILITY,
+    )
+
+
+def rating_parameters() -> dict[str, float]:
+    """The TrueSkill parameters as plain data (written into the outputs)."""
+    return {
+        "mu": TRUESKILL_MU,
+        "sigma": TRUESKILL_SIGMA,
+        "beta": TRUESKILL_BETA,
+        "tau": TRUESKILL_TAU,
+        "draw_probability": TRUESKILL_DRAW_PROBABILITY,
+    }
+
+
+@dataclass(frozen=True)
+class BotStanding:
+    """One bot's line in the standings.
+
+    ``mu``/``sigma`` are its TrueSkill rating over the ``rated_games`` it played among the
+    contiguous prefix of game indices; ``conservative`` is ``mu - 3 * sigma``. The other
+    numbers count every added game (``games``). ``wins`` counts games it finished first in,
+    a shared first place included. ``mean_rank`` (1 = best) and ``mean_score`` are None
+    before its first game; their standard errors (sample standard deviation / sqrt(games))
+    are None before its second. ``failures`` maps every kind of :data:`FAILURE_KINDS` to the
+    number of games in which this bot's seat ended with that termination reason.
+    """
+
+    name: str
+    mu: float
+    sigma: float
+    conservative: float
+    games: int
+    rated_games: int
+    wins: int
+    win_rate: float | None
+    mean_rank: float | None
+    mean_rank_se: float | None
+    mean_score: float | None
+    mean_score_se: float | None
+    failures: dict[str, int]
+
+    @property
+    def failure_total(self) -> int:
+        """All failures of this bot, every kind together."""
+        return sum(self.failures.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-safe data."""
+        d = asdict(self)
+        d["failures"] = dict(self.failures)
+        return d
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """The record of bot a against bot b over every game in which both sat.
+
+    a beats b in a game when a's rank is better (smaller) than b's; equal ranks are a draw.
+    """
+
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    def to_dict(self) -> dict[str, int]:
+        return {"wins": self.wins, "losses": self.losses, "draws": self.draws}
+
+
+@dataclass(frozen=True)
+class SeatStats:
+    """How the bot in one seat fared: ``wins`` of ``games`` (a shared first place counts)."""
+
+    seat: int
+    games: int
+    wins: int
+
+    @property
+    def win_rate(self) -> float | None:
+        return self.wins / self.games if self.games else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "games": self.games, "wins": self.wins,
+                "win_rate": self.win_rate}
+
+
+@dataclass
+class Standings:
+    """The tournament's standings at one moment.
+
+    ``bots`` is sorted by conservative rating (best first), then mu, then name.
+    ``crosstable[a][b]`` is a's record against b, present exactly for the ordered pairs that
+    met at least once (so ``crosstable[b][a]`` mirrors it). ``seat_stats[s]`` describes seat s
+    (seat 0 first) over every game that had that seat. ``games`` counts every added outcome,
+    ``rated_games`` those the ratings include (the contiguous prefix of indices).
+    """
+
+    bots: list[BotStanding]
+    crosstable: dict[str, dict[str, HeadToHead]]
+    seat_stats: list[SeatStats]
+    games: int
+    rated_games: int
+    rating: dict[str, float] = field(default_factory=rating_parameters)
+
+    def bot(self, name: str) -> BotStanding:
+        """The standing of the bot called ``name``; KeyError if there is none."""
+        for b in self.bots:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+    def head_to_head(self, a: str, b: str) -> HeadToHead:
+        """a's record against b (all zero if they never met)."""
+        return self.crosstable.get(a, {}).get(b, HeadToHead())
+
+    def failure_totals(self) -> dict[str, int]:
+        """Failures of all bots together, per kind (every kind present)."""
+        return {k: sum(b.failures[k] for b in self.bots) for k in FAILURE_KINDS}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-safe data: lists, dicts with string keys, numbers, strings, None."""
+        return {
+            "games": self.games,
+            "rated_games": self.rated_games,
+            "rating": dict(self.rating),
+            "bots": [b.to_dict() for b in self.bots],
+            "crosstable": {
+                a: {b: h.to_dict() for b, h in row.items()} for a, row in self.crosstable.items()
+            },
+            "seats": [s.to_dict() for s in self.seat_stats],
+        }
+
+
+@dataclass
+class _Tally:
+    """Order-independent counts of one bot (integer sums so means are exact)."""
+
+    games: int = 0
+    wins: int = 0
+    rank_sum: int = 0
+    rank_sq: int = 0
+    score_sum: int = 0
+    score_sq: int = 0
+    failures: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAILURE_KINDS, 0))
+
+
+def _mean_and_se(n: int, total: int, squares: int) -> tuple[float | None, float | None]:
+    """Mean and standard error of the mean from n, the sum and the sum of squares.
+
+    Computed from exact integers (true division of ints is correctly rounded), so the result
+    does not depend on the order the values were summed in.
+    """
+    if n == 0:
+        return None, None
+    mean = total / n
+    if n < 2:
+        return mean, None
+    # sample variance / n = (n*sumsq - sum^2) / (n^2 (n-1)), numerator >= 0 exactly
+    return mean, math.sqrt((n * squares - total * total) / (n * n * (n - 1)))
+
+
+class RatingTracker:
+    """Accumulates game outcomes into ratings and statistics.
+
+    ``bots`` names every bot of the tournament (each gets a line in the standings, even
+    before its first game). Ratings are updated in increasing ``index`` order from 0 with no
+    gap (an outcome waits in a buffer until every earlier index has been added); statistics
+    count each outcome as soon as it is added. See the module docstring.
+    """
+
+    def __init__(self, bots: Sequence[str]) -> None:
+        names = list(bots)
+        if len(set(names)) != len(names):
+            raise ValueError(f"bot names must be unique, got {names}")
+        self._bots = names
+        self._env = make_environment()
+        self._ratings: dict[str, trueskill.Rating] = {
+            b: self._env.create_rating() for b in names
+        }
+        self._rated_games: dict[str, int] = dict.fromkeys(names, 0)
+        self._tally: dict[str, _Tally] = {b: _Tally() for b in names}
+        self._h2h: dict[str, dict[str, list[int]]] = {b: {} for b in names}
+        self._seats: list[list[int]] = []  # per seat: [games, wins]
+        self._seen: set[int] = set()
+        self._pending: dict[int, GameOutcome] = {}
+        self._next_index = 0
+
+    @property
+    def games(self) -> int:
+        """Outcomes added so far."""
+        return len(self._seen)
+
+    @property
+    def rated_games(self) -> int:
+        """Outcomes the ratings include: indices 0..rated_games-1."""
+        return self._next_index
+
+    @property
+    def pending(self) -> list[int]:
+        """Indices added but not yet rated (waiting for an earlier index), ascending."""
+        return sorted(self._pending)
+
+    def add(self, outcome: GameOutcome) -> None:
+        """Count one finished game.
+
+        Raises ValueError, leaving the tracker unchanged, if the index was already added or
+        is negative, a bot is unknown or sits twice, the per-seat tuples differ in length,
+        there are fewer than two seats, or a termination reason is unknown.
+        """
+        self._validate(outcome)
+        self._seen.add(outcome.index)
+        self._count(outcome)
+        self._pending[outcome.index] = outcome
+        while self._next_index in self._pending:
+            self._rate(self._pending.pop(self._next_index))
+            self._next_index += 1
+
+    def add_all(self, outcomes: Iterable[GameOutcome]) -> None:
+        """:meth:`add` each outcome in turn."""
+        for o in outcomes:
+            self.add(o)
+
+    def _validate(self, o: GameOutcome) -> None:
+        where = f"game {o.game_id!r} (index {o.index})"
+        if o.index < 0:
+            raise ValueError(f"{where}: a negative index")
+        if o.index in self._seen:
+            raise ValueError(f"{where}: index {o.index} was already added")
+        n = len(o.bots)
+        if n < 2:
+            raise ValueError(f"{where}: a game needs at least two seats")
+        if not len(o.scores) == len(o.ranks) == len(o.terminations) == n:
+            raise ValueError(f"{where}: bots, scores, ranks and terminations differ in length")
+        unknown = [b for b in o.bots if b not in self._tally]
+        if unknown:
+            raise ValueError(f"{where}: unknown bot(s) {unknown}")
+        if len(set(o.bots)) != n:
+            raise ValueError(f"{where}: a bot sits more than once ({list(o.bots)})")
+        bad = [t for t in o.terminations if t != OK and t not in FAILURE_KINDS]
+        if bad:
+            raise ValueError(f"{where}: unknown termination reason(s) {bad}")
+
+    def _count(self, o: GameOutcome) -> None:
+        while len(self._seats) < len(o.bots):
+            self._seats.append([0, 0])
+        for s, bot in enumerate(o.bots):
+            rank, score = o.ranks[s], o.scores[s]
+            t = self._tally[bot]
+            t.games += 1
+            t.wins += rank == 1
+            t.rank_sum += rank
+            t.rank_sq += rank * rank
+            t.score_sum += score
+            t.score_sq += score * score
+            if o.terminations[s] != OK:
+                t.failures[o.terminations[s]] += 1
+            self._seats[s][0] += 1
+            self._seats[s][1] += rank == 1
+            for s2, other in enumerate(o.bots):
+                if s2 == s:
+                    continue
+                rec = self._h2h[bot].setdefault(other, [0, 0, 0])
+                r2 = o.ranks[s2]
+                rec[0 if rank < r2 else 1 if rank > r2 else 2] += 1
+
+    def _rate(self, o: GameOutcome) -> None:
+        # TrueSkill chains the players in rank order and a tie links two neighbours of that
+        # chain, so tied players come out very slightly apart (~1e-5 in mu) depending on which
+        # one is first. To make a shared rank give a shared update, a game with ties is rated
+        # once for every order of the players within each tie, and each player's mu and sigma
+        # are averaged over those orders (fsum: the result does not depend on the summation
+        # order). Without ties this is exactly one plain TrueSkill update.
+        by_rank: dict[int, list[int]] = {}
+        for seat in sorted(range(len(o.bots)), key=lambda s: (o.ranks[s], s)):
+            by_rank.setdefault(o.ranks[seat], []).append(seat)
+        mus: list[list[float]] = [[] for _ in o.bots]
+        sigmas: list[list[float]] = [[] for _ in o.bots]
+        for orders in itertools.product(*(itertools.permutations(g) for g in by_rank.values())):
+            seats = [s for group in orders for s in group]
+            rated = self._env.rate([(self._ratings[o.bots[s]],) for s in seats],
+                                   ranks=[o.ranks[s] for s in seats])
+            for s, (r,) in zip(seats, rated, strict=True):
+                mus[s].append(r.mu)
+                sigmas[s].append(r.sigma)
+        for s, bot in enumerate(o.bots):
+            n = len(mus[s])
+            self._ratings[bot] = self._env.create_rating(
+                mu=math.fsum(mus[s]) / n, sigma=math.fsum(sigmas[s]) / n)
+            self._rated_games[bot] += 1
+
+    def standings(self) -> Standings:
+        """The standings now (a fresh value; later adds do not change it)."""
+        lines = []
+        for name in self._bots:
+            r, t = self._ratings[name], self._tally[name]
+            mean_rank, rank_se = _mean_and_se(t.games, t.rank_sum, t.rank_sq)
+            mean_score, score_se = _mean_and_se(t.games, t.score_sum, t.score_sq)
+            lines.append(BotStanding(
+                name=name,
+                mu=r.mu,
+                sigma=r.sigma,
+                conservative=r.mu - 3 * r.sigma,
+                games=t.games,
+                rated_games=self._rated_games[name],
+                wins=t.wins,
+                win_rate=t.wins / t.games if t.games else None,
+                mean_rank=mean_rank,
+                mean_rank_se=rank_se,
+                mean_score=mean_score,
+                mean_score_se=score_se,
+                failures=dict(t.failures),
+            ))
+        lines.sort(key=lambda b: (-b.conservative, -b.mu, b.name))
+        crosstable = {
+            a: {b: HeadToHead(*self._h2h[a][b]) for b in sorted(self._h2h[a])}
+            for a in self._bots
+            if self._h2h[a]
+        }
+        seats = [SeatStats(seat=s, games=g, wins=w) for s, (g, w) in enumerate(self._seats)]
+        return Standings(bots=lines, crosstable=crosstable, seat_stats=seats,
+                         games=self.games, rated_games=self.rated_games)
+
+
+def compute_standings(bots: Sequence[str], outcomes: Iterable[GameOutcome]) -> Standings:
+    """The standings of ``bots`` after all ``outcomes`` (in any order; see RatingTracker)."""
+    tracker = RatingTracker(bots)
+    tracker.add_all(outcomes)
+    return tracker.standings()

@@ -1,0 +1,81 @@
+"""What a scheduler produces and consumes: pairings out, game outcomes in.
+
+A scheduler is pure policy: from the tournament's bots, its master seed and the outcomes of the
+games finished so far, it says which games to play next. It never runs anything and holds no
+state that is not derived from its inputs, so a resumed tournament asks it the same question
+and gets the same answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from hashlib import blake2b
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One game to play.
+
+    ``index`` orders all games of a tournament (ratings are applied in this order, whatever
+    order games finish in). ``bots`` names the bot in each seat, seat 0 first. Rotations of one
+    table share ``table`` and ``seed``: with event-keyed chance every seat then sees the same
+    dice whoever sits there (duplicate play).
+    """
+
+    game_id: str
+    index: int
+    round: int
+    table: int
+    bots: tuple[str, ...]
+    seed: int
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """The result of a finished game, as schedulers and ratings need it.
+
+    ``ranks`` are final ranks (1 = best; ties share; a failed seat is ranked last).
+    ``terminations[s]`` is seat s's termination reason ("ok", "timeout", "crash",
+    "illegal_action", "protocol_error").
+    """
+
+    game_id: str
+    index: int
+    round: int
+    table: int
+    bots: tuple[str, ...]
+    seed: int
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    terminations: tuple[str, ...]
+
+
+class Scheduler(Protocol):
+    """Yields the tournament's games round by round."""
+
+    def next_round(self, finished: Sequence[GameOutcome]) -> list[Pairing] | None:
+        """The games of the next round, given every game finished so far (all games of
+        earlier rounds are finished when this is called), or None when the tournament is over.
+
+        Deterministic: the same bots, master seed and outcomes give the same pairings.
+        """
+        ...
+
+    def describe(self) -> str:
+        """One line for the output: what this schedule is (and, for a subset, how balanced)."""
+        ...
+
+
+def derive_seed(master: int, *parts: object) -> int:
+    """A game seed derived from the master seed and a key (e.g. round and table): a pure
+    function, stable across runs and platforms, in 0..2**63-1."""
+    key = "/".join([str(master), *map(str, parts)]).encode()
+    return int.from_bytes(blake2b(key, digest_size=8).digest(), "big") >> 1
+
+
+def rotations(table: Sequence[str]) -> list[tuple[str, ...]]:
+    """The cyclic seat rotations of a table: each bot sits in each seat exactly once."""
+    t = tuple(table)
+    return [t[i:] + t[:i] for i in range(len(t))]

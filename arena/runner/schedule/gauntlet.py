@@ -1,0 +1,127 @@
+"""Gauntlet: one or more candidate bots, each against every combination of a field."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+from arena.runner.schedule._common import (
+    bot_and_pair_counts,
+    check_max_games,
+    check_names,
+    check_players,
+    check_rounds,
+    check_seed,
+    fixed_schedule,
+    shape_text,
+    spread,
+)
+from arena.runner.schedule.base import GameOutcome, Pairing
+
+KIND = "gauntlet"
+
+
+class Gauntlet:
+    """Every table holds exactly one candidate and ``players - 1`` bots of the field.
+
+    For each candidate, every combination of ``players - 1`` field bots makes a table, so
+    candidates never meet each other. With ``rotate`` (the default) each table is played once
+    per cyclic seat rotation, the rotations sharing the table's seed; without it, once, seats
+    chosen to even out seat histories. ``rounds`` repeats the schedule with fresh seeds; tables
+    are numbered from 1 in a seeded order.
+
+    Over ``max_games``, a balanced subset of whole tables is played, as for the round-robin:
+    candidates play equally often, field bots play equally often (each within one table's
+    worth), and candidate-field and field-field meetings are as even as a local search finds.
+
+    The whole schedule is issued at once, as round 1 (``next_round`` returns it while no game
+    has finished, None afterwards).
+
+    Raises ValueError for no candidates, a name that is both a candidate and in the field,
+    duplicates, a field smaller than ``players - 1``, ``players`` outside 2..4, ``rounds`` < 1,
+    or ``max_games`` below one table's games.
+    """
+
+    def __init__(
+        self,
+        candidates: Sequence[str],
+        field: Sequence[str],
+        players: int,
+        seed: int,
+        rounds: int = 1,
+        rotate: bool = True,
+        max_games: int | None = None,
+    ) -> None:
+        self.candidates = check_names(candidates, "candidates")
+        self.field = check_names(field, "field")
+        if not self.candidates:
+            raise ValueError("a gauntlet needs at least one candidate")
+        both = sorted(set(self.candidates) & set(self.field))
+        if both:
+            raise ValueError(f"candidates must not also be in the field: {', '.join(both)}")
+        self.players = check_players(players)
+        self.seed = check_seed(seed)
+        self.rounds = check_rounds(rounds)
+        self.rotate = bool(rotate)
+        if len(self.field) < self.players - 1:
+            raise ValueError(
+                f"a gauntlet at {self.players}-player tables needs at least {self.players - 1} "
+                f"field bots besides the candidates, got {len(self.field)}"
+            )
+        self.max_games = check_max_games(max_games, self.players if self.rotate else 1)
+        universe = [
+            (c, *others)
+            for c in self.candidates
+            for others in combinations(self.field, self.players - 1)
+        ]
+        self.tables_total = len(universe)
+        classes = {**dict.fromkeys(self.candidates, 0), **dict.fromkeys(self.field, 1)}
+        self._pairings, self.subset = fixed_schedule(
+            universe,
+            classes,
+            rounds=self.rounds,
+            rotate=self.rotate,
+            max_games=self.max_games,
+            seed=self.seed,
+            kind=KIND,
+        )
+
+    def pairings(self) -> list[Pairing]:
+        """The whole schedule (what the first ``next_round`` returns)."""
+        return list(self._pairings)
+
+    def next_round(self, finished: Sequence[GameOutcome]) -> list[Pairing] | None:
+        """Every game while none has finished, otherwise None (the schedule is one round)."""
+        return None if finished else list(self._pairings)
+
+    def describe(self) -> str:
+        """E.g. "gauntlet, 1 candidate vs 6 field bots, 3-player tables, 15 tables x 3
+        rotations = 45 games"; for a subset, also the spread of games and meetings."""
+        n_c = len(self.candidates)
+        head = (
+            f"{KIND}, {n_c} candidate{'' if n_c == 1 else 's'} vs {len(self.field)} field "
+            f"bots, {self.players}-player tables"
+        )
+        tables = self._pairings[-1].table
+        if not self.subset:
+            label = f"{tables} tables"
+            if self.rounds > 1:
+                label = f"{self.rounds} rounds x {self.tables_total} tables"
+            return f"{head}, {shape_text(label, self.players, self.rotate, len(self._pairings))}"
+        label = (
+            f"balanced subset: {tables} of {self.rounds * self.tables_total} tables "
+            f"(max_games {self.max_games})"
+        )
+        shape = shape_text(label, self.players, self.rotate, len(self._pairings))
+        per_bot, per_pair = bot_and_pair_counts(self._pairings)
+        versus = [per_pair.get(frozenset((c, f)), 0) for c in self.candidates for f in self.field]
+        text = (
+            f"{head}, {shape}; "
+            f"games per candidate {spread(per_bot.get(c, 0) for c in self.candidates)}; "
+            f"games per field bot {spread(per_bot.get(f, 0) for f in self.field)}; "
+            f"meetings per candidate-field pair {spread(versus)}"
+        )
+        if self.players > 2:
+            among = [per_pair.get(frozenset(p), 0) for p in combinations(self.field, 2)]
+            text += f"; meetings per field pair {spread(among)}"
+        return text

@@ -1,0 +1,107 @@
+"""Round-robin: every combination of bots at tables of a fixed size, in every seat rotation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+from arena.runner.schedule._common import (
+    bot_and_pair_counts,
+    check_max_games,
+    check_names,
+    check_players,
+    check_rounds,
+    check_seed,
+    fixed_schedule,
+    shape_text,
+    spread,
+)
+from arena.runner.schedule.base import GameOutcome, Pairing
+
+KIND = "round-robin"
+
+
+class RoundRobin:
+    """Every combination of ``players`` bots out of ``bots`` plays at one table.
+
+    With ``rotate`` (the default) each table is played once per cyclic seat rotation, the
+    rotations sharing the table's seed (duplicate dice), so every bot sits in every seat
+    equally often; without it each table is played once, seats chosen to even out each bot's
+    seat history. ``rounds`` repeats the whole schedule with fresh seeds. Tables are numbered
+    from 1 in a seeded order.
+
+    When the full schedule has more than ``max_games`` games, a balanced subset of whole tables
+    is played instead: ``max_games // games per table`` tables, chosen deterministically from
+    the seed so that every bot plays the same number of games (differing by at most one table's
+    worth when the numbers do not divide) and pair meetings are as even as a local search finds.
+    With ``rounds`` > 1, every table is played once before any is played again.
+
+    The whole schedule is issued at once, as round 1: ``next_round`` returns every game while
+    no game has finished, and None once any has.
+
+    Raises ValueError for duplicate names, fewer bots than ``players``, ``players`` outside
+    2..4, ``rounds`` < 1, or ``max_games`` below one table's games.
+    """
+
+    def __init__(
+        self,
+        bots: Sequence[str],
+        players: int,
+        seed: int,
+        rounds: int = 1,
+        rotate: bool = True,
+        max_games: int | None = None,
+    ) -> None:
+        self.bots = check_names(bots, "bots")
+        self.players = check_players(players)
+        self.seed = check_seed(seed)
+        self.rounds = check_rounds(rounds)
+        self.rotate = bool(rotate)
+        if len(self.bots) < self.players:
+            raise ValueError(
+                f"a round-robin at {self.players}-player tables needs at least {self.players} "
+                f"bots, got {len(self.bots)}"
+            )
+        self.max_games = check_max_games(max_games, self.players if self.rotate else 1)
+        universe = list(combinations(self.bots, self.players))
+        self.tables_total = len(universe)
+        self._pairings, self.subset = fixed_schedule(
+            universe,
+            dict.fromkeys(self.bots, 0),
+            rounds=self.rounds,
+            rotate=self.rotate,
+            max_games=self.max_games,
+            seed=self.seed,
+            kind=KIND,
+        )
+
+    def pairings(self) -> list[Pairing]:
+        """The whole schedule (what the first ``next_round`` returns)."""
+        return list(self._pairings)
+
+    def next_round(self, finished: Sequence[GameOutcome]) -> list[Pairing] | None:
+        """Every game while none has finished, otherwise None (the schedule is one round)."""
+        return None if finished else list(self._pairings)
+
+    def describe(self) -> str:
+        """E.g. "round-robin, 7 bots, 4-player tables, 35 tables x 4 rotations = 140 games";
+        for a subset, how many tables of how many and the spread of games and meetings."""
+        head = f"{KIND}, {len(self.bots)} bots, {self.players}-player tables"
+        tables = self._pairings[-1].table
+        if not self.subset:
+            label = f"{tables} tables"
+            if self.rounds > 1:
+                label = f"{self.rounds} rounds x {self.tables_total} tables"
+            return f"{head}, {shape_text(label, self.players, self.rotate, len(self._pairings))}"
+        label = (
+            f"balanced subset: {tables} of {self.rounds * self.tables_total} tables "
+            f"(max_games {self.max_games})"
+        )
+        shape = shape_text(label, self.players, self.rotate, len(self._pairings))
+        per_bot, per_pair = bot_and_pair_counts(self._pairings)
+        meetings = [per_pair.get(frozenset(p), 0) for p in combinations(self.bots, 2)]
+        return (
+            f"{head}, {shape}; "
+            f"games per bot {spread(per_bot.get(b, 0) for b in self.bots)}; "
+            f"meetings per pair {spread(meetings)}"
+        )

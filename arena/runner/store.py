@@ -1,0 +1,188 @@
+"""The tournament journal: one SQLite file, the single source of truth of a tournament.
+
+It holds the configuration's identity, every pairing ever issued (so a resumed run never
+re-pairs), and every finished game's outcome, each committed in its own transaction before
+the runner takes the next result. The database runs in WAL mode with full synchronisation, so
+a runner killed at any moment (SIGKILL included) loses no committed game, and readers such as
+``arena standings`` can read it while a run is writing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.runner.schedule.base import GameOutcome, Pairing
+
+SCHEMA_VERSION = 1
+JOURNAL = "journal.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pairings (
+    game_id  TEXT PRIMARY KEY,
+    idx      INTEGER NOT NULL UNIQUE,
+    round    INTEGER NOT NULL,
+    tbl      INTEGER NOT NULL,
+    bots     TEXT NOT NULL,
+    seed     INTEGER NOT NULL,
+    status   TEXT NOT NULL DEFAULT 'scheduled' CHECK (status IN ('scheduled', 'done')),
+    voids    INTEGER NOT NULL DEFAULT 0,
+    last_void TEXT
+);
+CREATE TABLE IF NOT EXISTS results (
+    game_id      TEXT PRIMARY KEY REFERENCES pairings(game_id),
+    idx          INTEGER NOT NULL UNIQUE,
+    scores       TEXT NOT NULL,
+    ranks        TEXT NOT NULL,
+    terminations TEXT NOT NULL,
+    details      TEXT NOT NULL,
+    record       TEXT NOT NULL,
+    duration_s   REAL NOT NULL,
+    finished_at  REAL NOT NULL
+);
+"""
+
+
+class JournalError(RuntimeError):
+    """The journal cannot be used for this tournament (a different configuration, a newer
+    format, a damaged file)."""
+
+
+class Journal:
+    """Read and write one tournament's journal."""
+
+    def __init__(self, path: str | Path, readonly: bool = False) -> None:
+        self.path = Path(path)
+        if readonly:
+            if not self.path.is_file():
+                raise JournalError(f"{self.path}: no journal here")
+            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(_SCHEMA)
+        self.db.row_factory = sqlite3.Row
+
+    def close(self) -> None:
+        self.db.close()
+
+    # ------------------------------------------------------------------ identity
+    def meta(self) -> dict[str, Any]:
+        rows = self.db.execute("SELECT key, value FROM meta").fetchall()
+        return {r["key"]: json.loads(r["value"]) for r in rows}
+
+    def bind(self, identity: dict[str, Any], describe: str) -> bool:
+        """Tie the journal to a tournament. Returns True if it already held this tournament
+        (a resume); raises JournalError naming what differs if it held another one."""
+        meta = self.meta()
+        if not meta:
+            with self._tx():
+                for key, value in (
+                    ("schema_version", SCHEMA_VERSION),
+                    ("identity", identity),
+                    ("schedule", describe),
+                    ("created_at", time.time()),
+                ):
+                    self.db.execute("INSERT INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+            return False
+        if meta.get("schema_version") != SCHEMA_VERSION:
+            raise JournalError(f"{self.path}: journal format {meta.get('schema_version')} is "
+                               f"not {SCHEMA_VERSION}")
+        old = meta.get("identity", {})
+        differ = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
+        if differ:
+            raise JournalError(
+                f"{self.path} belongs to a tournament that differs in: {', '.join(differ)}. "
+                "Resume with the same file, or choose another output folder."
+            )
+        return True
+
+    # ------------------------------------------------------------------ pairings
+    def add_pairings(self, pairings: Sequence[Pairing]) -> None:
+        """Record issued pairings, all or none."""
+        with self._tx():
+            self.db.executemany(
+                "INSERT INTO pairings (game_id, idx, round, tbl, bots, seed) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(p.game_id, p.index, p.round, p.table, json.dumps(p.bots), p.seed)
+                 for p in pairings],
+            )
+
+    def pairings(self, status: str | None = None) -> list[Pairing]:
+        sql = "SELECT * FROM pairings" + (" WHERE status = ?" if status else "") + " ORDER BY idx"
+        rows = self.db.execute(sql, (status,) if status else ()).fetchall()
+        return [Pairing(r["game_id"], r["idx"], r["round"], r["tbl"],
+                        tuple(json.loads(r["bots"])), r["seed"]) for r in rows]
+
+    def record_void(self, game_id: str, reason: str) -> int:
+        """Count a void attempt of a game; returns how many it has had."""
+        with self._tx():
+            self.db.execute(
+                "UPDATE pairings SET voids = voids + 1, last_void = ? WHERE game_id = ?",
+                (reason, game_id),
+            )
+            row = self.db.execute("SELECT voids FROM pairings WHERE game_id = ?",
+                                  (game_id,)).fetchone()
+        return int(row["voids"])
+
+    def void_count(self) -> int:
+        row = self.db.execute("SELECT COALESCE(SUM(voids), 0) AS n FROM pairings").fetchone()
+        return int(row["n"])
+
+    # ------------------------------------------------------------------ results
+    def record_result(
+        self, outcome: GameOutcome, details: list[str], record: str, duration_s: float
+    ) -> None:
+        """Commit a finished game (its pairing becomes done) in one transaction."""
+        with self._tx():
+            self.db.execute(
+                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (outcome.game_id, outcome.index, json.dumps(outcome.scores),
+                 json.dumps(outcome.ranks), json.dumps(outcome.terminations),
+                 json.dumps(details), record, duration_s, time.time()),
+            )
+            self.db.execute("UPDATE pairings SET status = 'done' WHERE game_id = ?",
+                            (outcome.game_id,))
+
+    def outcomes(self) -> list[GameOutcome]:
+        rows = self.db.execute(
+            "SELECT p.game_id, p.idx, p.round, p.tbl, p.bots, p.seed, r.scores, r.ranks, "
+            "r.terminations FROM results r JOIN pairings p USING (game_id) ORDER BY p.idx"
+        ).fetchall()
+        return [
+            GameOutcome(r["game_id"], r["idx"], r["round"], r["tbl"],
+                        tuple(json.loads(r["bots"])), r["seed"],
+                        tuple(json.loads(r["scores"])), tuple(json.loads(r["ranks"])),
+                        tuple(json.loads(r["terminations"])))
+            for r in rows
+        ]
+
+    def failure_details(self) -> Iterable[tuple[str, list[str]]]:
+        for r in self.db.execute("SELECT game_id, details FROM results ORDER BY idx"):
+            yield r["game_id"], json.loads(r["details"])
+
+    def _tx(self) -> _Transaction:
+        return _Transaction(self.db)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT (or ROLLBACK on error) on an autocommit connection."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")

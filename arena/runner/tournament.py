@@ -1,0 +1,212 @@
+"""The tournament loop: schedule -> execute -> record -> rate -> display, resumable.
+
+The journal is the single source of truth. On start the loop binds the journal to the
+configuration (a different tournament in the same folder is refused), rebuilds the ratings from
+the finished games, and replays any game that was issued but not finished. Each finished game is
+committed before the next result is taken; ratings are applied in the games' index order, so the
+final standings of an interrupted and resumed run equal those of an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.runner.config import TournamentConfig
+from arena.runner.executor import Executor, GameJob, JobResult, LocalExecutor, record_file
+from arena.runner.live import Snapshot
+from arena.runner.outputs import write_standings
+from arena.runner.ratings import FAILURE_KINDS, RatingTracker, Standings
+from arena.runner.schedule import make_scheduler
+from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
+from arena.runner.store import JOURNAL, Journal
+
+RECENT = 8
+
+
+class TournamentError(RuntimeError):
+    """The run cannot go on (a game void too many times, a worker lost); finished games stay
+    in the journal and the run can be resumed."""
+
+
+@dataclass
+class StopRequest:
+    """Set from a signal handler: 1 = finish the games in progress, then stop; 2 = abandon
+    them now (their bots are killed; they are replayed on resume)."""
+
+    level: int = 0
+
+    def escalate(self) -> int:
+        self.level = min(2, self.level + 1)
+        return self.level
+
+
+@dataclass
+class TournamentResult:
+    standings: Standings
+    complete: bool
+    games_done: int
+    games_total: int
+    outputs: list[Path] = field(default_factory=list)
+
+
+def make_tournament_scheduler(config: TournamentConfig) -> Scheduler:
+    names = config.bot_names
+    return make_scheduler(
+        config.format, names, config.players, config.seed, config.rounds,
+        config.seat_rotation, config.max_games, config.candidates,
+    )
+
+
+class Tournament:
+    """One run of a tournament (fresh or resumed)."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        executor_factory: Callable[[int], Executor] = LocalExecutor,
+        on_snapshot: Callable[[Snapshot], None] | None = None,
+        stop: StopRequest | None = None,
+    ) -> None:
+        self.config = config
+        self.folder = config.output
+        self.executor_factory = executor_factory
+        self.on_snapshot = on_snapshot
+        self.stop = stop or StopRequest()
+        self.scheduler = make_tournament_scheduler(config)
+        self.journal = Journal(self.folder / JOURNAL)
+        self.resumed = self.journal.bind(config.identity(), self.scheduler.describe())
+        self.tracker = RatingTracker(config.bot_names)
+        self.failures = dict.fromkeys(FAILURE_KINDS, 0)
+        self.recent: collections.deque[GameOutcome] = collections.deque(maxlen=RECENT)
+        self.done = 0
+        for outcome in self.journal.outcomes():
+            self._count(outcome)
+        self.issued = len(self.journal.pairings())
+        self.started = time.monotonic()
+        self.in_flight: dict[str, tuple[Pairing, float]] = {}
+        self.voids = self.journal.void_count()
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _count(self, outcome: GameOutcome) -> None:
+        self.done += 1
+        self.tracker.add(outcome)
+        self.recent.appendleft(outcome)
+        for reason in outcome.terminations:
+            if reason in self.failures:
+                self.failures[reason] += 1
+
+    def _job(self, p: Pairing) -> GameJob:
+        folders = {b.name: str(b.folder) for b in self.config.bots}
+        return GameJob(
+            pairing=p, game=self.config.game, bot_folders=folders,
+            time_control=self.config.time_control.to_dict(),
+            record_path=str(record_file(self.folder, p.game_id)),
+            log_dir=str(self.folder / "logs"),
+        )
+
+    def _finish(self, p: Pairing, r: JobResult) -> None:
+        assert r.summary is not None
+        outcome = GameOutcome(
+            p.game_id, p.index, p.round, p.table, p.bots, p.seed,
+            tuple(r.summary["scores"]), tuple(r.summary["ranks"]),
+            tuple(r.summary["terminations"]),
+        )
+        record = str(record_file(self.folder, p.game_id).relative_to(self.folder))
+        self.journal.record_result(outcome, r.summary["details"], record, r.duration_s)
+        self._count(outcome)
+
+    def snapshot(self) -> Snapshot:
+        now = time.monotonic()
+        return Snapshot(
+            name=self.config.name,
+            game=self.config.game,
+            format=self.config.format,
+            standings=self.tracker.standings(),
+            games_done=self.done,
+            games_total=self.issued,
+            in_progress=[(gid, p.bots, now - t) for gid, (p, t) in self.in_flight.items()],
+            recent=list(self.recent),
+            failures=dict(self.failures),
+            elapsed_s=now - self.started,
+            void_retries=self.voids,
+            schedule=self.scheduler.describe(),
+            stopping=self.stop.level > 0,
+        )
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> TournamentResult:
+        queue: list[Pairing] = self.journal.pairings("scheduled")
+        executor = self.executor_factory(self.config.concurrency)
+        abandon = True
+        last_view = 0.0
+        try:
+            while True:
+                while queue and len(self.in_flight) < executor.capacity and not self.stop.level:
+                    p = queue.pop(0)
+                    executor.submit(self._job(p))
+                    self.in_flight[p.game_id] = (p, time.monotonic())
+                if not self.in_flight:
+                    if self.stop.level:
+                        break
+                    if queue:
+                        continue
+                    nxt = self.scheduler.next_round(self.journal.outcomes())
+                    if not nxt:
+                        break
+                    self.journal.add_pairings(nxt)
+                    self.issued += len(nxt)
+                    queue = list(nxt)
+                    continue
+                if self.stop.level >= 2:
+                    break
+                for r in executor.poll(0.2):
+                    p, _ = self.in_flight.pop(r.game_id)
+                    if r.status == "done":
+                        self._finish(p, r)
+                        continue
+                    self.voids += 1
+                    count = self.journal.record_void(p.game_id, r.reason)
+                    if count > self.config.void_retries:
+                        kind = "void" if r.status == "void" else "failed in the runner"
+                        raise TournamentError(
+                            f"game {p.game_id} ({', '.join(p.bots)}) {kind} {count} times; "
+                            f"last: {r.reason.strip().splitlines()[-1] if r.reason else '?'}"
+                        )
+                    queue.insert(0, p)
+                now = time.monotonic()
+                if self.on_snapshot is not None and now - last_view >= 0.25:
+                    self.on_snapshot(self.snapshot())
+                    last_view = now
+            abandon = self.stop.level >= 2
+        finally:
+            executor.shutdown(abandon=abandon)
+        return self._conclude()
+
+    def _conclude(self) -> TournamentResult:
+        standings = self.tracker.standings()
+        total = len(self.journal.pairings())
+        done = len(self.journal.pairings("done"))
+        complete = done == total and not self.in_flight and not self.stop.level
+        if complete and self.scheduler.next_round(self.journal.outcomes()):
+            complete = False  # a Swiss round is still to come (stopped between rounds)
+        meta: dict[str, Any] = {
+            "name": self.config.name,
+            "game": self.config.game,
+            "format": self.config.format,
+            "players": self.config.players,
+            "schedule": self.scheduler.describe(),
+            "seed": self.config.seed,
+            "games": done,
+            "complete": complete,
+            "void_retries": self.voids,
+        }
+        outputs = write_standings(self.folder, standings, meta)
+        if self.on_snapshot is not None:
+            self.on_snapshot(self.snapshot())
+        self.journal.close()
+        return TournamentResult(standings, complete, done, total, outputs)

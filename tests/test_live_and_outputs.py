@@ -1,0 +1,177 @@
+"""The live view (a pure render of a snapshot) and the standings files."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from arena.runner.live import Snapshot, format_duration, plain_line, render
+from arena.runner.outputs import CSV_COLUMNS, write_standings
+from arena.runner.ratings import FAILURE_KINDS, Standings, compute_standings
+from arena.runner.schedule.base import GameOutcome
+
+BOTS = ("greedy-py", "random-py", "slowpoke")
+
+
+def game(index: int, bots: tuple[str, ...], ranks: tuple[int, ...], scores: tuple[int, ...],
+         terminations: tuple[str, ...] | None = None) -> GameOutcome:
+    return GameOutcome(
+        game_id=f"r1-t{index}", index=index, round=1, table=index, bots=bots, seed=100 + index,
+        scores=scores, ranks=ranks, terminations=terminations or ("ok",) * len(bots),
+    )
+
+
+GAMES = [
+    game(0, ("greedy-py", "random-py", "slowpoke"), (1, 2, 3), (61, 40, 12),
+         ("ok", "ok", "timeout")),
+    game(1, ("random-py", "slowpoke", "greedy-py"), (2, 3, 1), (38, 20, 55)),
+    game(2, ("slowpoke", "greedy-py", "random-py"), (3, 1, 2), (9, 70, 44),
+         ("crash", "ok", "ok")),
+    game(3, ("greedy-py", "random-py"), (1, 2), (48, 47)),
+]
+
+
+@pytest.fixture
+def standings() -> Standings:
+    return compute_standings(BOTS, GAMES)
+
+
+def snapshot(standings: Standings, **changes: object) -> Snapshot:
+    fields: dict[str, object] = {
+        "name": "demo-cup",
+        "game": "stoneage",
+        "format": "round-robin",
+        "standings": standings,
+        "games_done": 12,
+        "games_total": 140,
+        "in_progress": [("r2-t7", ("random-py", "greedy-py"), 3.2)],
+        "recent": list(reversed(GAMES)),
+        "failures": standings.failure_totals(),
+        "elapsed_s": 6.0,
+        "void_retries": 0,
+        "schedule": "round-robin of 3 bots, tables of 3, every rotation",
+        "stopping": False,
+    }
+    fields.update(changes)
+    return Snapshot(**fields)  # type: ignore[arg-type]
+
+
+def printed(renderable: object) -> str:
+    console = Console(record=True, width=120, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_render_shows_bots_counts_progress_and_eta_through_rich(standings: Standings) -> None:
+    text = printed(render(snapshot(standings)))
+    for name in BOTS:
+        assert name in text
+    assert "demo-cup" in text and "stoneage" in text and "round-robin of 3 bots" in text
+    # 6 s for 12 games -> 0.5 s a game, 128 games left -> 64 s
+    assert "12/140 8.6% eta 1m04s" in text
+    assert "r2-t7" in text and "random-py · greedy-py" in text and "3s" in text
+    assert "r1-t3" in text and "✗timeout" in text
+    assert "timeout 1" in text and "crash 1" in text and "void retries 0" in text
+    leader = standings.bots[0]
+    assert leader.name == "greedy-py"
+    assert f"{leader.mu:.1f}±{leader.sigma:.1f}" in text
+    assert f"{leader.conservative:.1f}" in text
+    lines = [ln for ln in text.splitlines() if ln.lstrip().startswith("1 ")]
+    assert lines and "greedy-py" in lines[0] and " 4 " in lines[0]  # rank 1, 4 games, 4 wins
+    assert "Stopping" not in text
+
+
+def test_render_is_a_pure_function_of_the_snapshot(standings: Standings) -> None:
+    snap = snapshot(standings)
+    assert printed(render(snap)) == printed(render(snap))
+
+
+def test_render_handles_an_unknown_total_a_fresh_start_and_a_stop(standings: Standings) -> None:
+    text = printed(render(snapshot(standings, games_total=None, stopping=True, void_retries=2)))
+    assert "12/?" in text
+    assert "Stopping" in text
+    assert "void retries 2" in text
+    empty = compute_standings(BOTS, [])
+    text = printed(render(snapshot(empty, games_done=0, in_progress=[], recent=[],
+                                   failures={}, elapsed_s=0.0)))
+    assert "0/140 0.0% eta --" in text
+    assert "none yet" in text
+    for name in BOTS:
+        assert name in text
+
+
+def test_plain_line_gives_progress_leader_and_nonzero_failures(standings: Standings) -> None:
+    leader = standings.bots[0]
+    line = plain_line(snapshot(standings))
+    assert line == (f"[12/140] 8.6% eta 1m04s | leader greedy-py {leader.conservative:.1f} | "
+                    "failures: timeout 1 crash 1 | running 1")
+    empty = compute_standings(BOTS, [])
+    line = plain_line(snapshot(empty, games_done=0, games_total=None, in_progress=[],
+                               failures={}, void_retries=3, stopping=True))
+    assert line == "[0/?] | leader - | failures: none | void retries 3 | stopping"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0, "0s"), (44.6, "45s"), (62, "1m02s"), (3599, "59m59s"), (7500, "2h05m"), (-3, "0s")],
+)
+def test_durations_are_short_and_readable(seconds: float, text: str) -> None:
+    assert format_duration(seconds) == text
+
+
+META = {"name": "demo-cup", "game": "stoneage", "format": "round-robin",
+        "schedule": "round-robin of 3 bots", "seed": 1234, "games": 4, "complete": True}
+
+
+def test_write_standings_writes_three_files_matching_the_standings(
+        tmp_path: Path, standings: Standings) -> None:
+    folder = tmp_path / "leaderboards" / "demo-cup"
+    paths = write_standings(folder, standings, META)
+    assert [p.name for p in paths] == ["standings.json", "standings.csv", "standings.md"]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in paths)  # no temps
+
+    doc = json.loads((folder / "standings.json").read_text())
+    assert doc["meta"] == META
+    assert doc["standings"] == standings.to_dict()
+
+    with (folder / "standings.csv").open(newline="") as f:
+        reader = csv.DictReader(f)
+        assert tuple(reader.fieldnames or ()) == CSV_COLUMNS
+        rows = list(reader)
+    assert [r["bot"] for r in rows] == [b.name for b in standings.bots]
+    for rank, (row, b) in enumerate(zip(rows, standings.bots, strict=True), start=1):
+        assert int(row["rank"]) == rank
+        assert float(row["mu"]) == pytest.approx(b.mu, abs=1e-4)
+        assert float(row["sigma"]) == pytest.approx(b.sigma, abs=1e-4)
+        assert float(row["conservative"]) == pytest.approx(b.conservative, abs=1e-4)
+        assert (int(row["games"]), int(row["wins"])) == (b.games, b.wins)
+        assert float(row["mean_rank"]) == pytest.approx(b.mean_rank, abs=1e-4)
+        assert float(row["mean_score_se"]) == pytest.approx(b.mean_score_se, abs=1e-4)
+        assert {k: int(row[k]) for k in FAILURE_KINDS} == b.failures
+    assert rows[-1]["bot"] == "slowpoke" and rows[-1]["timeout"] == "1"
+
+    md = (folder / "standings.md").read_text()
+    assert "| Rank | Bot | Conservative | Mu | Sigma | Games | Wins |" in md
+    for b in standings.bots:
+        assert f"| {b.name} |" in md
+    assert "demo-cup" in md and "Master seed: 1234" in md and "round-robin of 3 bots" in md
+    assert "## Head to head" in md and "## Seats" in md
+    h = standings.head_to_head("greedy-py", "slowpoke")
+    assert f"{h.wins}-{h.losses}-{h.draws}" == "3-0-0"
+    assert "| **greedy-py** | — | 4-0-0 | 3-0-0 |" in md
+    assert "| 0 | 4 | 2 | 50.0% |" in md  # seat 0: greedy won games 0 and 3
+
+
+def test_write_standings_replaces_earlier_files(tmp_path: Path, standings: Standings) -> None:
+    write_standings(tmp_path, compute_standings(BOTS, GAMES[:1]), {**META, "games": 1})
+    write_standings(tmp_path, standings, META)
+    doc = json.loads((tmp_path / "standings.json").read_text())
+    assert doc["meta"]["games"] == 4
+    assert doc["standings"]["games"] == 4
+    assert len((tmp_path / "standings.csv").read_text().splitlines()) == 1 + len(BOTS)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "standings.csv", "standings.json", "standings.md"]
