@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from typing import Any
@@ -104,8 +105,6 @@ def bench_protocol(game: Game, games: int, seed: int) -> dict[str, Any]:
     otherwise swing by a factor of two with where the scheduler happens to place the two
     processes, which would swamp the protocol's own cost that this benchmark compares.
     """
-    import os
-
     original = os.sched_getaffinity(0)
     core = min(original)
     os.sched_setaffinity(0, {core})
@@ -193,3 +192,131 @@ def _bench_protocol_pinned(game: Game, games: int, seed: int) -> dict[str, Any]:
         "bare_median_ms": round(bare, 4),
         "ratio": round(ref / bare, 2),
     }
+
+
+def _rss_mb(pid: int, field: str = "VmRSS") -> float:
+    """Resident memory of a process in MB from /proc (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _pss_mb(pid: int) -> float:
+    """Proportional set size in MB: shared pages split between the processes sharing them."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def bench_tournament(games: int, seed: int) -> dict[str, Any]:
+    """The same small round-robin of random SDK bots at concurrency 1 and at one game per core,
+    timed in one run; then at 8 games in flight, with the runner's memory sampled.
+
+    Memory: the runner process's peak RSS, and the peak of runner + game workers (PSS, so
+    pages the forked workers share are counted once); bot processes are not the runner's.
+    """
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    from arena.runner.config import parse_config
+    from arena.runner.tournament import Tournament
+
+    cores = len(os.sched_getaffinity(0))
+    per_round = 3 * 2  # three 2-player tables, two rotations each
+    rounds = max(1, round(games / per_round))
+
+    def run(folder: Path, concurrency: int) -> tuple[float, int]:
+        bots = []
+        for name in ("random-a", "random-b", "random-c"):
+            bot = folder / "bots" / name
+            bot.mkdir(parents=True, exist_ok=True)
+            (bot / "bot.toml").write_text(
+                f'name = "{name}"\nversion = "1.0"\nlanguage = "python"\n'
+                'command = ["{python}", "-m", "arena.protocol.reference_bot"]\n'
+            )
+            bots.append({"path": str(bot)})
+        data = {
+            "name": f"bench-{concurrency}", "game": "stoneage", "format": "round-robin",
+            "players": 2, "rounds": rounds, "seed": seed, "concurrency": concurrency,
+            "output": str(folder / "out"), "bots": bots,
+        }
+        config = parse_config(data, folder / "bench.toml")
+        t0 = time.perf_counter()
+        result = Tournament(config).run()
+        return time.perf_counter() - t0, result.games_done
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        base = Path(tmp)
+        serial_s, n = run(base / "serial", 1)
+        parallel_s, n2 = run(base / "parallel", cores)
+
+        peak = {"runner_rss": 0.0, "total_pss": 0.0}
+        done = threading.Event()
+        me = os.getpid()
+
+        def sample() -> None:
+            while not done.is_set():
+                kids = _children(me)
+                peak["runner_rss"] = max(peak["runner_rss"], _rss_mb(me))
+                total = _pss_mb(me) + sum(_pss_mb(k) for k in kids if _is_python_worker(k))
+                peak["total_pss"] = max(peak["total_pss"], total)
+                time.sleep(0.05)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        try:
+            run(base / "eight", 8)
+        finally:
+            done.set()
+            sampler.join()
+
+    return {
+        "games": n,
+        "cores": cores,
+        "serial_games_per_minute": round(n / serial_s * 60, 1),
+        "parallel_games_per_minute": round(n2 / parallel_s * 60, 1),
+        "ratio": round((n2 / parallel_s) / (n / serial_s), 2),
+        "runner_peak_rss_mb_8_in_flight": round(peak["runner_rss"], 1),
+        "runner_and_workers_peak_pss_mb_8_in_flight": round(peak["total_pss"], 1),
+    }
+
+
+def _children(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (from /proc)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            ppid = int(stat[stat.rfind(")") + 2 :].split()[1])
+            parents.setdefault(ppid, []).append(int(entry))
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _is_python_worker(pid: int) -> bool:
+    """True for the runner's fork server and game workers, false for bot processes (which run
+    in sessions of their own)."""
+    try:
+        return os.getsid(pid) == os.getsid(0)
+    except OSError:
+        return False

@@ -400,3 +400,33 @@ def standings(
         return
     out.print(standings_table(table, title=f"{meta['identity']['name']}: {len(outcomes)} of "
                                            f"{total} games issued so far"))
+
+
+@bench_app.command("tournament")
+def bench_tournament_cmd(
+    games_: Annotated[int, typer.Option("--games", "-g", help="Games per run.")] = 48,
+    seed: Annotated[int, typer.Option()] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """A small tournament of random bots at concurrency 1 and at one game per core: games per
+    minute for both and their ratio; and the runner's memory with 8 games in flight."""
+    from arena.bench import bench_tournament
+
+    if games_ < 6:
+        _fail("--games must be at least 6")
+    figures = bench_tournament(games_, seed)
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    table = Table(title=f"tournament benchmark: {figures['games']} games of random bots")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    table.add_row("games per minute, concurrency 1", f"{figures['serial_games_per_minute']:,.1f}")
+    table.add_row(f"games per minute, concurrency {figures['cores']} (cores)",
+                  f"{figures['parallel_games_per_minute']:,.1f}")
+    table.add_row("ratio", f"{figures['ratio']:.2f}", style="bold")
+    table.add_row("runner peak RSS, 8 games in flight",
+                  f"{figures['runner_peak_rss_mb_8_in_flight']:.0f} MB")
+    table.add_row("runner + workers peak PSS, 8 games in flight",
+                  f"{figures['runner_and_workers_peak_pss_mb_8_in_flight']:.0f} MB")
+    out.print(table)

@@ -163,7 +163,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     output = Path("leaderboards") / name
     if "output" in data:
         output = Path(text("output"))
-        output = output if output.is_absolute() else base / output
+        output = Path(os.path.normpath(output if output.is_absolute() else base / output))
 
     raw_tc = data.get("time_control", {})
     if not isinstance(raw_tc, dict):
@@ -183,7 +183,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         ):
             raise fail(f"bots[{i}]", "must be a table with exactly one string field 'path'")
         folder = Path(entry["path"])
-        folder = folder if folder.is_absolute() else base / folder
+        folder = Path(os.path.normpath(folder if folder.is_absolute() else base / folder))
         try:
             bots.append(BotManifest.load(folder))
         except ManifestError as exc:
