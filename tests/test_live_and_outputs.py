@@ -175,3 +175,18 @@ def test_write_standings_replaces_earlier_files(tmp_path: Path, standings: Stand
     assert len((tmp_path / "standings.csv").read_text().splitlines()) == 1 + len(BOTS)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "standings.csv", "standings.json", "standings.md"]
+
+
+def test_standings_files_get_the_usual_permissions_not_private_ones(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from arena.runner.outputs import write_standings
+    from arena.runner.ratings import compute_standings
+
+    umask = os.umask(0o022)
+    try:
+        paths = write_standings(tmp_path, compute_standings(["a", "b"], []), {"name": "t"})
+    finally:
+        os.umask(umask)
+    assert [stat.S_IMODE(p.stat().st_mode) for p in paths] == [0o644] * 3
