@@ -20,6 +20,7 @@ started die with it. Processes are only ever stopped by their own process group 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import re
 import resource
@@ -122,7 +123,10 @@ class BotManifest:
 
 
 def _limit_self(limits: Limits) -> None:
-    """Runs in the child between fork and exec: apply the resource limits."""
+    """Runs in the child between fork and exec: apply the resource limits, and (Linux) ask for
+    SIGKILL if the process that started the bot dies without killing it first."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     mem = limits.memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))

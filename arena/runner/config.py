@@ -125,12 +125,16 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
 
     def text(field: str, default: str | None = None) -> str:
         value = data.get(field, default)
+        if value is None:
+            raise fail(field, "is required (a string)")
         if not isinstance(value, str) or not value.strip():
             raise fail(field, "must be a non-empty string")
         return value
 
     def whole(field: str, low: int, high: int | None = None, default: int | None = None) -> int:
         value = data.get(field, default)
+        if value is None:
+            raise fail(field, "is required (a whole number)")
         if type(value) is not int:
             raise fail(field, f"must be a whole number, got {value!r}")
         if value < low or (high is not None and value > high):
@@ -213,9 +217,18 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     elif len(bots) < players:
         raise fail("bots", f"{len(bots)} bots cannot fill a table of {players}")
 
-    return TournamentConfig(
+    config = TournamentConfig(
         name=name, game=game_name, format=fmt, players=players, rounds=rounds,
         max_games=max_games, seat_rotation=rotation, seed=seed, concurrency=concurrency,
         output=output, void_retries=void_retries, candidates=candidates,
         time_control=time_control, bots=tuple(bots), source=file,
     )
+    # The schedule itself must be possible (e.g. max_games holds at least one table's games).
+    from arena.runner.schedule import make_scheduler
+
+    try:
+        make_scheduler(fmt, tuple(names), players, seed, rounds, rotation, max_games,
+                       candidates)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    return config

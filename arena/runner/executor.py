@@ -5,20 +5,22 @@ same four methods without the scheduler or the tournament loop changing.
 A job is plain data (the pairing, the bots' folders, the time control, where to write the
 record); a worker plays it with :func:`arena.runner.referee.play_game`, writes the game record
 atomically, and sends back a small :class:`JobResult`. Workers ignore SIGINT (the tournament
-decides what Ctrl-C means); SIGTERM makes a worker kill its game's bots and exit.
+decides what Ctrl-C means); SIGTERM makes a worker kill its game's bots and exit, and so does
+the runner's death, however it dies (a lifeline pipe).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import multiprocessing as mp
 import os
 import queue
 import signal
+import threading
 import time
 import traceback
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -98,18 +100,22 @@ def _on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _die_with_parent() -> None:
-    """Linux: SIGTERM when our parent dies. A worker's parent is the fork server, which exits
-    when the runner does (even by SIGKILL), so the worker then stops its game and its bots."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+def _watch_lifeline(lifeline: Connection) -> None:
+    """Wait for the runner to die: only the runner holds the write end of the lifeline, so
+    EOF means it is gone (even by SIGKILL). Then stop this worker like a SIGTERM would: the
+    game in progress kills its bots on the way out."""
+    with contextlib.suppress(EOFError, OSError):
+        while True:
+            lifeline.recv()
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _worker(jobs: mp.Queue[GameJob | None], results: mp.Queue[JobResult]) -> None:
+def _worker(
+    jobs: mp.Queue[GameJob | None], results: mp.Queue[JobResult], lifeline: Connection
+) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
-    _die_with_parent()
+    threading.Thread(target=_watch_lifeline, args=(lifeline,), daemon=True).start()
     while True:
         job = jobs.get()
         if job is None:
@@ -125,8 +131,10 @@ class LocalExecutor:
         ctx.set_forkserver_preload(["arena.runner.referee", "arena.runner.executor"])
         self._jobs: mp.Queue[GameJob | None] = ctx.Queue()
         self._results: mp.Queue[JobResult] = ctx.Queue()
+        # The write end stays here alone; workers see EOF on the read end when we die.
+        lifeline, self._lifeline = ctx.Pipe(duplex=False)
         self._procs = [
-            ctx.Process(target=_worker, args=(self._jobs, self._results), daemon=True)
+            ctx.Process(target=_worker, args=(self._jobs, self._results, lifeline), daemon=True)
             for _ in range(workers)
         ]
         for proc in self._procs:

@@ -87,10 +87,11 @@ class BotStanding:
     ``mu``/``sigma`` are its TrueSkill rating over the ``rated_games`` it played among the
     contiguous prefix of game indices; ``conservative`` is ``mu - 3 * sigma``. The other
     numbers count every added game (``games``). ``wins`` counts games it finished first in,
-    a shared first place included. ``mean_rank`` (1 = best) and ``mean_score`` are None
-    before its first game; their standard errors (sample standard deviation / sqrt(games))
-    are None before its second. ``failures`` maps every kind of :data:`FAILURE_KINDS` to the
-    number of games in which this bot's seat ended with that termination reason.
+    a shared first place included, without a failure of its own. ``mean_rank`` (1 = best) and
+    ``mean_score`` are None before its first game; their standard errors (sample standard
+    deviation / sqrt(games)) are None before its second. ``failures`` maps every kind of
+    :data:`FAILURE_KINDS` to the number of games in which this bot's seat ended with that
+    termination reason.
     """
 
     name: str
@@ -316,9 +317,11 @@ class RatingTracker:
             self._seats.append([0, 0])
         for s, bot in enumerate(o.bots):
             rank, score = o.ranks[s], o.scores[s]
+            # A forfeited seat never wins, even when every seat failed and all share rank 1.
+            won = rank == 1 and o.terminations[s] == OK
             t = self._tally[bot]
             t.games += 1
-            t.wins += rank == 1
+            t.wins += won
             t.rank_sum += rank
             t.rank_sq += rank * rank
             t.score_sum += score
@@ -326,7 +329,7 @@ class RatingTracker:
             if o.terminations[s] != OK:
                 t.failures[o.terminations[s]] += 1
             self._seats[s][0] += 1
-            self._seats[s][1] += rank == 1
+            self._seats[s][1] += won
             for s2, other in enumerate(o.bots):
                 if s2 == s:
                     continue

@@ -164,7 +164,12 @@ class Tournament:
                     continue
                 if self.stop.level >= 2:
                     break
-                for r in executor.poll(0.2):
+                try:
+                    results = executor.poll(0.2)
+                except RuntimeError as exc:
+                    raise TournamentError(f"{exc}; finished games are kept, run again to "
+                                          "resume") from None
+                for r in results:
                     p, _ = self.in_flight.pop(r.game_id)
                     if r.status == "done":
                         self._finish(p, r)
