@@ -38,7 +38,7 @@ SHORT_HANDSHAKE = TimeControl(handshake_ms=1500, decision_ms=400, bank_ms=20000,
                               increment_ms=100, margin_ms=50)
 #: With this seed and seats [random-py, faulty, built-in], the faulty seat (played by the
 #: fallback policy after its failure) wins on points; ranking it last is the referee's doing.
-WINNING_SEED = 3
+WINNING_SEED = 4
 
 
 def random_py() -> BotManifest:

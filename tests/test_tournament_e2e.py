@@ -411,12 +411,16 @@ def try_read_journal(folder: Path) -> JournalView | None:
 
 
 def started_games(folder: Path) -> set[str]:
-    """Games whose bots were launched: the referee opens ``logs/<game id>-seat<n>-<bot>.log``
-    for each seat before it starts the bot."""
-    logs = folder / "logs"
-    if not logs.is_dir():
+    """Games handed out to a worker at least once, as the journal records them."""
+    from arena.runner.store import JOURNAL, Journal
+
+    if not (folder / JOURNAL).is_file():
         return set()
-    return {f.name.split("-seat")[0] for f in logs.glob("*.log")}
+    journal = Journal(folder / JOURNAL, readonly=True)
+    try:
+        return journal.started_ids()
+    finally:
+        journal.close()
 
 
 def read_pid(path: Path) -> int | None:

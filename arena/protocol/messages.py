@@ -44,7 +44,7 @@ REFEREE_MESSAGES: Final[dict[str, dict[str, type]]] = {
     "ping": {"nonce": int},
     "game_start": {
         "game_id": str, "game": str, "rules_version": str, "seat": int, "num_players": int,
-        "time_control": dict, "components": dict,
+        "time_control": dict, "components": dict, "bot_seed": int,
     },
     "request": {
         "game_id": str, "request_id": int, "observation": dict, "legal_actions": list,

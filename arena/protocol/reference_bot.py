@@ -22,6 +22,11 @@ class RandomBot(Bot):
         self.version = version
         self.rng = random.Random(os.environ.get("ARENA_SEED", "0"))
 
+    def on_game_start(self, info: dict[str, Any]) -> None:
+        # A process may serve several games: each game reseeds, so it plays the same whatever
+        # the process played before.
+        self.rng = random.Random(info["bot_seed"])
+
     def choose(
         self, observation: dict[str, Any], legal_actions: list[dict[str, Any]], time_left_ms: int
     ) -> int:

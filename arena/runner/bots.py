@@ -191,6 +191,16 @@ class BotProcess:
             return f"killed by signal {name}"
         return f"exited with status {code}"
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time used so far by the bot's main process (Linux /proc), or None."""
+        try:
+            with open(f"/proc/{self.popen.pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            return None
+        fields = stat[stat.rfind(")") + 2 :].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def kill(self) -> None:
         """Kill the bot's whole process group (SIGKILL), reap the main process, and wait
         (bounded) until no process of the group is still running."""

@@ -24,7 +24,11 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.runner.referee import Stable
 from arena.runner.schedule.base import Pairing
+
+#: Idle bot processes a worker keeps for its next games (one per bot, oldest stopped first).
+KEEP_BOTS_PER_WORKER = 8
 
 
 @dataclass(frozen=True)
@@ -68,8 +72,9 @@ class Executor(Protocol):
         ...
 
 
-def play_job(job: GameJob) -> JobResult:
-    """Play one job in this process (what a worker does)."""
+def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
+    """Play one job in this process (what a worker does). With a ``stable``, bot processes are
+    kept between the jobs of this process."""
     from arena.engine import get_game
     from arena.runner.bots import BotManifest
     from arena.runner.clock import TimeControl
@@ -80,7 +85,8 @@ def play_job(job: GameJob) -> JobResult:
     try:
         bots = [BotManifest.load(job.bot_folders[name]) for name in p.bots]
         record = play_game(get_game(job.game), p.seed, bots,
-                           TimeControl.from_dict(job.time_control), job.log_dir, p.game_id)
+                           TimeControl.from_dict(job.time_control), job.log_dir, p.game_id,
+                           stable)
     except VoidGame as exc:
         return JobResult(p.game_id, "void", str(exc), duration_s=time.monotonic() - t0)
     except Exception:
@@ -116,11 +122,17 @@ def _worker(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
     threading.Thread(target=_watch_lifeline, args=(lifeline,), daemon=True).start()
-    while True:
-        job = jobs.get()
-        if job is None:
-            return
-        results.put(play_job(job))
+    # Bot processes wait here between this worker's games (start-up and handshake are most of
+    # a short game's cost); they are stopped when the worker stops, however it stops.
+    stable = Stable(keep=KEEP_BOTS_PER_WORKER)
+    try:
+        while True:
+            job = jobs.get()
+            if job is None:
+                return
+            results.put(play_job(job, stable))
+    finally:
+        stable.close()
 
 
 class LocalExecutor:

@@ -67,6 +67,101 @@ def fallback_rng(seed: int, seat: int) -> random.Random:
     return random.Random(f"arena/fallback/{seed}/{seat}")
 
 
+def bot_seed(seed: int, seat: int) -> int:
+    """The seed a bot may use for its own randomness in a game (``bot_seed`` of game_start,
+    and ``ARENA_SEED`` of a freshly started bot): a function of game seed and seat."""
+    return (seed * 10 + seat) % (1 << 63)
+
+
+@dataclass
+class _Session:
+    """A live, handshaken bot process kept between games."""
+
+    manifest: BotManifest
+    token: str
+    process: BotProcess
+    identity: bytes
+    log: IO[bytes]
+    games: int = 0
+
+
+class Stable:
+    """The socket bots connect to, and the bot processes kept alive between games.
+
+    A bot process serves one game at a time. With ``keep`` > 0, a bot that finished a game
+    without failing waits here for the next game that seats it, saving its start-up and
+    handshake (most of a short game's cost); at most ``keep`` wait at once (the longest idle is
+    stopped first), and a process is retired after ``max_games`` games or half its CPU-time
+    limit. With ``keep`` = 0 every bot is stopped after its game.
+    """
+
+    def __init__(self, keep: int = 0, max_games: int = 200, bind: bool = True) -> None:
+        self.keep = keep
+        self.max_games = max_games
+        self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        self.sock = self.ctx.socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a vanished bot raises
+        self.sock.setsockopt(zmq.MAXMSGSIZE, 4 * MAX_MESSAGE_BYTES)  # hard memory guard
+        # Waiting is a blocking receive with a timeout (wakes at once when a message comes;
+        # cheaper than polling then receiving), in slices so a dead bot is noticed quickly.
+        self.sock.setsockopt(zmq.RCVTIMEO, POLL_SLICE_MS)
+        self.rcvtimeo = POLL_SLICE_MS
+        self.endpoint = ""
+        if bind:
+            port = self.sock.bind_to_random_port("tcp://127.0.0.1")
+            self.endpoint = f"tcp://127.0.0.1:{port}"
+        self.refused: set[bytes] = set()
+        self.idle: dict[str, _Session] = {}  # by bot name, oldest first
+        self.request_ids = itertools.count(1)  # unique across games: stale answers never match
+        self.launches = 0
+
+    def take(self, name: str) -> _Session | None:
+        """A waiting, still healthy process of bot ``name``, or None."""
+        session = self.idle.pop(name, None)
+        if session is None:
+            return None
+        if session.process.alive() and not self._worn(session):
+            return session
+        self._stop(session)
+        return None
+
+    def _worn(self, session: _Session) -> bool:
+        if session.games >= self.max_games:
+            return True
+        used = session.process.cpu_seconds()
+        return used is not None and used > session.manifest.limits.cpu_seconds / 2
+
+    def put(self, session: _Session) -> None:
+        """Keep a healthy process for a later game (or stop it if none are kept)."""
+        session.games += 1
+        if self.keep <= 0 or session.manifest.name in self.idle:
+            self._stop(session)
+            return
+        self.idle[session.manifest.name] = session
+        while len(self.idle) > self.keep:
+            self._stop(self.idle.pop(next(iter(self.idle))))
+
+    def is_idle(self, identity: bytes) -> bool:
+        return any(s.identity == identity for s in self.idle.values())
+
+    def _stop(self, session: _Session) -> None:
+        with contextlib.suppress(zmq.ZMQError):
+            self.sock.send_multipart(
+                [session.identity, encode({"type": "shutdown", "reason": "retired"})],
+                zmq.NOBLOCK,
+            )
+        session.process.stop(SHUTDOWN_GRACE_S)
+        session.log.close()
+
+    def close(self) -> None:
+        """Stop every waiting bot and close the socket."""
+        while self.idle:
+            self._stop(self.idle.pop(next(iter(self.idle))))
+        self.sock.close(linger=0)
+        self.ctx.term()
+
+
 @dataclass
 class _Seat:
     seat: int
@@ -82,6 +177,8 @@ class _Seat:
     pong_nonce: int | None = None
     ponged: bool = False
     shut_down: bool = False
+    log: IO[bytes] | None = None
+    adopted: bool = False
     rng: random.Random = field(default_factory=random.Random)
 
     @property
@@ -100,6 +197,7 @@ class Referee:
         time_control: TimeControl | None = None,
         log_dir: str | Path | None = None,
         game_id: str | None = None,
+        stable: Stable | None = None,
     ) -> None:
         n = len(bots)
         if not game.min_players <= n <= game.max_players:
@@ -116,27 +214,21 @@ class Referee:
             for s, m in enumerate(bots)
         ]
         self.events: list[str] = []
-        # Only a game with bot processes needs a socket; built-in seats play in-process.
-        self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-        self.sock = self.ctx.socket(zmq.ROUTER)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a vanished bot raises
-        self.sock.setsockopt(zmq.MAXMSGSIZE, 4 * MAX_MESSAGE_BYTES)  # hard memory guard
-        # Waiting is a blocking receive with a timeout (wakes at once when a message comes;
-        # cheaper than polling then receiving), in slices so a dead bot is noticed quickly.
-        self.sock.setsockopt(zmq.RCVTIMEO, POLL_SLICE_MS)
-        self._rcvtimeo = POLL_SLICE_MS
+        # A private stable (nothing kept) unless the caller shares one across games. Only a
+        # game with bot processes needs a bound socket; built-in seats play in-process.
+        self.owns_stable = stable is None
+        self.stable = stable or Stable(keep=0, bind=any(b is not None for b in bots))
+        self.ctx = self.stable.ctx
+        self.sock = self.stable.sock
+        self.endpoint = self.stable.endpoint
+        self.refused = self.stable.refused
         self.received_at = 0.0
         self.by_identity: dict[bytes, _Seat] = {}
-        self.endpoint = ""
-        if any(b is not None for b in bots):
-            port = self.sock.bind_to_random_port("tcp://127.0.0.1")
-            self.endpoint = f"tcp://127.0.0.1:{port}"
-        self.refused: set[bytes] = set()
         self.refusals: list[str] = []
         self.request_id = 0
         self.nonces = itertools.count(1)
-        self._logs: list[IO[bytes]] = []
+        self._games_before: dict[int, int] = {}
+        self.finished = False
         self.state: State | None = None
 
     # ---------------------------------------------------------------- events and failures
@@ -170,12 +262,23 @@ class Referee:
 
     # ---------------------------------------------------------------- launch and handshake
     def launch(self) -> None:
-        """Start every bot process. Raises VoidGame if one cannot be started."""
+        """Start every bot process, or take a waiting one from the stable (it is pinged during
+        the handshake). Raises VoidGame if one cannot be started."""
         for seat in self.seats:
             if seat.manifest is None:
                 continue
+            session = self.stable.take(seat.manifest.name)
+            if session is not None:
+                seat.token, seat.process, seat.log = session.token, session.process, session.log
+                seat.identity, seat.adopted = session.identity, True
+                self.by_identity[session.identity] = seat
+                self._games_before[seat.seat] = session.games
+                seat.pong_nonce = next(self.nonces)
+                self._send(seat, {"type": "ping", "nonce": seat.pong_nonce})
+                continue
             seat.token = secrets.token_hex(16)
-            log = self._open_log(seat)
+            seat.log = self._open_log(seat)
+            self.stable.launches += 1
             try:
                 seat.process = BotProcess(
                     seat.manifest,
@@ -183,23 +286,26 @@ class Referee:
                         "ARENA_ENDPOINT": self.endpoint,
                         "ARENA_TOKEN": seat.token,
                         "ARENA_PROTOCOL": str(PROTOCOL_VERSION),
-                        "ARENA_SEED": str(self.seed * 10 + seat.seat),
+                        "ARENA_SEED": str(bot_seed(self.seed, seat.seat)),
                     },
-                    log,
+                    seat.log,
                 )
             except BotStartError as exc:
                 raise VoidGame(str(exc)) from None
 
     def _open_log(self, seat: _Seat) -> IO[bytes]:
+        """The bot's output file: per game, or per process when processes are kept between
+        games (a kept process goes on writing to the log it started with)."""
         assert seat.manifest is not None
         if self.log_dir is None:
             path = Path(os.devnull)
         else:
             self.log_dir.mkdir(parents=True, exist_ok=True)
-            path = self.log_dir / f"{self.game_id}-seat{seat.seat}-{seat.manifest.name}.log"
-        f = path.open("ab")  # closed in close()
-        self._logs.append(f)
-        return f
+            name = (f"{self.game_id}-seat{seat.seat}-{seat.manifest.name}.log"
+                    if self.stable.keep <= 0 else
+                    f"{seat.manifest.name}-{os.getpid()}-{self.stable.launches}.log")
+            path = self.log_dir / name
+        return path.open("ab")  # closed when the process is stopped
 
     def handshake(self) -> None:
         """Wait for every bot's hello and a pong, within the handshake limit. VoidGame if not."""
@@ -267,9 +373,9 @@ class Referee:
             if wait_ms <= 0:
                 frames = self.sock.recv_multipart(zmq.NOBLOCK)
             else:
-                if wait_ms != self._rcvtimeo:
+                if wait_ms != self.stable.rcvtimeo:
                     self.sock.setsockopt(zmq.RCVTIMEO, wait_ms)
-                    self._rcvtimeo = wait_ms
+                    self.stable.rcvtimeo = wait_ms
                 frames = self.sock.recv_multipart()
         except zmq.Again:
             return None
@@ -279,6 +385,9 @@ class Referee:
         if identity in self.refused:
             return None
         seat = self.by_identity.get(identity)
+        if seat is None and self.stable.is_idle(identity):
+            self.event("ignored a message from a bot waiting for its next game")
+            return None
         if len(frames) != 2:
             if seat is not None:
                 self.fail(seat, PROTOCOL, f"a message must be one frame, got {len(frames) - 1}")
@@ -344,7 +453,7 @@ class Referee:
                     "type": "game_start", "game_id": self.game_id, "game": self.game.name,
                     "rules_version": self.game.rules_version, "seat": seat.seat,
                     "num_players": len(self.seats), "time_control": self.tc.to_dict(),
-                    "components": components,
+                    "components": components, "bot_seed": bot_seed(self.seed, seat.seat),
                 })
         return state
 
@@ -355,7 +464,7 @@ class Referee:
             self.fail(seat, CRASH, seat.process.describe_exit())
             return None
         actions = state.legal_actions()
-        self.request_id += 1
+        self.request_id = next(self.stable.request_ids)
         allowance = seat.clock.allowance_ms()
         payload = encode({
             "type": "request", "game_id": self.game_id, "request_id": self.request_id,
@@ -421,6 +530,7 @@ class Referee:
             action = state.action_of(state.legal_keys()[index])
             decisions.append([seat.seat, index, round(used, 3), by, action])
             state.apply_index(index)
+        self.finished = True
         result = state.result()
         failed = [s.reason != OK for s in self.seats]
         ranks = final_ranks(result.ranks, failed)
@@ -493,24 +603,35 @@ class Referee:
 
     # ---------------------------------------------------------------- shutdown
     def close(self) -> None:
-        """Say shutdown to every live bot, give them a moment, then kill every process group.
+        """End the game's use of its bots. With a shared stable that keeps processes, each bot
+        that played the whole game without failing goes back to it; every other bot is told to
+        shut down, given a moment, then killed with its whole process group.
 
         Always safe to call; called by :func:`play_game` in a ``finally``.
         """
-        procs = [s for s in self.seats if s.process is not None]
-        for s in procs:
-            self.send_shutdown(s)
+        stop: list[_Seat] = []
+        for s in self.seats:
+            if s.process is None:
+                continue
+            assert s.manifest is not None and s.log is not None
+            if (not self.owns_stable and self.finished and s.reason == OK
+                    and s.identity is not None and not s.shut_down and s.process.alive()):
+                self.stable.put(_Session(s.manifest, s.token, s.process, s.identity, s.log,
+                                         self._games_before.get(s.seat, 0)))
+            else:
+                stop.append(s)
+                self.send_shutdown(s)
         deadline = time.monotonic() + SHUTDOWN_GRACE_S
-        for s in procs:
-            assert s.process is not None
+        for s in stop:
+            assert s.process is not None and s.log is not None
             s.process.stop(max(0.0, deadline - time.monotonic()))
-        self.sock.close(linger=0)
-        self.ctx.term()
-        for f in self._logs:
-            f.close()
+            s.log.close()
+        if self.owns_stable:
+            self.stable.close()
 
     def kill_all(self) -> None:
-        """Kill every bot process group at once (interrupts)."""
+        """Kill every bot process group at once (interrupts); none is kept for reuse."""
+        self.finished = False
         for s in self.seats:
             if s.process is not None:
                 s.process.kill()
@@ -523,11 +644,13 @@ def play_game(
     time_control: TimeControl | None = None,
     log_dir: str | Path | None = None,
     game_id: str | None = None,
+    stable: Stable | None = None,
 ) -> GameRecord:
     """Play one refereed game. ``bots[s]`` is seat s's manifest, or None for a built-in random
-    player. Raises :class:`VoidGame` if the game could not be played. No bot process outlives
-    this call."""
-    referee = Referee(game, seed, bots, time_control, log_dir, game_id)
+    player. Raises :class:`VoidGame` if the game could not be played. Without a ``stable``, no
+    bot process outlives this call; with one, healthy bots may wait in it for a later game
+    (the stable's owner stops them)."""
+    referee = Referee(game, seed, bots, time_control, log_dir, game_id, stable)
     try:
         referee.launch()
         referee.handshake()

@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS pairings (
     seed     INTEGER NOT NULL,
     status   TEXT NOT NULL DEFAULT 'scheduled' CHECK (status IN ('scheduled', 'done')),
     voids    INTEGER NOT NULL DEFAULT 0,
-    last_void TEXT
+    last_void TEXT,
+    started  INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS results (
     game_id      TEXT PRIMARY KEY REFERENCES pairings(game_id),
@@ -123,6 +124,17 @@ class Journal:
         rows = self.db.execute(sql, (status,) if status else ()).fetchall()
         return [Pairing(r["game_id"], r["idx"], r["round"], r["tbl"],
                         tuple(json.loads(r["bots"])), r["seed"]) for r in rows]
+
+    def mark_started(self, game_id: str) -> None:
+        """Count an attempt to play a game (committed before the game is handed out)."""
+        with self._tx():
+            self.db.execute("UPDATE pairings SET started = started + 1 WHERE game_id = ?",
+                            (game_id,))
+
+    def started_ids(self) -> set[str]:
+        """Games that were handed out at least once."""
+        return {r["game_id"] for r in
+                self.db.execute("SELECT game_id FROM pairings WHERE started > 0")}
 
     def record_void(self, game_id: str, reason: str) -> int:
         """Count a void attempt of a game; returns how many it has had."""

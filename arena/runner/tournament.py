@@ -63,7 +63,11 @@ def make_tournament_scheduler(config: TournamentConfig) -> Scheduler:
 
 
 class Tournament:
-    """One run of a tournament (fresh or resumed)."""
+    """One run of a tournament (fresh or resumed).
+
+    Games run in worker processes started by a fork server, which imports the main module:
+    a script that runs a tournament must do so under ``if __name__ == "__main__":``.
+    """
 
     def __init__(
         self,
@@ -148,6 +152,7 @@ class Tournament:
             while True:
                 while queue and len(self.in_flight) < executor.capacity and not self.stop.level:
                     p = queue.pop(0)
+                    self.journal.mark_started(p.game_id)
                     executor.submit(self._job(p))
                     self.in_flight[p.game_id] = (p, time.monotonic())
                 if not self.in_flight:

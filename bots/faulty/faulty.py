@@ -41,9 +41,13 @@ def log(text: str) -> None:
     print(f"{NAME}[{MODE}]: {text}", file=sys.stderr, flush=True)
 
 
+_RNG = random.Random(os.environ.get("ARENA_SEED", "0"))
+
+
 def rng() -> random.Random:
-    """This bot's private generator, seeded from ARENA_SEED (the referee sets it per seat)."""
-    return random.Random(os.environ.get("ARENA_SEED", "0"))
+    """This bot's private generator: seeded from ARENA_SEED at start, and reseeded from each
+    game_start's bot_seed (a process may serve several games)."""
+    return _RNG
 
 
 def connect() -> tuple[zmq.Context, zmq.Socket]:
@@ -92,6 +96,8 @@ def serve(sock: zmq.Socket, on_request: Handler) -> None:
             index = on_request(sock, msg)
             if index is not None:
                 action(sock, msg["request_id"], index)
+        elif mtype == "game_start":
+            _RNG.seed(msg["bot_seed"])
         elif mtype == "shutdown":
             log("shutdown: exiting with status 0")
             sys.exit(0)
@@ -258,6 +264,8 @@ def impostor() -> None:
 
     def on_message(msg: dict[str, Any]) -> None:
         nonlocal second
+        if msg.get("type") == "game_start":
+            rng().seed(msg["bot_seed"])
         if msg.get("type") != "game_start" or second is not None:
             return
         second = ctx.socket(zmq.DEALER)

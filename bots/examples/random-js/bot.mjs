@@ -105,7 +105,7 @@ async function main() {
     seed = fnv1a32(token);
     log("seed derived from ARENA_TOKEN");
   }
-  const nextUint32 = mulberry32(seed);
+  let nextUint32 = mulberry32(seed);
 
   // linger: let queued messages leave on close, but never block exit for long.
   const socket = new Dealer({ linger: 1000 });
@@ -160,6 +160,11 @@ async function main() {
       case "game_start":
         log(`game_start ${message.game_id}: ${message.game} (${message.rules_version}), ` +
           `seat ${message.seat} of ${message.num_players}`);
+        // A process may serve several games: reseed from each game's bot_seed so a game plays
+        // the same whatever this process played before.
+        if (isInt(message.bot_seed)) {
+          nextUint32 = mulberry32(seedFrom(String(message.bot_seed)));
+        }
         break;
 
       case "request": {
