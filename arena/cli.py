@@ -234,6 +234,21 @@ def check_bot(
         raise typer.Exit(1)
 
 
+def _print_figures(
+    title: str, figures: dict[str, Any], rows: list[tuple[str, str]], as_json: bool
+) -> None:
+    """A benchmark's figures: one JSON object, or a table of (figure, value) rows."""
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    table = Table(title=title)
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for name, value in rows:
+        table.add_row(name, value)
+    out.print(table)
+
+
 @bench_app.command("engine")
 def bench_engine_cmd(
     game: Annotated[str, typer.Option(help="Game name.")] = "stoneage",
@@ -249,26 +264,15 @@ def bench_engine_cmd(
     if games_ < 1:
         _fail("--games must be at least 1")
     figures = bench_engine(g, players, games_, seed)
-    if as_json:
-        typer.echo(json.dumps(figures))
-        return
-    table = Table(title=f"engine benchmark: {g.name}, {players} players, {games_} games")
-    table.add_column("figure")
-    table.add_column("value", justify="right")
-    rows = [
+    _print_figures(f"engine benchmark: {g.name}, {players} players, {games_} games", figures, [
         ("games per second", f"{figures['games_per_second']:,.1f}"),
         ("decisions per second (>= 2 legal actions)", f"{figures['decisions_per_second']:,}"),
         ("decisions per game", f"{figures['decisions_per_game']:,.1f}"),
         ("clone() cost", f"{figures['clone_microseconds']:.2f} µs"),
-        (
-            "decisions per second, building action dicts",
-            f"{figures['dict_path_decisions_per_second']:,}",
-        ),
+        ("decisions per second, building action dicts",
+         f"{figures['dict_path_decisions_per_second']:,}"),
         ("wall time", f"{figures['seconds']:.2f} s"),
-    ]
-    for name, value in rows:
-        table.add_row(name, value)
-    out.print(table)
+    ], as_json)
 
 
 @bench_app.command("protocol")
@@ -285,17 +289,20 @@ def bench_protocol_cmd(
         _fail("--games must be at least 1")
     g = _game("stoneage")
     figures = bench_protocol(g, games_, seed)
-    if as_json:
-        typer.echo(json.dumps(figures))
-        return
-    table = Table(title=f"protocol benchmark: {figures['round_trips']} round trips, "
-                        f"requests of {figures['mean_request_bytes']} bytes on average")
-    table.add_column("path")
-    table.add_column("median round trip", justify="right")
-    table.add_row("referee + Python SDK bot", f"{figures['referee_median_ms'] * 1000:.0f} µs")
-    table.add_row("bare pyzmq ping-pong", f"{figures['bare_median_ms'] * 1000:.0f} µs")
-    table.add_row("ratio", f"{figures['ratio']:.2f}", style="bold")
-    out.print(table)
+    _print_figures(
+        f"protocol benchmark: {figures['round_trips']} round trips, requests of "
+        f"{figures['mean_request_bytes']} bytes on average (pinned to core "
+        f"{figures['pinned_core']})",
+        figures,
+        [
+            ("referee + Python SDK bot, median round trip",
+             f"{figures['referee_median_ms'] * 1000:.0f} µs"),
+            ("bare pyzmq ping-pong, median round trip",
+             f"{figures['bare_median_ms'] * 1000:.0f} µs"),
+            ("ratio", f"{figures['ratio']:.2f}"),
+        ],
+        as_json,
+    )
 
 
 @app.command()
@@ -416,18 +423,13 @@ def bench_tournament_cmd(
     if games_ < 6:
         _fail("--games must be at least 6")
     figures = bench_tournament(games_, seed)
-    if as_json:
-        typer.echo(json.dumps(figures))
-        return
-    table = Table(title=f"tournament benchmark: {figures['games']} games of random bots")
-    table.add_column("figure")
-    table.add_column("value", justify="right")
-    table.add_row("games per minute, concurrency 1", f"{figures['serial_games_per_minute']:,.1f}")
-    table.add_row(f"games per minute, concurrency {figures['cores']} (cores)",
-                  f"{figures['parallel_games_per_minute']:,.1f}")
-    table.add_row("ratio", f"{figures['ratio']:.2f}", style="bold")
-    table.add_row("runner peak RSS, 8 games in flight",
-                  f"{figures['runner_peak_rss_mb_8_in_flight']:.0f} MB")
-    table.add_row("runner + workers peak PSS, 8 games in flight",
-                  f"{figures['runner_and_workers_peak_pss_mb_8_in_flight']:.0f} MB")
-    out.print(table)
+    _print_figures(f"tournament benchmark: {figures['games']} games of random bots", figures, [
+        ("games per minute, concurrency 1", f"{figures['serial_games_per_minute']:,.1f}"),
+        (f"games per minute, concurrency {figures['cores']} (cores)",
+         f"{figures['parallel_games_per_minute']:,.1f}"),
+        ("ratio", f"{figures['ratio']:.2f}"),
+        ("runner peak RSS, 8 games in flight",
+         f"{figures['runner_peak_rss_mb_8_in_flight']:.0f} MB"),
+        ("runner + workers peak PSS, 8 games in flight",
+         f"{figures['runner_and_workers_peak_pss_mb_8_in_flight']:.0f} MB"),
+    ], as_json)

@@ -37,7 +37,8 @@ from typing import IO, Any
 MANIFEST = "bot.toml"
 #: How long kill() waits for the processes of a killed group to be gone.
 KILL_WAIT_S = 2.0
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+#: Names of bots and tournaments: 1-64 letters, digits, '.', '_' or '-', not starting with a mark.
+NAME_RULE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 class ManifestError(ValueError):
@@ -86,7 +87,7 @@ class BotManifest:
             return value
 
         name = text("name")
-        if not _NAME.match(name):
+        if not NAME_RULE.match(name):
             raise ManifestError(
                 f"{where}: 'name' {name!r} must be 1-64 letters, digits, '.', '_' or '-'"
             )

@@ -28,18 +28,16 @@ which is relative to the current directory.
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.engine import UnknownGameError, get_game
-from arena.runner.bots import BotManifest, ManifestError
+from arena.runner.bots import NAME_RULE, BotManifest, ManifestError
 from arena.runner.clock import TimeControl
 
 FORMATS = ("round-robin", "swiss", "gauntlet")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _KNOWN = {
     "name", "game", "format", "players", "rounds", "max_games", "seat_rotation", "seed",
     "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
@@ -143,7 +141,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         return value
 
     name = text("name")
-    if not _NAME.match(name):
+    if not NAME_RULE.match(name):
         raise fail("name", f"{name!r} must be 1-64 letters, digits, '.', '_' or '-'")
     game_name = text("game")
     try:

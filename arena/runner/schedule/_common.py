@@ -11,7 +11,7 @@ import random
 from collections.abc import Iterable, Sequence
 from itertools import combinations, permutations
 
-from arena.runner.schedule.base import Pairing, derive_seed, rotations
+from arena.runner.schedule.base import GameOutcome, Pairing, derive_seed, rotations
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -407,3 +407,24 @@ def shape_text(tables: str, players: int, rotate: bool, games: int) -> str:
     if rotate:
         return f"{tables} x {players} rotations = {games} games"
     return f"{tables} x 1 game (seats balanced) = {games} games"
+
+
+class FixedSchedule:
+    """A schedule known in full from the start: everything is issued as one round."""
+
+    _pairings: list[Pairing]
+
+    def pairings(self) -> list[Pairing]:
+        """The whole schedule (what the first ``next_round`` returns)."""
+        return list(self._pairings)
+
+    def next_round(self, finished: Sequence[GameOutcome]) -> list[Pairing] | None:
+        """Every game while none has finished, otherwise None (the schedule is one round)."""
+        return None if finished else list(self._pairings)
+
+
+def check_table_settings(
+    players: int, seed: int, rounds: int, rotate: bool
+) -> tuple[int, int, int, bool]:
+    """The settings every scheduler takes, checked: players, seed, rounds, rotate."""
+    return check_players(players), check_seed(seed), check_rounds(rounds), bool(rotate)

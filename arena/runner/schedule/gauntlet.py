@@ -6,22 +6,20 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from arena.runner.schedule._common import (
+    FixedSchedule,
     bot_and_pair_counts,
     check_max_games,
     check_names,
-    check_players,
-    check_rounds,
-    check_seed,
+    check_table_settings,
     fixed_schedule,
     shape_text,
     spread,
 )
-from arena.runner.schedule.base import GameOutcome, Pairing
 
 KIND = "gauntlet"
 
 
-class Gauntlet:
+class Gauntlet(FixedSchedule):
     """Every table holds exactly one candidate and ``players - 1`` bots of the field.
 
     For each candidate, every combination of ``players - 1`` field bots makes a table, so
@@ -59,10 +57,9 @@ class Gauntlet:
         both = sorted(set(self.candidates) & set(self.field))
         if both:
             raise ValueError(f"candidates must not also be in the field: {', '.join(both)}")
-        self.players = check_players(players)
-        self.seed = check_seed(seed)
-        self.rounds = check_rounds(rounds)
-        self.rotate = bool(rotate)
+        self.players, self.seed, self.rounds, self.rotate = check_table_settings(
+            players, seed, rounds, rotate
+        )
         if len(self.field) < self.players - 1:
             raise ValueError(
                 f"a gauntlet at {self.players}-player tables needs at least {self.players - 1} "
@@ -85,14 +82,6 @@ class Gauntlet:
             seed=self.seed,
             kind=KIND,
         )
-
-    def pairings(self) -> list[Pairing]:
-        """The whole schedule (what the first ``next_round`` returns)."""
-        return list(self._pairings)
-
-    def next_round(self, finished: Sequence[GameOutcome]) -> list[Pairing] | None:
-        """Every game while none has finished, otherwise None (the schedule is one round)."""
-        return None if finished else list(self._pairings)
 
     def describe(self) -> str:
         """E.g. "gauntlet, 1 candidate vs 6 field bots, 3-player tables, 15 tables x 3

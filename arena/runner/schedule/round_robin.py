@@ -6,22 +6,20 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from arena.runner.schedule._common import (
+    FixedSchedule,
     bot_and_pair_counts,
     check_max_games,
     check_names,
-    check_players,
-    check_rounds,
-    check_seed,
+    check_table_settings,
     fixed_schedule,
     shape_text,
     spread,
 )
-from arena.runner.schedule.base import GameOutcome, Pairing
 
 KIND = "round-robin"
 
 
-class RoundRobin:
+class RoundRobin(FixedSchedule):
     """Every combination of ``players`` bots out of ``bots`` plays at one table.
 
     With ``rotate`` (the default) each table is played once per cyclic seat rotation, the
@@ -53,10 +51,9 @@ class RoundRobin:
         max_games: int | None = None,
     ) -> None:
         self.bots = check_names(bots, "bots")
-        self.players = check_players(players)
-        self.seed = check_seed(seed)
-        self.rounds = check_rounds(rounds)
-        self.rotate = bool(rotate)
+        self.players, self.seed, self.rounds, self.rotate = check_table_settings(
+            players, seed, rounds, rotate
+        )
         if len(self.bots) < self.players:
             raise ValueError(
                 f"a round-robin at {self.players}-player tables needs at least {self.players} "
@@ -74,14 +71,6 @@ class RoundRobin:
             seed=self.seed,
             kind=KIND,
         )
-
-    def pairings(self) -> list[Pairing]:
-        """The whole schedule (what the first ``next_round`` returns)."""
-        return list(self._pairings)
-
-    def next_round(self, finished: Sequence[GameOutcome]) -> list[Pairing] | None:
-        """Every game while none has finished, otherwise None (the schedule is one round)."""
-        return None if finished else list(self._pairings)
 
     def describe(self) -> str:
         """E.g. "round-robin, 7 bots, 4-player tables, 35 tables x 4 rotations = 140 games";

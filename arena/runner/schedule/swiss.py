@@ -10,9 +10,7 @@ from itertools import combinations
 from arena.runner.schedule._common import (
     SeatBalancer,
     check_names,
-    check_players,
-    check_rounds,
-    check_seed,
+    check_table_settings,
     issue,
 )
 from arena.runner.schedule.base import GameOutcome, Pairing, derive_seed
@@ -100,10 +98,9 @@ class Swiss:
         rotate: bool = False,
     ) -> None:
         self.bots = check_names(bots, "bots")
-        self.players = check_players(players)
-        self.seed = check_seed(seed)
-        self.rounds = check_rounds(rounds)
-        self.rotate = bool(rotate)
+        self.players, self.seed, self.rounds, self.rotate = check_table_settings(
+            players, seed, rounds, rotate
+        )
         if len(self.bots) < self.players:
             raise ValueError(
                 f"a Swiss tournament at {self.players}-player tables needs at least "
