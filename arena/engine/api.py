@@ -13,6 +13,7 @@ applies an action by its position in the legal list without building any dict.
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -201,6 +202,17 @@ class Game(ABC):
             assert seed is not None
             chance = SeededChance(seed)
         return self._new_state(num_players, chance)
+
+    def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> State:
+        """A full state consistent with ``observation`` (what one seat knows), its hidden parts
+        sampled uniformly from what that seat has not seen, using the caller's seeded ``rng``;
+        future chance comes from a new seed drawn from ``rng``. Everything the observation
+        shows holds in the result: ``result.observation(seat) == observation``.
+
+        Raises ``NotImplementedError`` for a game without this support, ``ValueError`` for an
+        observation that is not one of this game's.
+        """
+        raise NotImplementedError(f"{self.name} cannot build a state from an observation")
 
     def components(self) -> dict[str, Any]:
         """Static data of the game that observations refer to by id, as plain data.

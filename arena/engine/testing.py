@@ -242,6 +242,35 @@ def _check_observation(
         raise _fail(game, players, seed, k, "observation does not survive msgpack")
 
 
+def check_determinization(game: Game, players: int, seeds: Iterable[int]) -> None:
+    """For games that support it: a state built from a seat's observation shows that seat
+    exactly the same observation, offers the same actions when that seat is to act, and plays
+    on to the end. Skipped for a game without determinization."""
+    for seed in seeds:
+        state = game.new_state(players, seed=seed)
+        rng = random.Random(seed * 31 + 7)
+        try:
+            game.determinize(state.observation(0), random.Random(0))
+        except NotImplementedError:
+            return
+
+        def step(s: State, k: int, seed: int = seed, rng: random.Random = rng) -> None:
+            if rng.random() >= 0.08:
+                return
+            for seat in range(players):
+                obs = s.observation(seat)
+                d = game.determinize(obs, random.Random(rng.getrandbits(32)))
+                if d.observation(seat) != obs:
+                    raise _fail(game, players, seed, k, f"determinized state shows seat {seat} "
+                                "a different observation")
+                if seat == s.current_player and d.legal_actions() != s.legal_actions():
+                    raise _fail(game, players, seed, k, "determinized state offers different "
+                                "actions to the seat to act")
+            random_playout(d, random.Random(k))
+
+        random_playout(state, random.Random(seed), step)
+
+
 def check_game(game: Game, seeds: Iterable[int] = range(3)) -> None:
     """Run every conformance check for every player count of ``game``."""
     seeds = list(seeds)
@@ -250,3 +279,4 @@ def check_game(game: Game, seeds: Iterable[int] = range(3)) -> None:
         check_determinism(game, players, seeds)
         check_clone_and_serialization(game, players, seeds)
         check_observations(game, players, seeds)
+        check_determinization(game, players, seeds)

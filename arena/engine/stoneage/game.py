@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,11 @@ class StoneAgeGame(Game):
         # up to 4 dice-for-everyone cards.
         per_round = num_players * (10 + 40 + 2) + 4 * num_players
         return MAX_ROUNDS * per_round
+
+    def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> StoneAgeState:
+        from arena.engine.stoneage.determinize import determinize
+
+        return determinize(self, observation, rng)
 
     def components(self) -> dict[str, Any]:
         from arena.engine.stoneage.views import components

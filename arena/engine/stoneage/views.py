@@ -138,6 +138,7 @@ def observation(s: StoneAgeState, seat: int) -> dict[str, Any]:
             "pile": j,
             "remaining": PILE_SIZE - pos,
             "top": s._piles[j][pos] if pos < PILE_SIZE else None,
+            "taken": list(s._piles[j][:pos]),  # bought tiles, in order: public
             "people": [placed[p * NUM_PLACES + PILE0 + j] for p in range(n)],
         })
     players = []
@@ -166,6 +167,9 @@ def observation(s: StoneAgeState, seat: int) -> dict[str, Any]:
             "one_use_tools": list(s._one_use[p]),
             "any_two_resources": s._any2[p],
             "score": s.running_score(p),
+            "building_points": s._build_pts[p],
+            "card_points": s._top_pts[p],
+            "penalties": s._penalties[p],
             "buildings": s._nbuild[p],
             "cards": list(s._cards[p]),
             "hidden_cards": len(s._hidden[p]),
