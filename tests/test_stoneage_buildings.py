@@ -192,7 +192,8 @@ def test_only_the_top_tile_of_each_pile_is_face_up(players: int) -> None:
         assert all(type(p["top"]) is int for p in piles)
         table = STONE_AGE.components()["buildings"]
         assert [table[p["top"]] for p in piles] == [building_info(t) for t in order]
-        assert all(set(p) == {"pile", "remaining", "top", "people"} for p in piles)
+        assert all(set(p) == {"pile", "remaining", "top", "taken", "people"} for p in piles)
+        assert all(p["taken"] == [] for p in piles)  # only bought tiles are ever listed
 
 
 # --------------------------------------------------------------------------- fixed cost
