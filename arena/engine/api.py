@@ -121,6 +121,14 @@ class State(ABC):
             )
         self._apply_key(keys[index])
 
+    def apply_key(self, key: Hashable) -> None:
+        """Apply the legal action whose key is ``key`` (one of :meth:`legal_keys`), the way
+        search code that keys its tree by action applies a move. IllegalActionError (and no
+        change) for any other key."""
+        if key not in self.legal_keys():
+            raise IllegalActionError(f"{key!r} is not the key of a legal action now")
+        self._apply_key(key)
+
     def apply(self, action: Mapping[str, Any]) -> None:
         """Apply an action given as a dict equal to one of :meth:`legal_actions`.
 

@@ -754,6 +754,36 @@ class StoneAgeState(State):
             "resources": g[b + 1] + g[b + 2] + g[b + 3] + g[b + 4] + 2 * self._any2[p],
         }
 
+    # ------------------------------------------------------------------ read-only accessors
+    # For search code that evaluates positions without building observations.
+    def score_now(self, p: int) -> int:
+        """Seat ``p``'s final score if the game ended now (the breakdown's total)."""
+        return sum(self._breakdown(p).values())
+
+    def goods(self, p: int) -> tuple[int, int, int, int, int]:
+        """Seat ``p``'s food, wood, clay, stone and gold."""
+        b = p * 5
+        g = self._goods
+        return (g[b], g[b + 1], g[b + 2], g[b + 3], g[b + 4])
+
+    def people(self, p: int) -> int:
+        return self._people[p]
+
+    def agriculture(self, p: int) -> int:
+        return self._agri[p]
+
+    def tool_values(self, p: int) -> tuple[int, ...]:
+        """Seat ``p``'s permanent tools (values), used or not."""
+        return TOOL_VALUES[self._step[p]]
+
+    def tiles_left(self) -> tuple[int, ...]:
+        """Tiles left in each building pile."""
+        return tuple(PILE_SIZE - pos for pos in self._pile_pos)
+
+    def deck_left(self) -> int:
+        """Cards left in the deck."""
+        return len(self._deck) - self._deck_pos
+
     def running_score(self, p: int) -> int:
         """The score track during play: buildings, card points and feeding penalties."""
         return self._build_pts[p] + self._top_pts[p] - FEEDING_PENALTY * self._penalties[p]

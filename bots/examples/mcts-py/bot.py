@@ -1,0 +1,54 @@
+"""The search bot: information-set MCTS (search.py) behind Arena's Python SDK.
+
+Strength comes from the command line, set in bot.toml: ``--ms N`` (the most time a decision may
+take) or ``--iterations N`` (a fixed number of iterations per decision, for reproducible play).
+Whatever it is told, a decision never takes more than half the time the referee allows for it,
+nor more than a 25th of the bank left.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from typing import Any
+
+from search import search
+
+from arena.engine import Game, get_game
+from arena.protocol.client import Bot, run
+
+
+class SearchBot(Bot):
+    name = "mcts-py"
+    version = "1.0"
+
+    def __init__(self, ms: int, iterations: int | None) -> None:
+        self.ms = ms
+        self.iterations = iterations
+        self.game: Game = get_game("stoneage")
+        self.rng = random.Random(0)
+
+    def on_game_start(self, info: dict[str, Any]) -> None:
+        self.game = get_game(info["game"])
+        self.rng = random.Random(info["bot_seed"])
+
+    def choose(
+        self, observation: dict[str, Any], legal_actions: list[dict[str, Any]], time_left_ms: int
+    ) -> int:
+        budget_ms = min(self.ms, time_left_ms / 2, self.time_bank_ms / 25)
+        index, _ = search(self.game, observation, legal_actions, self.rng, budget_ms / 1000,
+                          self.iterations)
+        return index
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Information-set MCTS bot for Stone Age.")
+    parser.add_argument("--ms", type=int, default=200, help="most milliseconds per decision")
+    parser.add_argument("--iterations", type=int, default=None,
+                        help="a fixed number of iterations per decision instead of a time")
+    args = parser.parse_args()
+    run(SearchBot(args.ms, args.iterations))
+
+
+if __name__ == "__main__":
+    main()
