@@ -157,10 +157,6 @@ class LocalExecutor:
     def capacity(self) -> int:
         return len(self._procs)
 
-    @property
-    def pids(self) -> list[int]:
-        return [p.pid for p in self._procs if p.pid is not None]
-
     def submit(self, job: GameJob) -> None:
         self._jobs.put(job)
 

@@ -18,7 +18,6 @@ TIMEOUT = "timeout"
 CRASH = "crash"
 ILLEGAL = "illegal_action"
 PROTOCOL = "protocol_error"
-FAILURES = (TIMEOUT, CRASH, ILLEGAL, PROTOCOL)
 
 
 def final_ranks(engine_ranks: list[int] | tuple[int, ...], failed: list[bool]) -> list[int]:

@@ -178,7 +178,6 @@ class _Seat:
     ponged: bool = False
     shut_down: bool = False
     log: IO[bytes] | None = None
-    adopted: bool = False
     rng: random.Random = field(default_factory=random.Random)
 
     @property
@@ -270,7 +269,7 @@ class Referee:
             session = self.stable.take(seat.manifest.name)
             if session is not None:
                 seat.token, seat.process, seat.log = session.token, session.process, session.log
-                seat.identity, seat.adopted = session.identity, True
+                seat.identity = session.identity
                 self.by_identity[session.identity] = seat
                 self._games_before[seat.seat] = session.games
                 seat.pong_nonce = next(self.nonces)

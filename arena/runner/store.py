@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -178,10 +178,6 @@ class Journal:
                         tuple(json.loads(r["terminations"])))
             for r in rows
         ]
-
-    def failure_details(self) -> Iterable[tuple[str, list[str]]]:
-        for r in self.db.execute("SELECT game_id, details FROM results ORDER BY idx"):
-            yield r["game_id"], json.loads(r["details"])
 
     def _tx(self) -> _Transaction:
         return _Transaction(self.db)

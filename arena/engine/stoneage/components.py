@@ -24,8 +24,6 @@ HUNT, FOREST, CLAY_PIT, QUARRY, RIVER, TOOL_MAKER, HUT, FIELD = range(8)
 CARD0 = 8  # civilization card slots 8..11; slot 8 is the rightmost, costing 1 resource
 PILE0 = 12  # building piles 12..15
 NUM_PLACES: Final = 16
-GATHER_PLACES: Final = (HUNT, FOREST, CLAY_PIT, QUARRY, RIVER)
-RESOURCE_PLACES: Final = (FOREST, CLAY_PIT, QUARRY, RIVER)
 VILLAGE: Final = (TOOL_MAKER, HUT, FIELD)
 PLACE_NAMES: Final = (
     "hunting", "forest", "clay_pit", "quarry", "river", "tool_maker", "hut", "field",
@@ -183,7 +181,6 @@ BUILDINGS: Final[tuple[Building, ...]] = (
     Building(B_ANY, (0, 0, 0, 0), 7, 0),
 )
 PILE_SIZE: Final = 7
-NUM_PILES: Final = 4
 
 
 def payment_points(pay: tuple[int, int, int, int]) -> int:

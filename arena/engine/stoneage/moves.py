@@ -51,22 +51,6 @@ def place_fields(place: int) -> dict[str, Any]:
     return {"place": PLACE_NAMES[place]}
 
 
-def place_from_fields(d: dict[str, Any]) -> int:
-    """Inverse of :func:`place_fields`; ValueError for an unknown place."""
-    name = d.get("place")
-    if name == "building":
-        pile = d.get("pile")
-        if type(pile) is int and 0 <= pile < 4:
-            return PILE0 + pile
-    elif name == "card":
-        slot = d.get("slot")
-        if type(slot) is int and 1 <= slot <= 4:
-            return CARD0 + slot - 1
-    elif name in PLACE_NAMES:
-        return PLACE_NAMES.index(name)
-    raise ValueError(f"unknown place {d!r}")
-
-
 def _resources(pay: tuple[int, int, int, int]) -> dict[str, int]:
     return dict(zip(RESOURCES, pay, strict=True))
 
