@@ -77,3 +77,34 @@ def test_the_oldest_idle_bot_is_stopped_when_more_would_wait_than_kept() -> None
         assert len(stable.idle) == 1
     finally:
         stable.close()
+
+
+def _run_tournament(tmp_path: Path, reuse: bool) -> list[str]:
+    import subprocess
+    import sys
+
+    folder = tmp_path / ("reuse" if reuse else "fresh")
+    folder.mkdir()
+    toml = folder / "t.toml"
+    toml.write_text(
+        'name = "reuse-check"\ngame = "stoneage"\nformat = "round-robin"\nplayers = 2\n'
+        f'rounds = 2\nseed = 3\nconcurrency = 1\nreuse_bots = {"true" if reuse else "false"}\n'
+        f'output = "{folder / "out"}"\n'
+        f'[[bots]]\npath = "{ROOT / "bots" / "examples" / "random-py"}"\n'
+        f'[[bots]]\npath = "{ROOT / "bots" / "examples" / "greedy-py"}"\n'
+    )
+    done = subprocess.run([sys.executable, "-m", "arena", "run", str(toml), "--plain"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "4/4 games, complete" in done.stdout
+    return sorted(p.name for p in (folder / "out" / "logs").glob("*.log"))
+
+
+def test_a_tournament_starts_each_bot_once_per_worker_or_fresh_per_game_if_asked(
+    tmp_path: Path,
+) -> None:
+    kept = _run_tournament(tmp_path, reuse=True)
+    fresh = _run_tournament(tmp_path, reuse=False)
+    # One worker: one process per bot for all 4 games, against one per game and seat.
+    assert len(kept) == 2 and {n.split("-")[0] for n in kept} == {"random", "greedy"}
+    assert len(fresh) == 8 and all("-seat" in n for n in fresh)

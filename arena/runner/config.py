@@ -13,6 +13,8 @@
     concurrency = 2                  # optional: games at once (default: the number of cores)
     output = "leaderboards/example"  # optional (default: leaderboards/<name>)
     void_retries = 2                 # optional: retries of a void game before the run stops
+    reuse_bots = true                # optional: a worker keeps bot processes for its next
+                                     # games (false: a fresh process for every game)
     candidates = ["greedy-py"]       # gauntlet only: the bots the field plays against
 
     [time_control]                   # optional; any of these, in milliseconds
@@ -41,6 +43,7 @@ FORMATS = ("round-robin", "swiss", "gauntlet")
 _KNOWN = {
     "name", "game", "format", "players", "rounds", "max_games", "seat_rotation", "seed",
     "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
+    "reuse_bots",
 }
 
 
@@ -63,6 +66,7 @@ class TournamentConfig:
     concurrency: int
     output: Path
     void_retries: int
+    reuse_bots: bool
     candidates: tuple[str, ...]
     time_control: TimeControl
     bots: tuple[BotManifest, ...]
@@ -88,6 +92,7 @@ class TournamentConfig:
             "seat_rotation": self.seat_rotation,
             "seed": self.seed,
             "candidates": list(self.candidates),
+            "reuse_bots": self.reuse_bots,
             "time_control": self.time_control.to_dict(),
             "bots": [
                 {"name": b.name, "version": b.version, "language": b.language}
@@ -157,6 +162,9 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     rotation = data.get("seat_rotation")
     if rotation is not None and type(rotation) is not bool:
         raise fail("seat_rotation", f"must be true or false, got {rotation!r}")
+    reuse = data.get("reuse_bots", True)
+    if type(reuse) is not bool:
+        raise fail("reuse_bots", f"must be true or false, got {reuse!r}")
     if max_games is not None and fmt == "swiss":
         raise fail("max_games", "does not apply to a swiss tournament: its size is 'rounds'")
     seed = whole("seed", 0)
@@ -218,7 +226,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     config = TournamentConfig(
         name=name, game=game_name, format=fmt, players=players, rounds=rounds,
         max_games=max_games, seat_rotation=rotation, seed=seed, concurrency=concurrency,
-        output=output, void_retries=void_retries, candidates=candidates,
+        output=output, void_retries=void_retries, reuse_bots=reuse, candidates=candidates,
         time_control=time_control, bots=tuple(bots), source=file,
     )
     # The schedule itself must be possible (e.g. max_games holds at least one table's games).

@@ -117,14 +117,17 @@ def _watch_lifeline(lifeline: Connection) -> None:
 
 
 def _worker(
-    jobs: mp.Queue[GameJob | None], results: mp.Queue[JobResult], lifeline: Connection
+    jobs: mp.Queue[GameJob | None],
+    results: mp.Queue[JobResult],
+    lifeline: Connection,
+    keep_bots: int,
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
     threading.Thread(target=_watch_lifeline, args=(lifeline,), daemon=True).start()
     # Bot processes wait here between this worker's games (start-up and handshake are most of
     # a short game's cost); they are stopped when the worker stops, however it stops.
-    stable = Stable(keep=KEEP_BOTS_PER_WORKER)
+    stable = Stable(keep=keep_bots)
     try:
         while True:
             job = jobs.get()
@@ -136,9 +139,10 @@ def _worker(
 
 
 class LocalExecutor:
-    """``workers`` worker processes on this machine, fed through a queue."""
+    """``workers`` worker processes on this machine, fed through a queue. Each keeps up to
+    ``keep_bots`` bot processes between its games (0: a fresh process for every game)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, keep_bots: int = KEEP_BOTS_PER_WORKER) -> None:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["arena.runner.referee", "arena.runner.executor"])
         self._jobs: mp.Queue[GameJob | None] = ctx.Queue()
@@ -146,7 +150,8 @@ class LocalExecutor:
         # The write end stays here alone; workers see EOF on the read end when we die.
         lifeline, self._lifeline = ctx.Pipe(duplex=False)
         self._procs = [
-            ctx.Process(target=_worker, args=(self._jobs, self._results, lifeline), daemon=True)
+            ctx.Process(target=_worker, args=(self._jobs, self._results, lifeline, keep_bots),
+                        daemon=True)
             for _ in range(workers)
         ]
         for proc in self._procs:

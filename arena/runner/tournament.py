@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from arena.runner.config import TournamentConfig
-from arena.runner.executor import Executor, GameJob, JobResult, LocalExecutor, record_file
+from arena.runner.executor import (
+    KEEP_BOTS_PER_WORKER,
+    Executor,
+    GameJob,
+    JobResult,
+    LocalExecutor,
+    record_file,
+)
 from arena.runner.live import Snapshot
 from arena.runner.outputs import write_standings
 from arena.runner.ratings import FAILURE_KINDS, RatingTracker, Standings
@@ -72,7 +79,7 @@ class Tournament:
     def __init__(
         self,
         config: TournamentConfig,
-        executor_factory: Callable[[int], Executor] = LocalExecutor,
+        executor_factory: Callable[[int, int], Executor] = LocalExecutor,
         on_snapshot: Callable[[Snapshot], None] | None = None,
         stop: StopRequest | None = None,
     ) -> None:
@@ -145,7 +152,8 @@ class Tournament:
     # ------------------------------------------------------------------ the loop
     def run(self) -> TournamentResult:
         queue: list[Pairing] = self.journal.pairings("scheduled")
-        executor = self.executor_factory(self.config.concurrency)
+        keep = KEEP_BOTS_PER_WORKER if self.config.reuse_bots else 0
+        executor = self.executor_factory(self.config.concurrency, keep)
         abandon = True
         last_view = 0.0
         try:
