@@ -41,6 +41,14 @@ KILL_WAIT_S = 2.0
 NAME_RULE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
+def read_toml(file: Path, error: type[ValueError]) -> dict[str, Any]:
+    """A TOML file's table; ``error`` (naming the file) if it is not valid TOML."""
+    try:
+        return tomllib.loads(file.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise error(f"{file}: not valid TOML: {exc}") from None
+
+
 class ManifestError(ValueError):
     """A bot manifest that cannot be used; the message names the file and the field."""
 
@@ -72,11 +80,7 @@ class BotManifest:
         file = p if p.suffix == ".toml" else p / MANIFEST
         if not file.is_file():
             raise ManifestError(f"{file}: no bot manifest here (a bot is a folder with {MANIFEST})")
-        try:
-            data = tomllib.loads(file.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ManifestError(f"{file}: not valid TOML: {exc}") from None
-        return cls.from_dict(data, file.parent.resolve(), str(file))
+        return cls.from_dict(read_toml(file, ManifestError), file.parent.resolve(), str(file))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], folder: Path, where: str) -> BotManifest:

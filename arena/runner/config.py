@@ -30,13 +30,12 @@ which is relative to the current directory.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.engine import UnknownGameError, get_game
-from arena.runner.bots import NAME_RULE, BotManifest, ManifestError
+from arena.runner.bots import NAME_RULE, BotManifest, ManifestError, read_toml
 from arena.runner.clock import TimeControl
 
 FORMATS = ("round-robin", "swiss", "gauntlet")
@@ -106,11 +105,7 @@ def load_config(path: str | Path) -> TournamentConfig:
     file = Path(path)
     if not file.is_file():
         raise ConfigError(f"{file}: no such tournament file")
-    try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
-    return parse_config(data, file)
+    return parse_config(read_toml(file, ConfigError), file)
 
 
 def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:

@@ -413,6 +413,24 @@ class FixedSchedule:
     """A schedule known in full from the start: everything is issued as one round."""
 
     _pairings: list[Pairing]
+    players: int
+    rounds: int
+    rotate: bool
+    max_games: int | None
+    subset: bool
+    tables_total: int
+
+    def _shape(self) -> str:
+        """How many tables, rotations and games; for a subset, of how many tables."""
+        tables = self._pairings[-1].table
+        if self.subset:
+            label = (f"balanced subset: {tables} of {self.rounds * self.tables_total} tables "
+                     f"(max_games {self.max_games})")
+        elif self.rounds > 1:
+            label = f"{self.rounds} rounds x {self.tables_total} tables"
+        else:
+            label = f"{tables} tables"
+        return shape_text(label, self.players, self.rotate, len(self._pairings))
 
     def pairings(self) -> list[Pairing]:
         """The whole schedule (what the first ``next_round`` returns)."""

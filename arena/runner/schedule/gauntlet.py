@@ -12,7 +12,6 @@ from arena.runner.schedule._common import (
     check_names,
     check_table_settings,
     fixed_schedule,
-    shape_text,
     spread,
 )
 
@@ -91,17 +90,9 @@ class Gauntlet(FixedSchedule):
             f"{KIND}, {n_c} candidate{'' if n_c == 1 else 's'} vs {len(self.field)} field "
             f"bots, {self.players}-player tables"
         )
-        tables = self._pairings[-1].table
+        shape = self._shape()
         if not self.subset:
-            label = f"{tables} tables"
-            if self.rounds > 1:
-                label = f"{self.rounds} rounds x {self.tables_total} tables"
-            return f"{head}, {shape_text(label, self.players, self.rotate, len(self._pairings))}"
-        label = (
-            f"balanced subset: {tables} of {self.rounds * self.tables_total} tables "
-            f"(max_games {self.max_games})"
-        )
-        shape = shape_text(label, self.players, self.rotate, len(self._pairings))
+            return f"{head}, {shape}"
         per_bot, per_pair = bot_and_pair_counts(self._pairings)
         versus = [per_pair.get(frozenset((c, f)), 0) for c in self.candidates for f in self.field]
         text = (

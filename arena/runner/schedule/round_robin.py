@@ -12,7 +12,6 @@ from arena.runner.schedule._common import (
     check_names,
     check_table_settings,
     fixed_schedule,
-    shape_text,
     spread,
 )
 
@@ -76,17 +75,9 @@ class RoundRobin(FixedSchedule):
         """E.g. "round-robin, 7 bots, 4-player tables, 35 tables x 4 rotations = 140 games";
         for a subset, how many tables of how many and the spread of games and meetings."""
         head = f"{KIND}, {len(self.bots)} bots, {self.players}-player tables"
-        tables = self._pairings[-1].table
+        shape = self._shape()
         if not self.subset:
-            label = f"{tables} tables"
-            if self.rounds > 1:
-                label = f"{self.rounds} rounds x {self.tables_total} tables"
-            return f"{head}, {shape_text(label, self.players, self.rotate, len(self._pairings))}"
-        label = (
-            f"balanced subset: {tables} of {self.rounds * self.tables_total} tables "
-            f"(max_games {self.max_games})"
-        )
-        shape = shape_text(label, self.players, self.rotate, len(self._pairings))
+            return f"{head}, {shape}"
         per_bot, per_pair = bot_and_pair_counts(self._pairings)
         meetings = [per_pair.get(frozenset(p), 0) for p in combinations(self.bots, 2)]
         return (
