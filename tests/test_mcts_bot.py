@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from arena.engine import STONE_AGE
 
@@ -25,32 +27,62 @@ def load_search() -> ModuleType:
 search = load_search()
 
 
-def test_the_search_always_picks_a_legal_action_and_runs_the_iterations_asked() -> None:
+COMPONENTS = STONE_AGE.components()
+
+
+def _greedy(state: Any) -> int:
+    seat = state.current_player
+    return int(search.policy.choose(state.observation(seat), state.legal_actions(), COMPONENTS))
+
+
+def test_the_search_picks_a_legal_action_and_searches_placements_only() -> None:
     state = STONE_AGE.new_state(3, seed=4)
     rng = random.Random(1)
-    decisions = 0
-    while not state.is_terminal and decisions < 60:
+    searched = skipped = 0
+    while not state.is_terminal and searched + skipped < 60:
         seat = state.current_player
         assert seat is not None
-        legal = state.legal_actions()
-        index, iterations = search.search(STONE_AGE, state.observation(seat), legal, rng, 0.0, 12)
+        obs, legal = state.observation(seat), state.legal_actions()
+        index, iterations = search.search(STONE_AGE, obs, legal, COMPONENTS, rng, 60.0, 12)
         assert 0 <= index < len(legal)
-        assert iterations == 12
+        if obs["decision"]["kind"] == "place":
+            # Whole sweeps over the root candidates: at least the iterations asked.
+            assert iterations >= 12
+            searched += 1
+        else:
+            assert iterations == 0 and index == _greedy(state)
+            skipped += 1
         state.apply_index(index)
-        decisions += 1
-    assert decisions == 60
+    assert searched >= 10 and skipped >= 10
 
 
 def test_the_same_seed_and_iterations_give_the_same_choice() -> None:
     state = STONE_AGE.new_state(2, seed=9)
     for _ in range(40):
-        state.apply_index(random.Random(3).randrange(state.num_legal()))
+        state.apply_index(_greedy(state))
+    while state.observation(state.current_player)["decision"]["kind"] != "place":
+        state.apply_index(_greedy(state))
     seat = state.current_player
     assert seat is not None
     obs, legal = state.observation(seat), state.legal_actions()
-    first = search.search(STONE_AGE, obs, legal, random.Random(5), 0.0, 30)
-    again = search.search(STONE_AGE, obs, legal, random.Random(5), 0.0, 30)
-    assert first == again
+    first = search.search(STONE_AGE, obs, legal, COMPONENTS, random.Random(5), 60.0, 30)
+    again = search.search(STONE_AGE, obs, legal, COMPONENTS, random.Random(5), 60.0, 30)
+    assert first == again and first[1] >= 30
+
+
+def test_a_time_budget_bounds_the_search() -> None:
+    state = STONE_AGE.new_state(4, seed=3)
+    while state.observation(state.current_player)["decision"]["kind"] != "place" or (
+        state.round < 3
+    ):
+        state.apply_index(_greedy(state))
+    seat = state.current_player
+    obs, legal = state.observation(seat), state.legal_actions()
+    started = time.perf_counter()
+    _, iterations = search.search(STONE_AGE, obs, legal, COMPONENTS, random.Random(1), 0.05)
+    took = time.perf_counter() - started
+    # It starts no sweep it expects to finish late; one slow sweep may overrun a little.
+    assert iterations >= 1 and took < 0.5
 
 
 def test_rewards_are_in_range_and_favour_the_seat_ahead() -> None:
@@ -58,22 +90,39 @@ def test_rewards_are_in_range_and_favour_the_seat_ahead() -> None:
     data = state.to_dict()
     data["build_pts"] = [60, 0]
     ahead = STONE_AGE.state_from_dict(data)
-    rewards = search.evaluate(ahead)
-    assert all(0.0 < r < 1.0 for r in rewards)
-    assert rewards[0] > 0.9 > 0.1 > rewards[1]
+    assert search.reward(ahead, 0) > 0.9 > 0.1 > search.reward(ahead, 1) > 0.0
 
 
-def test_the_rollout_policy_buys_when_it_can_pay_most_of_the_time() -> None:
-    from sa import new_game, place, with_player
+def test_the_fast_policy_moves_are_the_greedy_policy_moves() -> None:
+    """``policy_index`` skips building an observation for most resolution decisions; it must
+    still choose exactly what the greedy policy chooses."""
+    checked = 0
+    for seed in range(6):
+        state = STONE_AGE.new_state(2 + seed % 3, seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            fast = search.policy_index(state, COMPONENTS)
+            assert fast == _greedy(state)
+            checked += 1
+            # Some random moves, so the positions are not only greedy ones.
+            state.apply_index(fast if rng.random() < 0.7 else rng.randrange(state.num_legal()))
+    assert checked > 1000
 
-    state = with_player(new_game(2, dice=[1] * 40), 0, wood=4, people=1)
-    place(state, "card", slot=1)
-    state = with_player(state, 1, people=1)
-    # Seat 1 places, then resolution asks seat 0 to pay for its card.
-    while state.observation(0)["decision"]["kind"] != "buy_card":
-        state.apply_index(0)
-    rng = random.Random(0)
-    picks = [state.legal_keys()[search.rollout_index(state, rng)][0] for _ in range(200)]
-    from arena.engine.stoneage.moves import PAY
 
-    assert picks.count(PAY) > 160
+def test_root_candidates_start_with_the_policy_choice_and_spread_over_places() -> None:
+    state = STONE_AGE.new_state(2, seed=11)
+    seen = 0
+    while not state.is_terminal:
+        seat = state.current_player
+        obs, legal = state.observation(seat), state.legal_actions()
+        if obs["decision"]["kind"] == "place" and len(legal) > 6:
+            keys = state.legal_keys()
+            order = search.policy.preferences(obs, legal, COMPONENTS)
+            assert order[0] == _greedy(state) and sorted(order) == list(range(len(legal)))
+            picked = search.candidates(keys, order, search.ROOT_CANDIDATES)
+            assert picked[0] == order[0] and len(picked) == search.ROOT_CANDIDATES
+            places = [keys[i][1] for i in picked]
+            assert max(places.count(p) for p in places) <= search.PER_PLACE
+            seen += 1
+        state.apply_index(_greedy(state))
+    assert seen > 10

@@ -59,6 +59,7 @@ class Ctx:
         self.lack = lack
         self.hv = {r: 1.0 if last else DIV[r] * (KEEP + (NEED if lack[r] else 0)) for r in RES}
         self.hv["food"] = FOOD
+        self.hv4 = tuple(self.hv[r] for r in RES)
         # Culture symbols and figures of the cards we own (our extra cards included).
         self.symbols = {k: v for k, v in me["culture"].items() if v}
         figs = me["figures"]
@@ -79,7 +80,8 @@ class Ctx:
         }
 
     def cost(self, pay: tuple) -> float:
-        return sum(self.hv[r] * k for r, k in zip(RES, pay, strict=True))
+        h = self.hv4
+        return pay[0] * h[0] + pay[1] * h[1] + pay[2] * h[2] + pay[3] * h[3]
 
     def card_value(self, card: dict) -> float:
         top, bottom = card["top"], card["bottom"]
@@ -111,14 +113,14 @@ class Ctx:
     def payments(self, what: dict, hold: tuple) -> list[tuple]:
         """Every payment for a card (``{"cost": k}``) or building tile that ``hold`` covers."""
         if "cost" in what and "kind" not in what:
-            cands = COMPS[what["cost"]]
+            shape: tuple = ("card", what["cost"])
         elif what["kind"] == "fixed":
-            cands = [tuple(what["cost"][r] for r in RES)]
+            shape = ("fixed", *(what["cost"][r] for r in RES))
         elif what["kind"] == "variable":
-            cands = [p for p in COMPS[what["count"]] if sum(1 for x in p if x) == what["kinds"]]
+            shape = ("variable", what["count"], what["kinds"])
         else:
-            cands = [p for t in range(1, 8) for p in COMPS[t]]
-        return [p for p in cands if all(x <= h for x, h in zip(p, hold, strict=True))]
+            shape = ("any",)
+        return _payments(shape, hold)
 
     def gain(self, what: dict, pay: tuple, card: dict | None) -> float:
         """Points won by paying ``pay`` for a card or building, minus what the payment is worth."""
@@ -132,11 +134,34 @@ class Ctx:
 
     def best_buy(self, what: dict, hold: tuple, card: dict | None) -> tuple[float, tuple | None]:
         best: tuple[float, tuple | None] = (0.0, None)
+        worth = None if card is None else self.card_value(card)
         for p in self.payments(what, hold):
-            g = self.gain(what, p, card)
+            g = self.gain(what, p, None) if worth is None else worth - self.cost(p)
             if g > best[0]:
                 best = (g, p)
         return best
+
+
+_PAYMENTS: dict[tuple, list[tuple]] = {}
+
+
+def _payments(shape: tuple, hold: tuple) -> list[tuple]:
+    """The payments of a price ``shape`` that ``hold`` covers (memoized: both repeat a lot)."""
+    found = _PAYMENTS.get((shape, hold))
+    if found is None:
+        if shape[0] == "card":
+            cands = COMPS[shape[1]]
+        elif shape[0] == "fixed":
+            cands = [shape[1:]]
+        elif shape[0] == "variable":
+            cands = [p for p in COMPS[shape[1]] if sum(1 for x in p if x) == shape[2]]
+        else:
+            cands = [p for t in range(1, 8) for p in COMPS[t]]
+        found = [p for p in cands if all(x <= h for x, h in zip(p, hold, strict=True))]
+        if len(_PAYMENTS) > 50_000:
+            _PAYMENTS.clear()
+        _PAYMENTS[(shape, hold)] = found
+    return found
 
 
 def _pay_of(action: dict) -> tuple:
@@ -175,8 +200,17 @@ def _hunters_needed(c: Ctx) -> int:
     return ceil((short + 0.5) / (DIE / 2))
 
 
-def _special_score(c: Ctx, a: dict, spare: tuple, hunters: int) -> float | None:
-    """Net points of a village, card or building placement; None if not one of those."""
+def _hunger(c: Ctx, a: dict, hunters: int) -> float:
+    """What placing ``a`` costs the family's food when ``hunters`` people should hunt."""
+    left = c.me["people_to_place"] - a["people"]
+    if left < hunters:  # these people would have hunted: the family goes hungrier
+        return PERSON * min(a["people"], hunters - left)
+    return 0.0
+
+
+def _special_base(c: Ctx, a: dict, spare: tuple) -> float | None:
+    """Net points of a village, card or building placement, before the family's food is
+    counted (see ``_hunger``); None if ``a`` is not one of those."""
     place = a["place"]
     if place == "tool_maker":
         v = c.tool_val - PERSON
@@ -196,9 +230,6 @@ def _special_score(c: Ctx, a: dict, spare: tuple, hunters: int) -> float | None:
             return None
     else:
         return None
-    left = c.me["people_to_place"] - a["people"]
-    if left < hunters:  # these people would have hunted: the family goes hungrier
-        v -= PERSON * min(a["people"], hunters - left)
     return v
 
 
@@ -211,44 +242,44 @@ def _gather_value(c: Ctx, good: str, k: int, tools: int) -> float:
     return v
 
 
-def _place(c: Ctx, legal: list[dict]) -> int:
+def _place_scores(c: Ctx, legal: list[dict]) -> list[tuple[int, float]]:
+    """A score per placement, (tier, value): the greedy choice has the highest (the first, on a
+    tie). Tier 2: a village, card or building place worth more than its people's gathering;
+    tier 1: gathering (hunting for the family first); tier 0: the rest."""
     spare = _spare(c)
     hunters = _hunters_needed(c)
-    best, best_i = 0.0, -1
-    for i, a in enumerate(legal):
-        s = _special_score(c, a, spare, hunters)
-        if s is not None and s > best:
-            best, best_i = s, i
-    if best_i >= 0:
-        return best_i
     avail = c.me["people_to_place"]
     extra = avail - hunters
     # The tools help the first resource place we go to.
     gathering = any(c.board["people"][p][c.seat] for p in GOOD_OF if p != "hunting")
     tools = 0 if gathering else sum(c.me["tools"])
-    pick, pick_v = -1, -1.0
-    for i, a in enumerate(legal):
-        good = GOOD_OF.get(a["place"])
-        if good is None:
+    scores = []
+    for a in legal:
+        base = _special_base(c, a, spare)
+        if base is not None and (s := base - _hunger(c, a, hunters)) > 0:
+            scores.append((2, s))
             continue
-        k = a["people"]
+        good = GOOD_OF.get(a["place"])
+        v = -1.0
         if good == "food":
             # Hunt what the family needs (everyone, when nobody is left for anything else).
             if hunters:
-                v = 100.0 + k if k <= (hunters if extra > 0 else avail) else -1.0
+                cap = hunters if extra > 0 else avail
+                v = 100.0 + a["people"] if a["people"] <= cap else -1.0
             else:
-                v = 0.5 * _gather_value(c, "food", k, 0)
-        elif k <= extra:
-            v = _gather_value(c, good, k, tools) + 0.01 * k
-        else:
+                v = 0.5 * _gather_value(c, "food", a["people"], 0)
+        elif good is not None and a["people"] <= extra:
+            v = _gather_value(c, good, a["people"], tools) + 0.01 * a["people"]
+        if v > -1.0:
+            scores.append((1, v))
             continue
-        if v > pick_v:
-            pick, pick_v = i, v
-    if pick >= 0:
-        return pick
-    # Nowhere to gather: the least bad special place.
-    scores = [_special_score(c, a, spare, 0) for a in legal]
-    return max(range(len(legal)), key=lambda i: -1e9 if (v := scores[i]) is None else v)
+        # Nowhere to gather: the least bad special place.
+        scores.append((0, -1e9 if base is None else base))
+    return scores
+
+
+def _best(scores: list[tuple[int, float]]) -> int:
+    return max(range(len(scores)), key=lambda i: (scores[i], -i))
 
 
 # ------------------------------------------------------------------------------ resolution
@@ -361,6 +392,17 @@ def _with_tables(obs: dict, components: dict) -> dict:
     return view
 
 
+def preferences(observation: dict, legal_actions: list[dict], components: dict) -> list[int]:
+    """Every legal index, best first by this policy: ``choose`` is the first. Placements are
+    ordered by their scores; for other decisions the rest follow in the given order."""
+    view = _with_tables(observation, components)
+    if view["decision"]["kind"] == "place":
+        scores = _place_scores(Ctx(view), legal_actions)
+        return sorted(range(len(legal_actions)), key=lambda i: (-scores[i][0], -scores[i][1], i))
+    first = choose(observation, legal_actions, components)
+    return [first] + [i for i in range(len(legal_actions)) if i != first]
+
+
 def choose(observation: dict, legal_actions: list[dict], components: dict) -> int:
     """The index of the chosen action in ``legal_actions``. ``components`` is the game's
     static table of cards and buildings, as ``game_start`` sends it."""
@@ -369,7 +411,7 @@ def choose(observation: dict, legal_actions: list[dict], components: dict) -> in
     dec = observation["decision"]
     kind = dec["kind"]
     if kind == "place":
-        return _place(c, legal_actions)
+        return _best(_place_scores(c, legal_actions))
     if kind == "resolve":
         return _resolve(c, legal_actions)
     if kind == "use_tools":

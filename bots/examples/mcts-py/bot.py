@@ -20,24 +20,28 @@ from arena.protocol.client import Bot, run
 
 class SearchBot(Bot):
     name = "mcts-py"
-    version = "1.0"
+    version = "2.0"
 
     def __init__(self, ms: int, iterations: int | None) -> None:
         self.ms = ms
         self.iterations = iterations
         self.game: Game = get_game("stoneage")
         self.rng = random.Random(0)
+        self.components: dict[str, Any] = self.game.components()
 
     def on_game_start(self, info: dict[str, Any]) -> None:
         self.game = get_game(info["game"])
+        self.components = info["components"]
         self.rng = random.Random(info["bot_seed"])
 
     def choose(
         self, observation: dict[str, Any], legal_actions: list[dict[str, Any]], time_left_ms: int
     ) -> int:
-        budget_ms = min(self.ms, time_left_ms / 2, self.time_bank_ms / 25)
-        index, _ = search(self.game, observation, legal_actions, self.rng, budget_ms / 1000,
-                          self.iterations)
+        budget_ms = min(time_left_ms / 2, self.time_bank_ms / 25)
+        if self.iterations is None:
+            budget_ms = min(budget_ms, self.ms)
+        index, _ = search(self.game, observation, legal_actions, self.components, self.rng,
+                          budget_ms / 1000, self.iterations)
         return index
 
 
