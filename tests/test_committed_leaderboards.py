@@ -1,0 +1,73 @@
+"""The committed leaderboards hold what they claim: every game record replays through today's
+engine to its recorded result, the journal agrees with the records, the standings files are what
+the journal's results give, and the search bot's evidence meets its bar."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.runner.ratings import compute_standings
+from arena.runner.record import GameRecord, verify
+from arena.runner.schedule.base import GameOutcome
+from arena.runner.store import Journal
+
+LEADERBOARDS = Path(__file__).resolve().parent.parent / "leaderboards"
+COMMITTED = ["reference", "search-4p", "search-2p"]
+
+
+def _journal_outcomes(name: str) -> tuple[dict, list[GameOutcome]]:
+    journal = Journal(LEADERBOARDS / name / "journal.sqlite", readonly=True)
+    try:
+        return journal.meta(), journal.outcomes()
+    finally:
+        journal.close()
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_every_record_replays_and_matches_the_journal(name: str) -> None:
+    _, outcomes = _journal_outcomes(name)
+    records = sorted((LEADERBOARDS / name / "games").glob("*.json"))
+    assert len(records) == len(outcomes) > 0
+    by_id = {o.game_id: o for o in outcomes}
+    for path in records:
+        record = GameRecord.load(path)
+        report = verify(record)
+        assert report.ok, f"{path.name}: {report.problems}"
+        outcome = by_id[record.game_id]
+        assert outcome.seed == record.seed
+        assert list(outcome.bots) == [s["bot"] for s in record.seats]
+        assert list(outcome.ranks) == record.ranks
+        assert list(outcome.scores) == record.result["scores"]
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_the_standings_file_is_what_the_journal_gives(name: str) -> None:
+    _, outcomes = _journal_outcomes(name)
+    saved = json.loads((LEADERBOARDS / name / "standings.json").read_text())
+    bots = [b["name"] for b in saved["standings"]["bots"]]
+    fresh = compute_standings(bots, outcomes)
+    assert [b.name for b in fresh.bots] == bots
+    for line, kept in zip(fresh.bots, saved["standings"]["bots"], strict=True):
+        assert line.mu == pytest.approx(kept["mu"]) and line.sigma == pytest.approx(kept["sigma"])
+        assert line.games == kept["games"]
+
+
+@pytest.mark.parametrize(("name", "players", "games"), [("search-4p", 4, 200),
+                                                         ("search-2p", 2, 200)])
+def test_the_search_bot_ranks_first_well_clear_of_greedy(name: str, players: int,
+                                                          games: int) -> None:
+    """Issue bar: at least 200 games with seat rotation, the search bot first with a mu gap over
+    greedy-py of more than 3 sigma (their sigmas combined), and no failures of its own."""
+    saved = json.loads((LEADERBOARDS / name / "standings.json").read_text())
+    assert saved["meta"]["players"] == players and saved["meta"]["games"] >= games
+    assert saved["meta"]["complete"]
+    lines = {b["name"]: b for b in saved["standings"]["bots"]}
+    first = saved["standings"]["bots"][0]
+    assert first["name"] == "mcts-py"
+    mcts, greedy = lines["mcts-py"], lines["greedy-py"]
+    combined = (mcts["sigma"] ** 2 + greedy["sigma"] ** 2) ** 0.5
+    assert mcts["mu"] - greedy["mu"] > 3 * combined
+    assert all(count == 0 for count in mcts["failures"].values())
