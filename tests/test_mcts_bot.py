@@ -126,3 +126,25 @@ def test_root_candidates_start_with_the_policy_choice_and_spread_over_places() -
             seen += 1
         state.apply_index(_greedy(state))
     assert seen > 10
+
+
+def test_the_bot_replays_its_game_exactly_with_fixed_iterations(tmp_path: Path) -> None:
+    """Through the referee, real processes and sockets: with ``--iterations`` the bot reseeds
+    from each game's ``bot_seed``, so the same game seed gives the same game, move for move."""
+    from dataclasses import replace
+
+    from arena.runner.bots import BotManifest
+    from arena.runner.record import verify
+    from arena.runner.referee import play_game
+
+    mcts = BotManifest.load(FOLDER)
+    fixed = replace(mcts, command=("{python}", "bot.py", "--iterations", "10"))
+    greedy = BotManifest.load(FOLDER.parent / "greedy-py")
+    games = [play_game(STONE_AGE, 77, [fixed, greedy], log_dir=tmp_path / str(k))
+             for k in range(2)]
+    for record in games:
+        assert [t["reason"] for t in record.terminations] == ["ok", "ok"]
+        assert all(d[3] == "bot" for d in record.decisions)
+        assert verify(record).ok
+    moves = [[(d[0], d[1]) for d in record.decisions] for record in games]
+    assert moves[0] == moves[1] and len(moves[0]) > 100
