@@ -222,6 +222,19 @@ def test_all_seats_see_the_same_public_record_of_a_player() -> None:
     assert mine == theirs
 
 
+def test_changing_an_observation_changes_no_later_one() -> None:
+    """Observations are fresh data: a bot may edit what it was given (counts are memoized by
+    hand inside the engine, so this guards against handing out a shared dict)."""
+    g = with_player(new_game(2), 1, hidden=[5], cards=[0])
+    first = g.observation(1)["players"][1]
+    first["culture"]["pottery"] = 99
+    first["figures"]["hut_builder"] = 99
+    again = g.observation(1)["players"][1]
+    assert again["culture"] == {"pottery": 1} and again["figures"] == {"hut_builder": 2}
+    other = g.observation(0)["players"][1]
+    assert other["culture"] == {"pottery": 1} and other["figures"] == {}
+
+
 def test_people_on_the_board_are_public() -> None:
     g = new_game(2, dice=[1] * 10)
     place(g, "forest", 3)

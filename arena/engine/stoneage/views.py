@@ -107,6 +107,30 @@ def _decision(s: StoneAgeState) -> dict[str, Any] | None:
     raise AssertionError(f"unknown pending decision {pend!r}")  # pragma: no cover
 
 
+_COUNTS: dict[tuple[int, ...], tuple[dict[str, int], dict[str, int]]] = {}
+
+
+def _counts(cards: tuple[int, ...]) -> tuple[dict[str, int], dict[str, int]]:
+    """Culture symbols and figures on ``cards``, as fresh dicts. Only what the cards show
+    appears: most entries would be zero, in every request. (Memoized: hands repeat a lot.)"""
+    found = _COUNTS.get(cards)
+    if found is None:
+        culture: dict[str, int] = {}
+        figures: dict[str, int] = {}
+        for cid in cards:
+            card = CARDS[cid]
+            if card.symbol >= 0:
+                name = SYMBOLS[card.symbol]
+                culture[name] = culture.get(name, 0) + 1
+            else:
+                name = FIGURES[card.figure]
+                figures[name] = figures.get(name, 0) + card.figures
+        if len(_COUNTS) > 20_000:
+            _COUNTS.clear()
+        found = _COUNTS[cards] = (culture, figures)
+    return dict(found[0]), dict(found[1])
+
+
 def observation(s: StoneAgeState, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may know (ruling 12): all but the deck order, the buildings under
     each pile's top, the other seats' extra cards, and the game's seed.
@@ -142,23 +166,15 @@ def observation(s: StoneAgeState, seat: int) -> dict[str, Any]:
             "people": [placed[p * NUM_PLACES + PILE0 + j] for p in range(n)],
         })
     players = []
+    goods = s._goods
     for p in range(n):
         b = p * 5
         known = s._cards[p] + s._hidden[p] if p == seat else s._cards[p]
-        # Only what the player holds appears: most entries would be zero, in every request.
-        culture: dict[str, int] = {}
-        figures: dict[str, int] = {}
-        for cid in known:
-            card = CARDS[cid]
-            if card.symbol >= 0:
-                name = SYMBOLS[card.symbol]
-                culture[name] = culture.get(name, 0) + 1
-            else:
-                name = FIGURES[card.figure]
-                figures[name] = figures.get(name, 0) + card.figures
+        culture, figures = _counts(known)
         entry: dict[str, Any] = {
             "seat": p,
-            **{GOODS[k]: s._goods[b + k] for k in range(5)},
+            "food": goods[b], "wood": goods[b + 1], "clay": goods[b + 2],
+            "stone": goods[b + 3], "gold": goods[b + 4],
             "people": s._people[p],
             "people_to_place": s._avail[p],
             "agriculture": s._agri[p],
