@@ -223,8 +223,8 @@ def test_all_seats_see_the_same_public_record_of_a_player() -> None:
 
 
 def test_changing_an_observation_changes_no_later_one() -> None:
-    """Observations are fresh data: a bot may edit what it was given (counts are memoized by
-    hand inside the engine, so this guards against handing out a shared dict)."""
+    """Observations are fresh data: a bot may edit what it was given. (The engine memoizes the
+    culture and figure counts of each hand; they must never be handed out shared.)"""
     g = with_player(new_game(2), 1, hidden=[5], cards=[0])
     first = g.observation(1)["players"][1]
     first["culture"]["pottery"] = 99
