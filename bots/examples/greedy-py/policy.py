@@ -12,6 +12,7 @@ brings about 3.5 pips, so ``PERSON`` points; food is worth ``FOOD`` points a uni
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import product
 from math import ceil
 
@@ -142,26 +143,19 @@ class Ctx:
         return best
 
 
-_PAYMENTS: dict[tuple, list[tuple]] = {}
-
-
+@lru_cache(maxsize=50_000)
 def _payments(shape: tuple, hold: tuple) -> list[tuple]:
-    """The payments of a price ``shape`` that ``hold`` covers (memoized: both repeat a lot)."""
-    found = _PAYMENTS.get((shape, hold))
-    if found is None:
-        if shape[0] == "card":
-            cands = COMPS[shape[1]]
-        elif shape[0] == "fixed":
-            cands = [shape[1:]]
-        elif shape[0] == "variable":
-            cands = [p for p in COMPS[shape[1]] if sum(1 for x in p if x) == shape[2]]
-        else:
-            cands = [p for t in range(1, 8) for p in COMPS[t]]
-        found = [p for p in cands if all(x <= h for x, h in zip(p, hold, strict=True))]
-        if len(_PAYMENTS) > 50_000:
-            _PAYMENTS.clear()
-        _PAYMENTS[(shape, hold)] = found
-    return found
+    """The payments of a price ``shape`` that ``hold`` covers (memoized: both repeat a lot;
+    callers only read the list)."""
+    if shape[0] == "card":
+        cands = COMPS[shape[1]]
+    elif shape[0] == "fixed":
+        cands = [shape[1:]]
+    elif shape[0] == "variable":
+        cands = [p for p in COMPS[shape[1]] if sum(1 for x in p if x) == shape[2]]
+    else:
+        cands = [p for t in range(1, 8) for p in COMPS[t]]
+    return [p for p in cands if all(x <= h for x, h in zip(p, hold, strict=True))]
 
 
 def _pay_of(action: dict) -> tuple:
@@ -283,15 +277,16 @@ def _best(scores: list[tuple[int, float]]) -> int:
 
 
 # ------------------------------------------------------------------------------ resolution
-_RESOLVE_ORDER = ("tool_maker", "hunting", "forest", "clay_pit", "quarry", "river", "hut",
-                  "field", "building", "card")
+#: The order in which this policy resolves its places (by the actions' "place" field).
+RESOLVE_ORDER = ("tool_maker", "hunting", "forest", "clay_pit", "quarry", "river", "hut",
+                 "field", "building", "card")
 
 
 def _resolve(c: Ctx, legal: list[dict]) -> int:
     def rank(i: int) -> tuple:
         a = legal[i]
         sub = c.board["buildings"][a["pile"]]["top"]["kind"] != "fixed" if "pile" in a else 0
-        return (_RESOLVE_ORDER.index(a["place"]), sub, a.get("slot", 0))
+        return (RESOLVE_ORDER.index(a["place"]), sub, a.get("slot", 0))
 
     return min(range(len(legal)), key=rank)
 
@@ -399,16 +394,19 @@ def preferences(observation: dict, legal_actions: list[dict], components: dict) 
     if view["decision"]["kind"] == "place":
         scores = _place_scores(Ctx(view), legal_actions)
         return sorted(range(len(legal_actions)), key=lambda i: (-scores[i][0], -scores[i][1], i))
-    first = choose(observation, legal_actions, components)
+    first = _choose(view, legal_actions)
     return [first] + [i for i in range(len(legal_actions)) if i != first]
 
 
 def choose(observation: dict, legal_actions: list[dict], components: dict) -> int:
     """The index of the chosen action in ``legal_actions``. ``components`` is the game's
     static table of cards and buildings, as ``game_start`` sends it."""
-    observation = _with_tables(observation, components)
-    c = Ctx(observation)
-    dec = observation["decision"]
+    return _choose(_with_tables(observation, components), legal_actions)
+
+
+def _choose(view: dict, legal_actions: list[dict]) -> int:
+    c = Ctx(view)
+    dec = view["decision"]
     kind = dec["kind"]
     if kind == "place":
         return _best(_place_scores(c, legal_actions))

@@ -21,24 +21,14 @@ import math
 import random
 import sys
 import time
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from arena.engine import Game
 from arena.engine.stoneage import StoneAgeState
-from arena.engine.stoneage.components import (
-    CARD0,
-    CLAY_PIT,
-    FIELD,
-    FOREST,
-    HUNT,
-    HUT,
-    PILE0,
-    QUARRY,
-    RIVER,
-    TOOL_MAKER,
-)
-from arena.engine.stoneage.moves import PLACE, RESOLVE, key_to_action
+from arena.engine.stoneage.components import NUM_PLACES, PILE0
+from arena.engine.stoneage.moves import PLACE, RESOLVE, key_to_action, place_fields
 
 # greedy-py's policy (a sibling example) is the prior, the opponent model and the rollout policy.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "greedy-py"))
@@ -54,20 +44,15 @@ PRUNE_EVERY = 3  # every this many sweeps the worst root candidate is dropped (0
 CONFIDENCE = 1.0  # another action replaces the policy's only if better by this many std errors
 SEARCHED = frozenset({"place"})  # decision kinds searched; the policy answers the others
 
-#: Resolution order of the greedy policy, by place (buildings before cards, cards by slot).
-_RESOLVE_RANK = {TOOL_MAKER: 0, HUNT: 1, FOREST: 2, CLAY_PIT: 3, QUARRY: 4, RIVER: 5, HUT: 6,
-                 FIELD: 7}
+#: The greedy policy's resolution order by engine place: its order of place names, then the
+#: place itself (card slots by cost). Two buildings also need their tiles: the policy decides.
+_RESOLVE_RANK = tuple(
+    (policy.RESOLVE_ORDER.index(place_fields(place)["place"]), place)
+    for place in range(NUM_PLACES)
+)
 
-
-_ACTIONS: dict[Any, dict[str, Any]] = {}
-
-
-def _action(key: Any) -> dict[str, Any]:
-    """The action dict of ``key``, shared between calls (the policy only reads it)."""
-    action = _ACTIONS.get(key)
-    if action is None:
-        action = _ACTIONS[key] = key_to_action(key)
-    return action
+#: The action dict of a key, shared between calls (the policy only reads it).
+_action = lru_cache(maxsize=None)(key_to_action)
 
 
 class Node:
@@ -88,18 +73,10 @@ def policy_index(state: StoneAgeState, components: dict[str, Any]) -> int:
     keys = state.legal_keys()
     if keys[0][0] == RESOLVE and sum(1 for k in keys if k[1] >= PILE0) < 2:
         # The policy's fixed resolution order, without building an observation.
-        return min(range(len(keys)), key=lambda i: _resolve_rank(keys[i][1]))
+        return min(range(len(keys)), key=lambda i: _RESOLVE_RANK[keys[i][1]])
     seat = state.current_player
     assert seat is not None
     return policy.choose(state.observation(seat), [_action(k) for k in keys], components)
-
-
-def _resolve_rank(place: int) -> int:
-    if place >= PILE0:
-        return 8
-    if place >= CARD0:
-        return 9 + place
-    return _RESOLVE_RANK[place]
 
 
 def reward(state: StoneAgeState, seat: int) -> float:
@@ -143,8 +120,7 @@ def search(
     if len(legal_actions) == 1 or observation["decision"]["kind"] not in SEARCHED:
         return order[0], 0
     seat = observation["seat"]
-    sample = game.determinize(observation, rng)
-    assert isinstance(sample, StoneAgeState)
+    sample = _sample(game, observation, rng)
     root = candidates(sample.legal_keys(), order, ROOT_CANDIDATES)
     if len(root) == 1:
         return root[0], 0
@@ -160,7 +136,7 @@ def search(
             state = sample.clone()
             state.apply_index(index)
             path = [node]
-            _play_out(state, node, path, seat, components)
+            _play_out(state, path, seat, components)
             r = reward(state, seat)
             for n in path:
                 n.visits += 1
@@ -176,9 +152,16 @@ def search(
             break
         if now + (now - start) / sweeps > deadline:
             break
-        sample = game.determinize(observation, rng)  # type: ignore[assignment]
+        sample = _sample(game, observation, rng)
     best = max(live, key=lambda i: (nodes[i].value / nodes[i].visits, -i))
     return root[best if _better(rewards[best], rewards[0]) else 0], iterations
+
+
+def _sample(game: Game, observation: dict[str, Any], rng: random.Random) -> StoneAgeState:
+    """One world consistent with ``observation``, its hidden parts and future dice drawn."""
+    state = game.determinize(observation, rng)
+    assert isinstance(state, StoneAgeState)
+    return state
 
 
 def _better(mine: list[float], base: list[float]) -> bool:
@@ -194,10 +177,12 @@ def _better(mine: list[float], base: list[float]) -> bool:
 
 
 def _play_out(
-    state: StoneAgeState, node: Node, path: list[Node], seat: int, components: dict[str, Any]
+    state: StoneAgeState, path: list[Node], seat: int, components: dict[str, Any]
 ) -> None:
-    """Play ``state`` to the end: the tree chooses this seat's placements while it can, the
-    greedy policy everything else. Nodes walked are appended to ``path``."""
+    """Play ``state`` to the end from the node ``path[-1]``: the tree chooses this seat's
+    placements while it can, the greedy policy everything else. Nodes walked are appended to
+    ``path``."""
+    node = path[-1]
     while not state.is_terminal:
         keys = state.legal_keys()
         if (state.current_player != seat or keys[0][0] != PLACE
