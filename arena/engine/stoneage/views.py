@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from arena.engine.chance import chance_from_dict
@@ -107,28 +108,27 @@ def _decision(s: StoneAgeState) -> dict[str, Any] | None:
     raise AssertionError(f"unknown pending decision {pend!r}")  # pragma: no cover
 
 
-_COUNTS: dict[tuple[int, ...], tuple[dict[str, int], dict[str, int]]] = {}
-
-
 def _counts(cards: tuple[int, ...]) -> tuple[dict[str, int], dict[str, int]]:
     """Culture symbols and figures on ``cards``, as fresh dicts. Only what the cards show
-    appears: most entries would be zero, in every request. (Memoized: hands repeat a lot.)"""
-    found = _COUNTS.get(cards)
-    if found is None:
-        culture: dict[str, int] = {}
-        figures: dict[str, int] = {}
-        for cid in cards:
-            card = CARDS[cid]
-            if card.symbol >= 0:
-                name = SYMBOLS[card.symbol]
-                culture[name] = culture.get(name, 0) + 1
-            else:
-                name = FIGURES[card.figure]
-                figures[name] = figures.get(name, 0) + card.figures
-        if len(_COUNTS) > 20_000:
-            _COUNTS.clear()
-        found = _COUNTS[cards] = (culture, figures)
-    return dict(found[0]), dict(found[1])
+    appears: most entries would be zero, in every request."""
+    culture, figures = _shared_counts(cards)
+    return dict(culture), dict(figures)
+
+
+@lru_cache(maxsize=20_000)
+def _shared_counts(cards: tuple[int, ...]) -> tuple[dict[str, int], dict[str, int]]:
+    """``_counts`` memoized (hands repeat a lot); never hand these dicts out."""
+    culture: dict[str, int] = {}
+    figures: dict[str, int] = {}
+    for cid in cards:
+        card = CARDS[cid]
+        if card.symbol >= 0:
+            name = SYMBOLS[card.symbol]
+            culture[name] = culture.get(name, 0) + 1
+        else:
+            name = FIGURES[card.figure]
+            figures[name] = figures.get(name, 0) + card.figures
+    return culture, figures
 
 
 def observation(s: StoneAgeState, seat: int) -> dict[str, Any]:
