@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from arena.engine import get_game
+from arena.protocol.messages import Termination
 from arena.runner.bots import BotManifest, group_alive
 from arena.runner.clock import TimeControl
-from arena.runner.record import OK, GameRecord, verify
+from arena.runner.record import GameRecord, verify
 from arena.runner.referee import Referee, VoidGame, play_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +39,7 @@ SHORT_HANDSHAKE = TimeControl(handshake_ms=1500, decision_ms=400, bank_ms=20000,
                               increment_ms=100, margin_ms=50)
 #: With this seed and seats [random-py, faulty, built-in], the faulty seat (played by the
 #: fallback policy after its failure) wins on points; ranking it last is the referee's doing.
-WINNING_SEED = 4
+WINNING_SEED = 8
 
 
 def random_py() -> BotManifest:
@@ -187,7 +188,7 @@ def test_the_example_bots_play_whole_games_that_verify_and_survive_a_save_and_lo
     loaders = {"random-py": random_py, "random-js": random_js}
     bots = [loaders[n]() if n else None for n in names]
     record = played(referee_game(bots, seed=11, tc=TimeControl()))
-    assert reasons(record) == [OK] * len(bots)
+    assert reasons(record) == [Termination.OK] * len(bots)
     assert [s["bot"] for s in record.seats] == [n or "builtin" for n in names]
     report = verify(record)
     assert report.ok, report.problems
@@ -237,7 +238,7 @@ def test_a_faulty_bot_gets_its_termination_reason_is_ranked_last_and_the_game_st
 ) -> None:
     outcome = referee_game([random_py(), faulty(mode), None], seed=WINNING_SEED)
     record = played(outcome)
-    assert reasons(record) == [OK, reason, OK], record.terminations
+    assert reasons(record) == [Termination.OK, reason, Termination.OK], record.terminations
     assert record.terminations[1]["detail"], "a failure must say what happened"
     assert any(e.startswith(f"seat 1: {reason}:") for e in record.events), record.events
     report = verify(record)
@@ -258,14 +259,14 @@ def test_a_faulty_bot_gets_its_termination_reason_is_ranked_last_and_the_game_st
 
 def test_a_crash_mid_game_is_described_with_the_exit_status() -> None:
     record = played(referee_game([faulty("crash-mid-game"), random_py()], seed=5))
-    assert reasons(record) == ["crash", OK]
+    assert reasons(record) == ["crash", Termination.OK]
     assert "status 3" in record.terminations[0]["detail"]
     assert record.ranks == [2, 1]
 
 
 def test_a_bot_that_answers_only_wrong_request_ids_has_them_ignored_then_times_out() -> None:
     record = played(referee_game([random_py(), faulty("wrong-request-id")], seed=2))
-    assert reasons(record) == [OK, "timeout"]
+    assert reasons(record) == [Termination.OK, "timeout"]
     ignored = [e for e in record.events if "ignored an action for request" in e]
     assert ignored and all(e.startswith("seat 1:") for e in ignored)
     assert verify(record).ok
@@ -332,7 +333,7 @@ def test_a_child_the_bot_leaves_behind_is_killed_with_its_process_group(
     outcome = referee_game([faulty("child-left-behind"), random_py()], seed=4,
                            check_processes=False)
     record = played(outcome)
-    assert reasons(record) == [OK, OK]
+    assert reasons(record) == [Termination.OK, Termination.OK]
     assert verify(record).ok
     child = int(pid_file.read_text())
     bot = outcome.referee.seats[0].process
@@ -352,7 +353,7 @@ def test_a_connection_with_a_wrong_token_cannot_act_for_any_seat(tmp_path: Path)
     outcome = referee_game([random_py(), faulty("impostor"), random_py()], seed=8,
                            log_dir=tmp_path)
     record = played(outcome)
-    assert reasons(record) == [OK, OK, OK]
+    assert reasons(record) == [Termination.OK, Termination.OK, Termination.OK]
     assert any("refused a connection: bad_token" in e for e in record.events), record.events
     assert not any("ignored an action" in e for e in record.events), record.events
     assert {d[3] for d in record.decisions} == {"bot"}

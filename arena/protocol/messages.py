@@ -7,6 +7,7 @@ strict: anything that is not exactly one well-formed message of a known type rai
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, Final
 
 import msgpack
@@ -21,6 +22,27 @@ PROTOCOL_VERSION: Final = 1
 #: The largest message a bot may send, encoded.
 MAX_MESSAGE_BYTES: Final = 1 << 20
 MAX_NAME_LENGTH: Final = 64
+
+
+class Termination(StrEnum):
+    """How a seat's part in a game ended: the one vocabulary of records, journals, ratings and
+    the live view. A ``StrEnum``, so each member is (and serialises as) its plain string, the
+    same strings records and journals have always held. A failure reason is also the ``code``
+    of the ``error`` message the referee sends the bot."""
+
+    OK = "ok"  #: the bot played the whole game
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    ILLEGAL = "illegal_action"
+    PROTOCOL = "protocol_error"
+
+    @property
+    def failed(self) -> bool:
+        return self is not Termination.OK
+
+
+#: The termination reasons that are a bot's failure, in display order.
+FAILURES: Final[tuple[Termination, ...]] = tuple(t for t in Termination if t.failed)
 
 
 class ProtocolError(Exception):

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.engine import Game
+from arena.protocol.messages import Termination
 from arena.runner.bots import BotManifest, ManifestError, group_alive
 from arena.runner.clock import TimeControl
-from arena.runner.record import OK, verify
+from arena.runner.record import verify
 from arena.runner.referee import Referee, VoidGame
 
 SHUTDOWN_WAIT_S = 3.0
@@ -58,7 +59,7 @@ def check_bot(
         record = referee.play()
         term = record.terminations[0]
         report = verify(record)
-        if term["reason"] != OK:
+        if term["reason"] != Termination.OK:
             return [*checks, Check("game", False, f"{term['reason']}: {term['detail']}")]
         if not report.ok:
             return [*checks, Check("game", False, "; ".join(report.problems))]

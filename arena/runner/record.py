@@ -8,16 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import IllegalActionError, get_game
+from arena.protocol.messages import Termination
 
 RECORD_FORMAT = "arena-game-record"
 RECORD_VERSION = 1
 
-#: Termination reasons of a seat. "ok" means the bot played the whole game.
-OK = "ok"
-TIMEOUT = "timeout"
-CRASH = "crash"
-ILLEGAL = "illegal_action"
-PROTOCOL = "protocol_error"
 
 
 def final_ranks(engine_ranks: list[int] | tuple[int, ...], failed: list[bool]) -> list[int]:
@@ -182,7 +177,7 @@ def verify(record: GameRecord) -> ReplayReport:
                 if result[key] != record.result.get(key):
                     problems.append(f"{key}: replay gives {result[key]}, record says "
                                     f"{record.result.get(key)}")
-            failed = [t["reason"] != OK for t in record.terminations]
+            failed = [t["reason"] != Termination.OK for t in record.terminations]
             if len(failed) == record.num_players:
                 expect = final_ranks(result["ranks"], failed)
                 if expect != record.ranks:

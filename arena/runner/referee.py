@@ -33,20 +33,14 @@ from arena.protocol.messages import (
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
     ProtocolError,
+    Termination,
     decode,
     encode,
 )
 from arena.runner.bots import BotManifest, BotProcess, BotStartError
 from arena.runner.clock import Clock, TimeControl
-from arena.runner.record import (
-    CRASH,
-    ILLEGAL,
-    OK,
-    PROTOCOL,
-    TIMEOUT,
-    GameRecord,
-    final_ranks,
-)
+from arena.runner.record import GameRecord, final_ranks
+from arena.seeds import bot_seed, fallback_rng
 
 #: Messages a bot may send without answering a request before it counts as flooding.
 FLOOD_LIMIT = 64
@@ -60,17 +54,6 @@ MAX_EVENTS = 500
 class VoidGame(Exception):
     """The game could not be played for a reason that is nobody's loss (a bot could not start
     or did not complete the handshake). The caller may retry it."""
-
-
-def fallback_rng(seed: int, seat: int) -> random.Random:
-    """The fallback policy's generator for one seat: private, seeded by game seed and seat."""
-    return random.Random(f"arena/fallback/{seed}/{seat}")
-
-
-def bot_seed(seed: int, seat: int) -> int:
-    """The seed a bot may use for its own randomness in a game (``bot_seed`` of game_start,
-    and ``ARENA_SEED`` of a freshly started bot): a function of game seed and seat."""
-    return (seed * 10 + seat) % (1 << 63)
 
 
 @dataclass
@@ -170,7 +153,7 @@ class _Seat:
     process: BotProcess | None = None
     identity: bytes | None = None
     clock: Clock | None = None
-    reason: str = OK
+    reason: Termination = Termination.OK
     detail: str = ""
     unanswered: int = 0
     stale_ids: list[int] = field(default_factory=list)
@@ -182,7 +165,7 @@ class _Seat:
 
     @property
     def live(self) -> bool:
-        return self.manifest is not None and self.reason == OK
+        return self.manifest is not None and self.reason == Termination.OK
 
 
 class Referee:
@@ -235,9 +218,9 @@ class Referee:
         if len(self.events) < MAX_EVENTS:
             self.events.append(text)
 
-    def fail(self, seat: _Seat, reason: str, detail: str) -> None:
+    def fail(self, seat: _Seat, reason: Termination, detail: str) -> None:
         """Record the seat's failure, tell the bot (best effort), and kill its process group."""
-        if seat.reason != OK:
+        if seat.reason != Termination.OK:
             return
         seat.reason = reason
         seat.detail = detail
@@ -254,7 +237,7 @@ class Referee:
         except zmq.ZMQError as exc:
             if not quiet:
                 alive = seat.process is not None and seat.process.alive()
-                self.fail(seat, CRASH if not alive else PROTOCOL,
+                self.fail(seat, Termination.CRASH if not alive else Termination.PROTOCOL,
                           f"cannot send to the bot ({exc.strerror})")
             return False
         return True
@@ -330,7 +313,7 @@ class Referee:
                 )
             self._receive(None, min(POLL_SLICE_MS, max(1, int(left_ms))))
             for s in self.seats:
-                if s.reason != OK:
+                if s.reason != Termination.OK:
                     raise VoidGame(f"seat {s.seat} failed the handshake: {s.reason}: {s.detail}")
 
     def _refusal_note(self) -> str:
@@ -389,7 +372,8 @@ class Referee:
             return None
         if len(frames) != 2:
             if seat is not None:
-                self.fail(seat, PROTOCOL, f"a message must be one frame, got {len(frames) - 1}")
+                self.fail(seat, Termination.PROTOCOL,
+                          f"a message must be one frame, got {len(frames) - 1}")
             return None
         try:
             msg = decode(frames[1], BOT_MESSAGES)
@@ -400,7 +384,7 @@ class Referee:
                 if exc.code == "protocol_mismatch":
                     self._mismatch(str(exc))
             else:
-                self.fail(seat, PROTOCOL, str(exc))
+                self.fail(seat, Termination.PROTOCOL, str(exc))
             return None
         if seat is None:
             if msg["type"] == "hello":
@@ -412,8 +396,8 @@ class Referee:
             return None
         seat.unanswered += 1
         if seat.unanswered > FLOOD_LIMIT:
-            self.fail(seat, PROTOCOL, f"flood: more than {FLOOD_LIMIT} messages without "
-                                      "answering a request")
+            self.fail(seat, Termination.PROTOCOL,
+                      f"flood: more than {FLOOD_LIMIT} messages without answering a request")
             return None
         mtype = msg["type"]
         if mtype == "action":
@@ -433,7 +417,7 @@ class Referee:
         elif mtype == "error":
             self.event(f"seat {seat.seat} reports error {msg['code']}: {msg['message'][:200]}")
         elif mtype == "hello":
-            self.fail(seat, PROTOCOL, "a second hello")
+            self.fail(seat, Termination.PROTOCOL, "a second hello")
         return None
 
     def _mismatch(self, detail: str) -> None:
@@ -460,7 +444,7 @@ class Referee:
         """Request a decision from ``seat``'s bot. Returns (index, ms) or None if it failed."""
         assert seat.clock is not None and seat.process is not None
         if not seat.process.alive():
-            self.fail(seat, CRASH, seat.process.describe_exit())
+            self.fail(seat, Termination.CRASH, seat.process.describe_exit())
             return None
         actions = state.legal_actions()
         self.request_id = next(self.stable.request_ids)
@@ -477,7 +461,7 @@ class Referee:
         try:
             self.sock.send_multipart([seat.identity, payload], zmq.NOBLOCK)  # type: ignore[list-item]
         except zmq.ZMQError as exc:
-            self.fail(seat, CRASH if not seat.process.alive() else PROTOCOL,
+            self.fail(seat, Termination.CRASH if not seat.process.alive() else Termination.PROTOCOL,
                       f"cannot send the request ({exc.strerror})")
             return None
         while True:
@@ -487,8 +471,9 @@ class Referee:
                 stale = (
                     f"; it answered request ids {seat.stale_ids} instead" if seat.stale_ids else ""
                 )
-                self.fail(seat, TIMEOUT, f"no answer to request {self.request_id} within "
-                                         f"{deadline_ms:.0f} ms{stale}")
+                self.fail(seat, Termination.TIMEOUT,
+                          f"no answer to request {self.request_id} within "
+                          f"{deadline_ms:.0f} ms{stale}")
                 return None
             got = self._receive(seat, POLL_SLICE_MS if left > POLL_SLICE_MS else int(left) + 1)
             if got is not None:
@@ -496,7 +481,7 @@ class Referee:
             if not seat.live:
                 return None
             if not seat.process.alive():
-                self.fail(seat, CRASH, seat.process.describe_exit())
+                self.fail(seat, Termination.CRASH, seat.process.describe_exit())
                 return None
 
     def _accept(
@@ -504,12 +489,13 @@ class Referee:
     ) -> tuple[int, float] | None:
         assert seat.clock is not None
         if not seat.clock.charge(used_ms):
-            self.fail(seat, TIMEOUT, f"answered request {self.request_id} after {used_ms:.0f} "
-                                     f"ms; the deadline was {seat.clock.deadline_ms():.0f} ms")
+            self.fail(seat, Termination.TIMEOUT,
+                      f"answered request {self.request_id} after {used_ms:.0f} "
+                      f"ms; the deadline was {seat.clock.deadline_ms():.0f} ms")
             return None
         index = msg["index"]
         if not 0 <= index < n_actions:
-            self.fail(seat, ILLEGAL, f"index {index} is not in 0..{n_actions - 1}")
+            self.fail(seat, Termination.ILLEGAL, f"index {index} is not in 0..{n_actions - 1}")
             return None
         return index, used_ms
 
@@ -531,7 +517,7 @@ class Referee:
             state.apply_index(index)
         self.finished = True
         result = state.result()
-        failed = [s.reason != OK for s in self.seats]
+        failed = [s.reason != Termination.OK for s in self.seats]
         ranks = final_ranks(result.ranks, failed)
         terminations = [
             {"seat": s.seat, "reason": s.reason, "detail": s.detail} for s in self.seats
@@ -582,21 +568,21 @@ class Referee:
         while not seat.ponged:
             left = timeout_ms - (time.perf_counter() - t0) * 1000
             if left <= 0:
-                self.fail(seat, TIMEOUT, f"no pong within {timeout_ms:.0f} ms")
+                self.fail(seat, Termination.TIMEOUT, f"no pong within {timeout_ms:.0f} ms")
                 return None
             if (
                 self._receive(None, max(1, min(POLL_SLICE_MS, int(left) + 1))) is None
                 and seat.process is not None
                 and not seat.process.alive()
             ):
-                self.fail(seat, CRASH, seat.process.describe_exit())
+                self.fail(seat, Termination.CRASH, seat.process.describe_exit())
             if not seat.live:
                 return None
         return (time.perf_counter() - t0) * 1000
 
     def send_shutdown(self, seat: _Seat) -> None:
         """Tell a live bot to exit (once)."""
-        if seat.identity is not None and seat.reason == OK and not seat.shut_down:
+        if seat.identity is not None and seat.reason == Termination.OK and not seat.shut_down:
             seat.shut_down = True
             self._send(seat, {"type": "shutdown", "reason": "game over"}, quiet=True)
 
@@ -613,7 +599,7 @@ class Referee:
             if s.process is None:
                 continue
             assert s.manifest is not None and s.log is not None
-            if (not self.owns_stable and self.finished and s.reason == OK
+            if (not self.owns_stable and self.finished and s.reason == Termination.OK
                     and s.identity is not None and not s.shut_down and s.process.alive()):
                 self.stable.put(_Session(s.manifest, s.token, s.process, s.identity, s.log,
                                          self._games_before.get(s.seat, 0)))

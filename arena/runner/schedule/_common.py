@@ -11,7 +11,8 @@ import random
 from collections.abc import Iterable, Sequence
 from itertools import combinations, permutations
 
-from arena.runner.schedule.base import GameOutcome, Pairing, derive_seed, rotations
+from arena.runner.schedule.base import GameOutcome, Pairing, rotations
+from arena.seeds import derive_seed
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4

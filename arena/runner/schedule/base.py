@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from hashlib import blake2b
 from typing import Protocol
+
+from arena.seeds import derive_seed
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,9 @@ class GameOutcome:
     terminations: tuple[str, ...]
 
 
+__all__ = ["GameOutcome", "Pairing", "Scheduler", "derive_seed", "rotations"]
+
+
 class Scheduler(Protocol):
     """Yields the tournament's games round by round."""
 
@@ -66,13 +70,6 @@ class Scheduler(Protocol):
     def describe(self) -> str:
         """One line for the output: what this schedule is (and, for a subset, how balanced)."""
         ...
-
-
-def derive_seed(master: int, *parts: object) -> int:
-    """A game seed derived from the master seed and a key (e.g. round and table): a pure
-    function, stable across runs and platforms, in 0..2**63-1."""
-    key = "/".join([str(master), *map(str, parts)]).encode()
-    return int.from_bytes(blake2b(key, digest_size=8).digest(), "big") >> 1
 
 
 def rotations(table: Sequence[str]) -> list[tuple[str, ...]]:

@@ -13,7 +13,8 @@ from arena.runner.schedule._common import (
     check_table_settings,
     issue,
 )
-from arena.runner.schedule.base import GameOutcome, Pairing, derive_seed
+from arena.runner.schedule.base import GameOutcome, Pairing
+from arena.seeds import derive_seed
 
 KIND = "swiss"
 
