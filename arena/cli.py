@@ -388,26 +388,20 @@ def standings(
     """Print a tournament's standings from its journal (also while it is running)."""
     from arena.runner.live import standings_table
     from arena.runner.ratings import compute_standings
-    from arena.runner.store import JOURNAL, Journal, JournalError
+    from arena.runner.store import JournalError, read_progress
 
     try:
-        journal = Journal(folder / JOURNAL, readonly=True)
+        progress = read_progress(folder)
     except JournalError as exc:
         _fail(str(exc))
-    try:
-        meta = journal.meta()
-        bots = [b["name"] for b in meta["identity"]["bots"]]
-        outcomes = journal.outcomes()
-        total = len(journal.pairings())
-    finally:
-        journal.close()
-    table = compute_standings(bots, outcomes)
+    table = compute_standings(progress.bots, progress.outcomes)
+    games = len(progress.outcomes)
     if as_json:
-        typer.echo(json.dumps({"name": meta["identity"]["name"], "games": len(outcomes),
-                               "issued": total, **table.to_dict()}))
+        typer.echo(json.dumps({"name": progress.name, "games": games,
+                               "issued": progress.issued, **table.to_dict()}))
         return
-    out.print(standings_table(table, title=f"{meta['identity']['name']}: {len(outcomes)} of "
-                                           f"{total} games issued so far"))
+    out.print(standings_table(table, title=f"{progress.name}: {games} of "
+                                           f"{progress.issued} games issued so far"))
 
 
 @bench_app.command("tournament")

@@ -5,6 +5,7 @@ the journal's results give, and the search bot's evidence meets its bar."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,27 @@ def test_the_search_bot_ranks_first_well_clear_of_greedy(name: str, players: int
     combined = (mcts["sigma"] ** 2 + greedy["sigma"] ** 2) ** 0.5
     assert mcts["mu"] - greedy["mu"] > 3 * combined
     assert all(count == 0 for count in mcts["failures"].values())
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_running_a_finished_tournament_again_writes_the_same_standings_byte_for_byte(
+    name: str, tmp_path: Path
+) -> None:
+    """The committed tournament file, run against a copy of its finished journal, plays nothing
+    and writes standings files identical to the committed ones: the journal, the ratings and the
+    writers still agree with what was published."""
+    from arena.runner.config import load_config
+    from arena.runner.tournament import Tournament
+
+    root = LEADERBOARDS.parent
+    (tmp_path / "tournaments").mkdir()
+    shutil.copy(root / "tournaments" / f"{name}.toml", tmp_path / "tournaments")
+    (tmp_path / "bots").symlink_to(root / "bots")
+    kept = tmp_path / "leaderboards" / name
+    shutil.copytree(LEADERBOARDS / name, kept, ignore=shutil.ignore_patterns("standings.*"))
+    config = load_config(tmp_path / "tournaments" / f"{name}.toml")
+    result = Tournament(config).run()
+    assert result.complete and result.games_done == len(_journal_outcomes(name)[1])
+    for suffix in ("json", "csv", "md"):
+        written = (kept / f"standings.{suffix}").read_bytes()
+        assert written == (LEADERBOARDS / name / f"standings.{suffix}").read_bytes(), suffix

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from arena.protocol.messages import FAILURES
 from arena.runner.live import Snapshot, format_duration, plain_line, render
 from arena.runner.outputs import CSV_COLUMNS, write_standings
-from arena.runner.ratings import FAILURE_KINDS, Standings, compute_standings
+from arena.runner.ratings import Standings, compute_standings
 from arena.runner.schedule.base import GameOutcome
 
 BOTS = ("greedy-py", "random-py", "slowpoke")
@@ -151,7 +152,7 @@ def test_write_standings_writes_three_files_matching_the_standings(
         assert (int(row["games"]), int(row["wins"])) == (b.games, b.wins)
         assert float(row["mean_rank"]) == pytest.approx(b.mean_rank, abs=1e-4)
         assert float(row["mean_score_se"]) == pytest.approx(b.mean_score_se, abs=1e-4)
-        assert {k: int(row[k]) for k in FAILURE_KINDS} == b.failures
+        assert {k: int(row[k]) for k in FAILURES} == b.failures
     assert rows[-1]["bot"] == "slowpoke" and rows[-1]["timeout"] == "1"
 
     md = (folder / "standings.md").read_text()

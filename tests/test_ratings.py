@@ -10,8 +10,8 @@ import random
 import pytest
 import trueskill
 
+from arena.protocol.messages import FAILURES
 from arena.runner.ratings import (
-    FAILURE_KINDS,
     TRUESKILL_MU,
     TRUESKILL_SIGMA,
     HeadToHead,
@@ -131,13 +131,13 @@ def test_ratings_wait_for_a_missing_earlier_game_while_statistics_count_at_once(
 
 def test_failures_are_counted_per_kind_with_every_kind_present() -> None:
     s = compute_standings(BOTS, mixed_games())
-    zero = dict.fromkeys(FAILURE_KINDS, 0)
+    zero = dict.fromkeys(FAILURES, 0)
     assert s.bot("a").failures == {**zero, "protocol_error": 1}
     assert s.bot("b").failures == {**zero, "illegal_action": 1}
     assert s.bot("c").failures == {**zero, "timeout": 1}
     assert s.bot("d").failures == {**zero, "crash": 1}
     assert s.bot("d").failure_total == 1
-    assert s.failure_totals() == dict.fromkeys(FAILURE_KINDS, 1)
+    assert s.failure_totals() == dict.fromkeys(FAILURES, 1)
 
 
 def test_mean_rank_and_mean_score_with_standard_errors_by_value() -> None:

@@ -33,8 +33,9 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.protocol.messages import FAILURES
 from arena.runner.config import ConfigError, load_config
-from arena.runner.ratings import FAILURE_KINDS, compute_standings
+from arena.runner.ratings import compute_standings
 from arena.runner.record import GameRecord, verify
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.store import JournalError
@@ -622,9 +623,9 @@ def test_a_tournament_with_faulty_bots_completes_and_counts_their_failures(
     for bot, kind in kinds.items():
         assert games_of[bot] == 6
         assert standings[bot]["games"] == 6
-        assert standings[bot]["failures"] == {k: 6 if k == kind else 0 for k in FAILURE_KINDS}
+        assert standings[bot]["failures"] == {k: 6 if k == kind else 0 for k in FAILURES}
     for bot in ("greedy-py", "random-py"):
-        assert standings[bot]["failures"] == dict.fromkeys(FAILURE_KINDS, 0)
+        assert standings[bot]["failures"] == dict.fromkeys(FAILURES, 0)
     order = [b["name"] for b in standings_doc(out)["standings"]["bots"]]
     assert set(order[-2:]) == set(kinds), order
 

@@ -4,7 +4,8 @@ same four methods without the scheduler or the tournament loop changing.
 
 A job is plain data (the pairing, the bots' folders, the time control, where to write the
 record); a worker plays it with :func:`arena.runner.referee.play_game`, writes the game record
-atomically, and sends back a small :class:`JobResult`. Workers ignore SIGINT (the tournament
+atomically, and sends back a small :class:`JobResult` carrying the game's
+:class:`~arena.runner.schedule.base.GameOutcome`. Workers ignore SIGINT (the tournament
 decides what Ctrl-C means); SIGTERM makes a worker kill its game's bots and exit, and so does
 the runner's death, however it dies (a lifeline pipe).
 """
@@ -20,12 +21,13 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass
+from enum import StrEnum
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from arena.runner.referee import Stable
-from arena.runner.schedule.base import Pairing
+from arena.runner.schedule.base import GameOutcome, Pairing
 
 #: Idle bot processes a worker keeps for its next games (one per bot, oldest stopped first).
 KEEP_BOTS_PER_WORKER = 8
@@ -41,15 +43,22 @@ class GameJob:
     log_dir: str
 
 
+class JobStatus(StrEnum):
+    """How a job ended."""
+
+    DONE = "done"  #: the game was played; the result has its outcome
+    VOID = "void"  #: the game could not be played, nobody's loss (a bot could not start)
+    ERROR = "error"  #: the runner's own failure (the reason has the traceback)
+
+
 @dataclass(frozen=True)
 class JobResult:
-    """``status`` is "done" (``summary`` holds the outcome), "void" (``reason`` says why;
-    nobody's loss) or "error" (the runner's own failure, ``reason`` has the traceback)."""
+    """What a worker sends back: ``outcome`` for a DONE job, ``reason`` for the others."""
 
     game_id: str
-    status: str
+    status: JobStatus
     reason: str = ""
-    summary: dict[str, Any] | None = None
+    outcome: GameOutcome | None = None
     duration_s: float = 0.0
 
 
@@ -88,18 +97,13 @@ def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
                            TimeControl.from_dict(job.time_control), job.log_dir, p.game_id,
                            stable)
     except VoidGame as exc:
-        return JobResult(p.game_id, "void", str(exc), duration_s=time.monotonic() - t0)
+        return JobResult(p.game_id, JobStatus.VOID, str(exc), duration_s=time.monotonic() - t0)
     except Exception:
-        return JobResult(p.game_id, "error", traceback.format_exc(),
+        return JobResult(p.game_id, JobStatus.ERROR, traceback.format_exc(),
                          duration_s=time.monotonic() - t0)
     record.save(job.record_path)
-    summary = {
-        "scores": record.result["scores"],
-        "ranks": record.ranks,
-        "terminations": [t["reason"] for t in record.terminations],
-        "details": [t["detail"] for t in record.terminations],
-    }
-    return JobResult(p.game_id, "done", summary=summary, duration_s=time.monotonic() - t0)
+    return JobResult(p.game_id, JobStatus.DONE, outcome=record.outcome(p),
+                     duration_s=time.monotonic() - t0)
 
 
 def _on_sigterm(signum: int, frame: object) -> None:

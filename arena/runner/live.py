@@ -17,7 +17,8 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from arena.runner.ratings import FAILURE_KINDS, OK, Standings
+from arena.protocol.messages import FAILURES, Termination
+from arena.runner.ratings import Standings
 from arena.runner.schedule.base import GameOutcome
 
 #: A game in progress: (game id, bots seat by seat, seconds it has been running).
@@ -28,7 +29,8 @@ MAX_IN_PROGRESS = 8
 MAX_RECENT = 5
 
 _FAILURE_SHORT = {
-    "timeout": "T/O", "crash": "Crash", "illegal_action": "Illegal", "protocol_error": "Proto",
+    Termination.TIMEOUT: "T/O", Termination.CRASH: "Crash", Termination.ILLEGAL: "Illegal",
+    Termination.PROTOCOL: "Proto",
 }
 
 
@@ -87,7 +89,7 @@ def _progress_text(snapshot: Snapshot) -> str:
 
 
 def _failure_items(failures: Mapping[str, int]) -> list[tuple[str, int]]:
-    kinds = [*FAILURE_KINDS, *sorted(k for k in failures if k not in FAILURE_KINDS)]
+    kinds = [*FAILURES, *sorted(k for k in failures if k not in FAILURES)]
     return [(k, failures.get(k, 0)) for k in kinds]
 
 
@@ -142,7 +144,7 @@ def standings_table(standings: Standings, title: str = "Standings") -> Table:
     table.add_column("Failures", no_wrap=True)
     for rank, b in enumerate(standings.bots, start=1):
         failures = ", ".join(
-            f"{_FAILURE_SHORT[k]} {b.failures[k]}" for k in FAILURE_KINDS if b.failures[k]
+            f"{_FAILURE_SHORT[k]} {b.failures[k]}" for k in FAILURES if b.failures[k]
         )
         table.add_row(
             str(rank), b.name, f"{b.conservative:.1f}", f"{b.mu:.1f}±{b.sigma:.1f}",
@@ -177,7 +179,7 @@ def _result_text(o: GameOutcome) -> Text:
         text.append(f"{o.ranks[s]}. ")
         text.append(o.bots[s], style="bold" if o.ranks[s] == 1 else "")
         text.append(f" {o.scores[s]}")
-        if o.terminations[s] != OK:
+        if o.terminations[s] != Termination.OK:
             text.append(f" ✗{o.terminations[s]}", style="red")
     return text
 

@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.runner.ratings import FAILURE_KINDS, Standings
+from arena.protocol.messages import FAILURES, Termination
+from arena.runner.ratings import Standings
 
 JSON_NAME = "standings.json"
 CSV_NAME = "standings.csv"
@@ -31,7 +32,7 @@ FORMAT_VERSION = 1
 
 CSV_COLUMNS: tuple[str, ...] = (
     "rank", "bot", "mu", "sigma", "conservative", "games", "rated_games", "wins", "win_rate",
-    "mean_rank", "mean_rank_se", "mean_score", "mean_score_se", *FAILURE_KINDS,
+    "mean_rank", "mean_rank_se", "mean_score", "mean_score_se", *FAILURES,
 )
 
 #: How the Markdown names the well-known meta keys, in the order it lists them.
@@ -45,8 +46,8 @@ META_LABELS: tuple[tuple[str, str], ...] = (
 )
 
 _FAILURE_HEADERS = {
-    "timeout": "Timeouts", "crash": "Crashes", "illegal_action": "Illegal",
-    "protocol_error": "Protocol",
+    Termination.TIMEOUT: "Timeouts", Termination.CRASH: "Crashes", Termination.ILLEGAL: "Illegal",
+    Termination.PROTOCOL: "Protocol",
 }
 
 
@@ -88,7 +89,7 @@ def standings_csv(standings: Standings) -> str:
         writer.writerow([
             rank, b.name, _num(b.mu), _num(b.sigma), _num(b.conservative), b.games,
             b.rated_games, b.wins, _num(b.win_rate), _num(b.mean_rank), _num(b.mean_rank_se),
-            _num(b.mean_score), _num(b.mean_score_se), *(b.failures[k] for k in FAILURE_KINDS),
+            _num(b.mean_score), _num(b.mean_score_se), *(b.failures[k] for k in FAILURES),
         ])
     return buf.getvalue()
 
@@ -117,14 +118,14 @@ def standings_markdown(standings: Standings, meta: Mapping[str, Any]) -> str:
     out.append("")
 
     head = ["Rank", "Bot", "Conservative", "Mu", "Sigma", "Games", "Wins", "Win rate",
-            "Mean rank", "Mean score", *(_FAILURE_HEADERS[k] for k in FAILURE_KINDS)]
+            "Mean rank", "Mean score", *(_FAILURE_HEADERS[k] for k in FAILURES)]
     out.extend(_table_head(head, right_from=2))
     for rank, b in enumerate(standings.bots, start=1):
         out.append(_row([
             str(rank), _cell(b.name), f"{b.conservative:.2f}", f"{b.mu:.2f}", f"{b.sigma:.2f}",
             str(b.games), str(b.wins), _pct(b.win_rate),
             _pm(b.mean_rank, b.mean_rank_se, 2), _pm(b.mean_score, b.mean_score_se, 1),
-            *(str(b.failures[k]) for k in FAILURE_KINDS),
+            *(str(b.failures[k]) for k in FAILURES),
         ]))
 
     names = [b.name for b in standings.bots]

@@ -43,12 +43,11 @@ from typing import Any
 
 import trueskill
 
+from arena.protocol.messages import FAILURES, Termination
 from arena.runner.schedule.base import GameOutcome
 
-#: Termination reasons that count as a bot's failure, in display order.
-FAILURE_KINDS: tuple[str, ...] = ("timeout", "crash", "illegal_action", "protocol_error")
-#: The termination reason of a seat whose bot played the whole game.
-OK = "ok"
+#: Every termination reason (an outcome naming another is rejected).
+_REASONS = frozenset(Termination)
 
 #: The TrueSkill parameters in use (see the module docstring for why).
 TRUESKILL_MU = 25.0
@@ -89,9 +88,9 @@ class BotStanding:
     numbers count every added game (``games``). ``wins`` counts games it finished first in,
     a shared first place included, without a failure of its own. ``mean_rank`` (1 = best) and
     ``mean_score`` are None before its first game; their standard errors (sample standard
-    deviation / sqrt(games)) are None before its second. ``failures`` maps every kind of
-    :data:`FAILURE_KINDS` to the number of games in which this bot's seat ended with that
-    termination reason.
+    deviation / sqrt(games)) are None before its second. ``failures`` maps every
+    failure reason (:data:`~arena.protocol.messages.FAILURES`) to the number of games in which
+    this bot's seat ended with it.
     """
 
     name: str
@@ -187,7 +186,7 @@ class Standings:
 
     def failure_totals(self) -> dict[str, int]:
         """Failures of all bots together, per kind (every kind present)."""
-        return {k: sum(b.failures[k] for b in self.bots) for k in FAILURE_KINDS}
+        return {k: sum(b.failures[k] for b in self.bots) for k in FAILURES}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain, JSON-safe data: lists, dicts with string keys, numbers, strings, None."""
@@ -213,7 +212,7 @@ class _Tally:
     rank_sq: int = 0
     score_sum: int = 0
     score_sq: int = 0
-    failures: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAILURE_KINDS, 0))
+    failures: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAILURES, 0))
 
 
 def _mean_and_se(n: int, total: int, squares: int) -> tuple[float | None, float | None]:
@@ -308,7 +307,7 @@ class RatingTracker:
             raise ValueError(f"{where}: unknown bot(s) {unknown}")
         if len(set(o.bots)) != n:
             raise ValueError(f"{where}: a bot sits more than once ({list(o.bots)})")
-        bad = [t for t in o.terminations if t != OK and t not in FAILURE_KINDS]
+        bad = [t for t in o.terminations if t not in _REASONS]
         if bad:
             raise ValueError(f"{where}: unknown termination reason(s) {bad}")
 
@@ -318,7 +317,7 @@ class RatingTracker:
         for s, bot in enumerate(o.bots):
             rank, score = o.ranks[s], o.scores[s]
             # A forfeited seat never wins, even when every seat failed and all share rank 1.
-            won = rank == 1 and o.terminations[s] == OK
+            won = rank == 1 and o.terminations[s] == Termination.OK
             t = self._tally[bot]
             t.games += 1
             t.wins += won
@@ -326,7 +325,7 @@ class RatingTracker:
             t.rank_sq += rank * rank
             t.score_sum += score
             t.score_sq += score * score
-            if o.terminations[s] != OK:
+            if o.terminations[s] != Termination.OK:
                 t.failures[o.terminations[s]] += 1
             self._seats[s][0] += 1
             self._seats[s][1] += won

@@ -9,6 +9,7 @@ from typing import Any
 
 from arena.engine import IllegalActionError, get_game
 from arena.protocol.messages import Termination
+from arena.runner.schedule.base import GameOutcome, Pairing
 
 RECORD_FORMAT = "arena-game-record"
 RECORD_VERSION = 1
@@ -86,6 +87,15 @@ class GameRecord:
             )
         except KeyError as exc:
             raise ValueError(f"game record is missing the field {exc.args[0]!r}") from None
+
+    def outcome(self, pairing: Pairing) -> GameOutcome:
+        """This game's result as the journal keeps it, for the game ``pairing`` issued."""
+        return GameOutcome(
+            pairing.game_id, pairing.index, pairing.round, pairing.table, pairing.bots,
+            pairing.seed, tuple(self.result["scores"]), tuple(self.ranks),
+            tuple(Termination(t["reason"]) for t in self.terminations),
+            tuple(t["detail"] for t in self.terminations),
+        )
 
     def save(self, path: str | Path) -> None:
         """Write the record as JSON (atomically: a temporary file, then a rename)."""

@@ -13,9 +13,11 @@ import json
 import sqlite3
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.protocol.messages import Termination
 from arena.runner.schedule.base import GameOutcome, Pairing
 
 SCHEMA_VERSION = 1
@@ -152,35 +154,73 @@ class Journal:
         return int(row["n"])
 
     # ------------------------------------------------------------------ results
-    def record_result(
-        self, outcome: GameOutcome, details: list[str], record: str, duration_s: float
-    ) -> None:
-        """Commit a finished game (its pairing becomes done) in one transaction."""
+    def record_result(self, outcome: GameOutcome, record: str, duration_s: float) -> None:
+        """Commit a finished game (its pairing becomes done) in one transaction. ``record`` is
+        the game record's path relative to the tournament folder; ``duration_s`` the time the
+        job took, start-up included."""
         with self._tx():
             self.db.execute(
                 "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (outcome.game_id, outcome.index, json.dumps(outcome.scores),
                  json.dumps(outcome.ranks), json.dumps(outcome.terminations),
-                 json.dumps(details), record, duration_s, time.time()),
+                 json.dumps(outcome.details), record, duration_s, time.time()),
             )
             self.db.execute("UPDATE pairings SET status = 'done' WHERE game_id = ?",
                             (outcome.game_id,))
 
     def outcomes(self) -> list[GameOutcome]:
+        """Every finished game, in the order the schedule issued them."""
         rows = self.db.execute(
             "SELECT p.game_id, p.idx, p.round, p.tbl, p.bots, p.seed, r.scores, r.ranks, "
-            "r.terminations FROM results r JOIN pairings p USING (game_id) ORDER BY p.idx"
+            "r.terminations, r.details FROM results r JOIN pairings p USING (game_id) "
+            "ORDER BY p.idx"
         ).fetchall()
-        return [
-            GameOutcome(r["game_id"], r["idx"], r["round"], r["tbl"],
-                        tuple(json.loads(r["bots"])), r["seed"],
-                        tuple(json.loads(r["scores"])), tuple(json.loads(r["ranks"])),
-                        tuple(json.loads(r["terminations"])))
-            for r in rows
-        ]
+        try:
+            return [
+                GameOutcome(r["game_id"], r["idx"], r["round"], r["tbl"],
+                            tuple(json.loads(r["bots"])), r["seed"],
+                            tuple(json.loads(r["scores"])), tuple(json.loads(r["ranks"])),
+                            tuple(Termination(t) for t in json.loads(r["terminations"])),
+                            tuple(json.loads(r["details"])))
+                for r in rows
+            ]
+        except ValueError as exc:  # a termination reason this version does not know
+            raise JournalError(f"{self.path}: {exc}") from None
+
+    def progress(self) -> Progress:
+        """The tournament's name and bots, its finished games and how many were issued."""
+        identity = self.meta().get("identity", {})
+        return Progress(
+            name=identity.get("name", ""),
+            bots=[b["name"] for b in identity.get("bots", [])],
+            outcomes=self.outcomes(),
+            issued=len(self.pairings()),
+        )
 
     def _tx(self) -> _Transaction:
         return _Transaction(self.db)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a reader of a tournament (``arena standings``) needs from its journal."""
+
+    name: str
+    bots: list[str]
+    outcomes: list[GameOutcome]
+    issued: int
+
+
+def read_progress(folder: str | Path) -> Progress:
+    """Read a tournament's progress from the journal in ``folder`` without writing to it (also
+    while a run is writing). Raises :class:`JournalError` if there is no usable journal."""
+    journal = Journal(Path(folder) / JOURNAL, readonly=True)
+    try:
+        return journal.progress()
+    except sqlite3.DatabaseError as exc:
+        raise JournalError(f"{journal.path}: {exc}") from None
+    finally:
+        journal.close()
 
 
 class _Transaction:

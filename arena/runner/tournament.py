@@ -16,18 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.protocol.messages import FAILURES
 from arena.runner.config import TournamentConfig
 from arena.runner.executor import (
     KEEP_BOTS_PER_WORKER,
     Executor,
     GameJob,
     JobResult,
+    JobStatus,
     LocalExecutor,
     record_file,
 )
 from arena.runner.live import Snapshot
 from arena.runner.outputs import write_standings
-from arena.runner.ratings import FAILURE_KINDS, RatingTracker, Standings
+from arena.runner.ratings import RatingTracker, Standings
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
 from arena.runner.store import JOURNAL, Journal
@@ -92,7 +94,7 @@ class Tournament:
         self.journal = Journal(self.folder / JOURNAL)
         self.resumed = self.journal.bind(config.identity(), self.scheduler.describe())
         self.tracker = RatingTracker(config.bot_names)
-        self.failures = dict.fromkeys(FAILURE_KINDS, 0)
+        self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
         self.recent: collections.deque[GameOutcome] = collections.deque(maxlen=RECENT)
         self.done = 0
         for outcome in self.journal.outcomes():
@@ -121,15 +123,10 @@ class Tournament:
         )
 
     def _finish(self, p: Pairing, r: JobResult) -> None:
-        assert r.summary is not None
-        outcome = GameOutcome(
-            p.game_id, p.index, p.round, p.table, p.bots, p.seed,
-            tuple(r.summary["scores"]), tuple(r.summary["ranks"]),
-            tuple(r.summary["terminations"]),
-        )
+        assert r.outcome is not None
         record = str(record_file(self.folder, p.game_id).relative_to(self.folder))
-        self.journal.record_result(outcome, r.summary["details"], record, r.duration_s)
-        self._count(outcome)
+        self.journal.record_result(r.outcome, record, r.duration_s)
+        self._count(r.outcome)
 
     def snapshot(self) -> Snapshot:
         now = time.monotonic()
@@ -184,13 +181,13 @@ class Tournament:
                                           "resume") from None
                 for r in results:
                     p, _ = self.in_flight.pop(r.game_id)
-                    if r.status == "done":
+                    if r.status is JobStatus.DONE:
                         self._finish(p, r)
                         continue
                     self.voids += 1
                     count = self.journal.record_void(p.game_id, r.reason)
                     if count > self.config.void_retries:
-                        kind = "void" if r.status == "void" else "failed in the runner"
+                        kind = "void" if r.status is JobStatus.VOID else "failed in the runner"
                         raise TournamentError(
                             f"game {p.game_id} ({', '.join(p.bots)}) {kind} {count} times; "
                             f"last: {r.reason.strip().splitlines()[-1] if r.reason else '?'}"

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from arena.protocol.messages import Termination
 from arena.seeds import derive_seed
 
 
@@ -35,11 +36,13 @@ class Pairing:
 
 @dataclass(frozen=True)
 class GameOutcome:
-    """The result of a finished game, as schedulers and ratings need it.
+    """The result of a finished game: what the journal keeps, and what schedulers, ratings and
+    the live view read. Built from a game record by :meth:`GameRecord.outcome
+    <arena.runner.record.GameRecord.outcome>`.
 
     ``ranks`` are final ranks (1 = best; ties share; a failed seat is ranked last).
-    ``terminations[s]`` is seat s's termination reason ("ok", "timeout", "crash",
-    "illegal_action", "protocol_error").
+    ``terminations[s]`` is how seat s's part ended and ``details[s]`` says why, in words
+    (empty for a seat that played the whole game).
     """
 
     game_id: str
@@ -50,7 +53,8 @@ class GameOutcome:
     seed: int
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
-    terminations: tuple[str, ...]
+    terminations: tuple[Termination, ...]
+    details: tuple[str, ...] = ()
 
 
 __all__ = ["GameOutcome", "Pairing", "Scheduler", "derive_seed", "rotations"]
