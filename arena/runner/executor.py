@@ -26,6 +26,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Protocol
 
+from arena.engine import Game
 from arena.runner.referee import Stable
 from arena.runner.schedule.base import GameOutcome, Pairing
 
@@ -35,8 +36,11 @@ KEEP_BOTS_PER_WORKER = 8
 
 @dataclass(frozen=True)
 class GameJob:
+    """One game to play. ``game`` is the game itself (it pickles by reference to its class),
+    so a worker needs no registry: a game registered only by the organiser's code plays too."""
+
     pairing: Pairing
-    game: str
+    game: Game
     bot_folders: dict[str, str]
     time_control: dict[str, int]
     record_path: str
@@ -84,7 +88,6 @@ class Executor(Protocol):
 def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
     """Play one job in this process (what a worker does). With a ``stable``, bot processes are
     kept between the jobs of this process."""
-    from arena.engine import get_game
     from arena.runner.bots import BotManifest
     from arena.runner.clock import TimeControl
     from arena.runner.referee import VoidGame, play_game
@@ -93,7 +96,7 @@ def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
     p = job.pairing
     try:
         bots = [BotManifest.load(job.bot_folders[name]) for name in p.bots]
-        record = play_game(get_game(job.game), p.seed, bots,
+        record = play_game(job.game, p.seed, bots,
                            TimeControl.from_dict(job.time_control), job.log_dir, p.game_id,
                            stable)
     except VoidGame as exc:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.engine import get_game
 from arena.protocol.messages import FAILURES
 from arena.runner.config import TournamentConfig
 from arena.runner.executor import (
@@ -116,7 +117,7 @@ class Tournament:
     def _job(self, p: Pairing) -> GameJob:
         folders = {b.name: str(b.folder) for b in self.config.bots}
         return GameJob(
-            pairing=p, game=self.config.game, bot_folders=folders,
+            pairing=p, game=get_game(self.config.game), bot_folders=folders,
             time_control=self.config.time_control.to_dict(),
             record_path=str(record_file(self.folder, p.game_id)),
             log_dir=str(self.folder / "logs"),
