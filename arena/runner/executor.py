@@ -24,8 +24,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena.runner.referee import Stable
 from arena.runner.schedule.base import Pairing
+from arena.runner.stable import Stable
 
 #: Idle bot processes a worker keeps for its next games (one per bot, oldest stopped first).
 KEEP_BOTS_PER_WORKER = 8
