@@ -257,13 +257,6 @@ class Referee:
         return {"seat": s.seat, "bot": s.manifest.name, "version": s.manifest.version,
                 "language": s.manifest.language}
 
-    def ping(self, seat: _Seat, timeout_ms: float) -> float | None:
-        """Ping a live bot between games; the round trip in ms, or None (and a failure)."""
-        if not seat.live or seat.connection is None or seat.identity is None:
-            return None
-        rtt = seat.connection.ping(timeout_ms)
-        return None if isinstance(rtt, Failure) else rtt
-
     def send_shutdown(self, seat: _Seat) -> None:
         """Tell a live bot to exit (once)."""
         if seat.connection is not None:
