@@ -306,19 +306,20 @@ class Connection:
         self.unanswered = 0
         self.stale_ids.clear()
         assert self.identity is not None
-        t0 = time.perf_counter()
+        receive, now = server.receive, time.perf_counter  # no lookups in the hot loop
+        t0 = now()
         try:
             server.transport.send(self.identity, payload)
         except SendError as exc:
             return self.fail(self._lost(), f"cannot send the request ({exc})")
         while True:
-            left = deadline_ms - (time.perf_counter() - t0) * 1000
+            left = deadline_ms - (now() - t0) * 1000
             if left <= 0:
                 stale = (f"; it answered request ids {self.stale_ids} instead"
                          if self.stale_ids else "")
                 return self.fail(Termination.TIMEOUT, f"no answer to request {request_id} "
                                  f"within {deadline_ms:.0f} ms{stale}")
-            index = server.receive(self, POLL_SLICE_MS if left > POLL_SLICE_MS else int(left) + 1)
+            index = receive(self, POLL_SLICE_MS if left > POLL_SLICE_MS else int(left) + 1)
             if index is not None:
                 return Reply(request_id, index, (server.received_at - t0) * 1000)
             if self.failure is not None:
