@@ -8,6 +8,10 @@ does not finish the handshake makes the game void (:class:`VoidGame`), which is 
 
 Every bot process is killed, with its whole process group, before :func:`play_game` returns or
 raises, whatever happens (game over, bot failure, KeyboardInterrupt, SystemExit).
+
+What a bot may send and what each message means is :mod:`arena.protocol.server`'s business; the
+processes kept between games are :mod:`arena.runner.stable`'s. The referee composes them with the
+engine and the clocks.
 """
 
 from __future__ import annotations
