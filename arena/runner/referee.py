@@ -28,7 +28,7 @@ from arena.engine import Game, State
 from arena.protocol.messages import PROTOCOL_VERSION, Termination, game_end, game_start
 from arena.protocol.server import Connection, Failure, Server, new_token
 from arena.protocol.transport import POLL_SLICE_MS
-from arena.runner.bots import BotManifest, BotProcess, BotStartError
+from arena.runner.bots import BotManifest, BotStartError, RunningBot
 from arena.runner.clock import Clock, TimeControl
 from arena.runner.record import GameRecord, final_ranks
 from arena.runner.stable import SHUTDOWN_GRACE_S, Session, Stable
@@ -48,7 +48,7 @@ class _Seat:
     manifest: BotManifest | None  # None: a built-in random player
     clock: Clock
     rng: random.Random
-    process: BotProcess | None = None
+    process: RunningBot | None = None
     log: IO[bytes] | None = None
     connection: Connection | None = None  # from launch on, for a bot
 
@@ -138,7 +138,7 @@ class Referee:
             token = new_token()
             seat.log = self.stable.new_log(self.log_dir, self.game_id, seat.seat, seat.manifest)
             try:
-                seat.process = BotProcess(
+                seat.process = self.stable.launch(
                     seat.manifest,
                     {
                         "ARENA_ENDPOINT": self.stable.endpoint.address,

@@ -10,7 +10,7 @@ from typing import IO
 from arena.protocol.messages import shutdown
 from arena.protocol.server import Endpoint
 from arena.protocol.transport import Transport, ZmqTransport
-from arena.runner.bots import BotManifest, BotProcess
+from arena.runner.bots import BotManifest, BotProcess, Launcher, RunningBot
 
 #: How long a bot gets to exit by itself after shutdown before its group is killed.
 SHUTDOWN_GRACE_S = 1.0
@@ -22,7 +22,7 @@ class Session:
 
     manifest: BotManifest
     token: str
-    process: BotProcess
+    process: RunningBot
     identity: bytes
     log: IO[bytes]
     games: int = 0
@@ -38,7 +38,8 @@ class Stable:
     limit. With ``keep`` = 0 every bot is stopped after its game.
 
     The endpoint is a ZeroMQ socket on a random loopback port (none if not ``bind``), unless a
-    ``transport`` is given.
+    ``transport`` is given; bots are started as processes (:class:`BotProcess`) unless a
+    ``launch`` is given. Both seams let tests play whole games inside one process.
     """
 
     def __init__(
@@ -47,10 +48,12 @@ class Stable:
         max_games: int = 200,
         bind: bool = True,
         transport: Transport | None = None,
+        launch: Launcher = BotProcess,
     ) -> None:
         self.keep = keep
         self.max_games = max_games
         self.endpoint = Endpoint(transport if transport is not None else ZmqTransport(bind))
+        self.launch = launch
         self.idle: dict[str, Session] = {}  # by bot name, oldest first
         self.launches = 0
 
