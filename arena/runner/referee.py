@@ -53,14 +53,16 @@ class _Seat:
     connection: Connection | None = None  # from launch on, for a bot
 
     @property
+    def failure(self) -> Failure | None:
+        return self.connection.failure if self.connection is not None else None
+
+    @property
     def reason(self) -> Termination:
-        failure = self.connection.failure if self.connection is not None else None
-        return Termination.OK if failure is None else failure.reason
+        return Termination.OK if self.failure is None else self.failure.reason
 
     @property
     def detail(self) -> str:
-        failure = self.connection.failure if self.connection is not None else None
-        return "" if failure is None else failure.detail
+        return "" if self.failure is None else self.failure.detail
 
     @property
     def identity(self) -> bytes | None:
