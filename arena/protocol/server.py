@@ -103,6 +103,7 @@ class Endpoint:
             self.transport.send(identity, encode(message))
 
     def close(self) -> None:
+        """Close the transport (after the last game on it)."""
         self.transport.close()
 
 
