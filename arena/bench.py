@@ -124,7 +124,7 @@ def _bench_protocol_pinned(game: Game, games: int, seed: int) -> dict[str, Any]:
 
     import zmq
 
-    from arena.protocol.messages import encode
+    from arena.protocol.messages import encode, request
     from arena.runner.bots import BotManifest
     from arena.runner.referee import play_game
 
@@ -161,12 +161,10 @@ def _bench_protocol_pinned(game: Game, games: int, seed: int) -> dict[str, Any]:
                 for k, (seat, index, ms, by, _action) in enumerate(record.decisions):
                     if by == "bot":
                         referee_ms.append(ms)
-                        payload = encode({
-                            "type": "request", "game_id": record.game_id, "request_id": k,
-                            "observation": state.observation(seat),
-                            "legal_actions": state.legal_actions(), "time_left_ms": 120000,
-                            "decision_ms": 5000,
-                        })
+                        payload = encode(request(
+                            record.game_id, k, state.observation(seat), state.legal_actions(),
+                            120000, 5000,
+                        ))
                         sizes.append(len(payload))
                         t0 = time.perf_counter()
                         sock.send_multipart([identity, payload])

@@ -7,7 +7,8 @@ from pathlib import Path
 from arena.engine import STONE_AGE
 from arena.runner.bots import BotManifest, group_alive
 from arena.runner.clock import TimeControl
-from arena.runner.referee import Stable, play_game
+from arena.runner.referee import play_game
+from arena.runner.stable import Stable
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_PY = BotManifest.load(ROOT / "bots" / "examples" / "random-py")

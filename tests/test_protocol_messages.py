@@ -8,6 +8,7 @@ from typing import Any
 import msgpack
 import pytest
 
+from arena.protocol import messages
 from arena.protocol.messages import (
     BOT_MESSAGES,
     MAX_MESSAGE_BYTES,
@@ -15,6 +16,7 @@ from arena.protocol.messages import (
     PROTOCOL_VERSION,
     REFEREE_MESSAGES,
     ProtocolError,
+    Termination,
     decode,
     encode,
 )
@@ -242,3 +244,48 @@ def test_a_hello_name_or_version_must_be_1_to_64_characters(field: str) -> None:
 
 def test_a_negative_index_still_decodes_since_legality_is_the_referees_call() -> None:
     assert decode(pack(action(index=-1)), BOT_MESSAGES)["index"] == -1
+
+
+# ---------------------------------------------------------------- the referee's constructors
+
+CONSTRUCTED = [
+    (messages.welcome("0.1.0"),
+     {"type": "welcome", "server": "arena", "server_version": "0.1.0"}),
+    (messages.ping(7), {"type": "ping", "nonce": 7}),
+    (messages.game_start("g", "stoneage", "stoneage-1.0", 1, 3, {"bank_ms": 1}, {"cards": []}, 9),
+     {"type": "game_start", "game_id": "g", "game": "stoneage", "rules_version": "stoneage-1.0",
+      "seat": 1, "num_players": 3, "time_control": {"bank_ms": 1}, "components": {"cards": []},
+      "bot_seed": 9}),
+    (messages.request("g", 4, {"round": 1}, [{"type": "decline"}], 1000, 500),
+     {"type": "request", "game_id": "g", "request_id": 4, "observation": {"round": 1},
+      "legal_actions": [{"type": "decline"}], "time_left_ms": 1000, "decision_ms": 500}),
+    (messages.game_end("g", [3, 4], [2, 1], [{"seat": 0, "reason": "ok", "detail": ""}], [{}]),
+     {"type": "game_end", "game_id": "g", "scores": [3, 4], "ranks": [2, 1],
+      "terminations": [{"seat": 0, "reason": "ok", "detail": ""}], "breakdown": [{}]}),
+    (messages.error("bad_token", "no"), {"type": "error", "code": "bad_token", "message": "no"}),
+    (messages.shutdown("game over"), {"type": "shutdown", "reason": "game over"}),
+]
+
+
+@pytest.mark.parametrize(("built", "spelled"), CONSTRUCTED, ids=lambda m: m["type"])
+def test_each_referee_message_is_built_to_the_byte_as_spelled_out_and_decodes(
+    built: dict[str, Any], spelled: dict[str, Any]
+) -> None:
+    assert encode(built) == encode(spelled)
+    assert decode(encode(built), REFEREE_MESSAGES) == {**spelled, "protocol": 1}
+
+
+def test_every_message_type_the_referee_may_send_has_a_constructor() -> None:
+    assert {built["type"] for built, _ in CONSTRUCTED} == set(REFEREE_MESSAGES)
+
+
+def test_an_error_built_from_a_termination_carries_its_plain_string() -> None:
+    built = messages.error(Termination.TIMEOUT, "late")
+    assert type(built["code"]) is str and built["code"] == "timeout"
+
+
+def test_a_constructor_given_a_mistyped_field_raises_naming_it() -> None:
+    with pytest.raises(TypeError, match="'request' field 'time_left_ms' must be int, got float"):
+        messages.request("g", 1, {}, [], 1000.5, 500)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="'ping' field 'nonce' must be int, got bool"):
+        messages.ping(True)

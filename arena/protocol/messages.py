@@ -129,3 +129,81 @@ def decode(frame: bytes, schemas: dict[str, dict[str, type]]) -> dict[str, Any]:
             if not 1 <= len(message[field]) <= MAX_NAME_LENGTH:
                 raise ProtocolError(f"hello {field!r} must be 1-{MAX_NAME_LENGTH} characters")
     return message
+
+
+# ---------------------------------------------------------------- the referee's messages
+# Every message the referee sends is built here and checked against REFEREE_MESSAGES, so the
+# spec, the schemas and what goes on the wire cannot drift apart. Only top-level field types are
+# checked: a request is built per decision, and its observation is the engine's business.
+
+
+def _referee_message(mtype: str, fields: dict[str, Any]) -> dict[str, Any]:
+    schema = REFEREE_MESSAGES[mtype]
+    if len(fields) != len(schema):
+        extra = sorted(set(fields) - set(schema))
+        missing = sorted(set(schema) - set(fields))
+        raise TypeError(f"{mtype!r} message: unexpected {extra}, missing {missing}")
+    for name, ftype in schema.items():
+        if type(fields.get(name)) is not ftype:
+            raise TypeError(
+                f"{mtype!r} field {name!r} must be {ftype.__name__}, "
+                f"got {type(fields.get(name)).__name__}"
+            )
+    # "type" first, then the fields in schema order: the byte layout the protocol has always had.
+    return {"type": mtype, **fields}
+
+
+def welcome(server_version: str) -> dict[str, Any]:
+    """The answer to an accepted hello."""
+    return _referee_message("welcome", {"server": "arena", "server_version": server_version})
+
+
+def ping(nonce: int) -> dict[str, Any]:
+    """A ping; the bot must answer with a pong carrying ``nonce``."""
+    return _referee_message("ping", {"nonce": nonce})
+
+
+def game_start(
+    game_id: str, game: str, rules_version: str, seat: int, num_players: int,
+    time_control: dict[str, Any], components: dict[str, Any], bot_seed: int,
+) -> dict[str, Any]:
+    """The start of a game for one seat (see docs/protocol.md, game_start)."""
+    return _referee_message("game_start", {
+        "game_id": game_id, "game": game, "rules_version": rules_version, "seat": seat,
+        "num_players": num_players, "time_control": time_control, "components": components,
+        "bot_seed": bot_seed,
+    })
+
+
+def request(
+    game_id: str, request_id: int, observation: dict[str, Any],
+    legal_actions: list[dict[str, Any]], time_left_ms: int, decision_ms: int,
+) -> dict[str, Any]:
+    """A decision request: the bot answers with the index of one of ``legal_actions``."""
+    return _referee_message("request", {
+        "game_id": game_id, "request_id": request_id, "observation": observation,
+        "legal_actions": legal_actions, "time_left_ms": time_left_ms, "decision_ms": decision_ms,
+    })
+
+
+def game_end(
+    game_id: str, scores: list[int], ranks: list[int], terminations: list[dict[str, Any]],
+    breakdown: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The end of a game: per seat scores, ranks, terminations and score breakdowns."""
+    return _referee_message("game_end", {
+        "game_id": game_id, "scores": scores, "ranks": ranks, "terminations": terminations,
+        "breakdown": breakdown,
+    })
+
+
+def error(code: str, message: str) -> dict[str, Any]:
+    """An error the referee sends before it stops using a connection (``code``: a termination
+    reason, or bad_token, bad_hello, protocol_mismatch)."""
+    # A Termination is a str subclass; the schema wants the plain str it stands for.
+    return _referee_message("error", {"code": str(code), "message": message})
+
+
+def shutdown(reason: str) -> dict[str, Any]:
+    """Tells a bot to exit."""
+    return _referee_message("shutdown", {"reason": reason})

@@ -30,9 +30,10 @@ import subprocess
 import sys
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 MANIFEST = "bot.toml"
 #: How long kill() waits for the processes of a killed group to be gone.
@@ -222,6 +223,34 @@ class BotProcess:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=grace_s)
         self.kill()
+
+
+class RunningBot(Protocol):
+    """What the runner needs of a started bot: a :class:`BotProcess`, or a stand-in that plays
+    in this process (tests do, over an in-memory transport)."""
+
+    pgid: int
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def alive(self) -> bool: ...
+
+    def describe_exit(self) -> str: ...
+
+    def cpu_seconds(self) -> float | None: ...
+
+    def kill(self) -> None: ...
+
+    def stop(self, grace_s: float) -> None: ...
+
+
+#: Starts a bot: (manifest, environment for it, its log file) -> the running bot. Raises
+#: :class:`BotStartError` if it cannot start at all.
+Launcher = Callable[[BotManifest, dict[str, str], IO[bytes]], RunningBot]
 
 
 def group_alive(pgid: int) -> bool:

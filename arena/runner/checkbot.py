@@ -8,6 +8,7 @@ from pathlib import Path
 
 from arena.engine import Game
 from arena.protocol.messages import Termination
+from arena.protocol.server import Failure
 from arena.runner.bots import BotManifest, ManifestError, group_alive
 from arena.runner.clock import TimeControl
 from arena.runner.record import verify
@@ -76,10 +77,11 @@ def check_bot(
             return [*checks, Check("connections", False,
                                    f"the bot opened a connection that was refused: "
                                    f"{referee.refusals[0]}")]
-        rtt = referee.ping(seat, time_control.handshake_ms)
-        if rtt is None:
-            return [*checks, Check("ping", False, f"after the game: {seat.reason}: "
-                                                  f"{seat.detail}")]
+        assert seat.connection is not None
+        rtt = seat.connection.ping(time_control.handshake_ms)
+        if isinstance(rtt, Failure):
+            return [*checks, Check("ping", False, f"after the game: {rtt.reason}: "
+                                                  f"{rtt.detail}")]
         checks.append(Check("ping", True, f"answered a ping after the game in {rtt:.1f} ms"))
         referee.send_shutdown(seat)
         proc = seat.process

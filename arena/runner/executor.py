@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Protocol
 
 from arena.engine import Game
-from arena.runner.referee import Stable
 from arena.runner.schedule.base import GameOutcome, Pairing
+from arena.runner.stable import Stable
 
 #: Idle bot processes a worker keeps for its next games (one per bot, oldest stopped first).
 KEEP_BOTS_PER_WORKER = 8

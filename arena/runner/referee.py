@@ -8,46 +8,32 @@ does not finish the handshake makes the game void (:class:`VoidGame`), which is 
 
 Every bot process is killed, with its whole process group, before :func:`play_game` returns or
 raises, whatever happens (game over, bot failure, KeyboardInterrupt, SystemExit).
+
+What a bot may send and what each message means is :mod:`arena.protocol.server`'s business; the
+processes kept between games are :mod:`arena.runner.stable`'s. The referee composes them with the
+engine and the clocks.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hmac
-import itertools
-import os
 import random
-import secrets
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import zmq
-
 from arena import __version__
 from arena.engine import Game, State
-from arena.protocol.messages import (
-    BOT_MESSAGES,
-    MAX_MESSAGE_BYTES,
-    PROTOCOL_VERSION,
-    ProtocolError,
-    Termination,
-    decode,
-    encode,
-)
-from arena.runner.bots import BotManifest, BotProcess, BotStartError
+from arena.protocol.messages import PROTOCOL_VERSION, Termination, game_end, game_start
+from arena.protocol.server import Connection, Failure, Server, new_token
+from arena.protocol.transport import POLL_SLICE_MS
+from arena.runner.bots import BotManifest, BotStartError, RunningBot
 from arena.runner.clock import Clock, TimeControl
 from arena.runner.record import GameRecord, final_ranks
+from arena.runner.stable import SHUTDOWN_GRACE_S, Session, Stable
 from arena.seeds import bot_seed, fallback_rng
 
-#: Messages a bot may send without answering a request before it counts as flooding.
-FLOOD_LIMIT = 64
-#: How long a bot gets to exit by itself after shutdown before its group is killed.
-SHUTDOWN_GRACE_S = 1.0
-#: How often a wait wakes up to check that the bot's process is still alive.
-POLL_SLICE_MS = 20
 MAX_EVENTS = 500
 
 
@@ -57,115 +43,38 @@ class VoidGame(Exception):
 
 
 @dataclass
-class _Session:
-    """A live, handshaken bot process kept between games."""
-
-    manifest: BotManifest
-    token: str
-    process: BotProcess
-    identity: bytes
-    log: IO[bytes]
-    games: int = 0
-
-
-class Stable:
-    """The socket bots connect to, and the bot processes kept alive between games.
-
-    A bot process serves one game at a time. With ``keep`` > 0, a bot that finished a game
-    without failing waits here for the next game that seats it, saving its start-up and
-    handshake (most of a short game's cost); at most ``keep`` wait at once (the longest idle is
-    stopped first), and a process is retired after ``max_games`` games or half its CPU-time
-    limit. With ``keep`` = 0 every bot is stopped after its game.
-    """
-
-    def __init__(self, keep: int = 0, max_games: int = 200, bind: bool = True) -> None:
-        self.keep = keep
-        self.max_games = max_games
-        self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-        self.sock = self.ctx.socket(zmq.ROUTER)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a vanished bot raises
-        self.sock.setsockopt(zmq.MAXMSGSIZE, 4 * MAX_MESSAGE_BYTES)  # hard memory guard
-        # Waiting is a blocking receive with a timeout (wakes at once when a message comes;
-        # cheaper than polling then receiving), in slices so a dead bot is noticed quickly.
-        self.sock.setsockopt(zmq.RCVTIMEO, POLL_SLICE_MS)
-        self.rcvtimeo = POLL_SLICE_MS
-        self.endpoint = ""
-        if bind:
-            port = self.sock.bind_to_random_port("tcp://127.0.0.1")
-            self.endpoint = f"tcp://127.0.0.1:{port}"
-        self.refused: set[bytes] = set()
-        self.idle: dict[str, _Session] = {}  # by bot name, oldest first
-        self.request_ids = itertools.count(1)  # unique across games: stale answers never match
-        self.launches = 0
-
-    def take(self, name: str) -> _Session | None:
-        """A waiting, still healthy process of bot ``name``, or None."""
-        session = self.idle.pop(name, None)
-        if session is None:
-            return None
-        if session.process.alive() and not self._worn(session):
-            return session
-        self._stop(session)
-        return None
-
-    def _worn(self, session: _Session) -> bool:
-        if session.games >= self.max_games:
-            return True
-        used = session.process.cpu_seconds()
-        return used is not None and used > session.manifest.limits.cpu_seconds / 2
-
-    def put(self, session: _Session) -> None:
-        """Keep a healthy process for a later game (or stop it if none are kept)."""
-        session.games += 1
-        if self.keep <= 0 or session.manifest.name in self.idle:
-            self._stop(session)
-            return
-        self.idle[session.manifest.name] = session
-        while len(self.idle) > self.keep:
-            self._stop(self.idle.pop(next(iter(self.idle))))
-
-    def is_idle(self, identity: bytes) -> bool:
-        return any(s.identity == identity for s in self.idle.values())
-
-    def _stop(self, session: _Session) -> None:
-        with contextlib.suppress(zmq.ZMQError):
-            self.sock.send_multipart(
-                [session.identity, encode({"type": "shutdown", "reason": "retired"})],
-                zmq.NOBLOCK,
-            )
-        session.process.stop(SHUTDOWN_GRACE_S)
-        session.log.close()
-
-    def close(self) -> None:
-        """Stop every waiting bot and close the socket."""
-        while self.idle:
-            self._stop(self.idle.pop(next(iter(self.idle))))
-        self.sock.close(linger=0)
-        self.ctx.term()
-
-
-@dataclass
 class _Seat:
     seat: int
     manifest: BotManifest | None  # None: a built-in random player
-    token: str = ""
-    process: BotProcess | None = None
-    identity: bytes | None = None
-    clock: Clock | None = None
-    reason: Termination = Termination.OK
-    detail: str = ""
-    unanswered: int = 0
-    stale_ids: list[int] = field(default_factory=list)
-    pong_nonce: int | None = None
-    ponged: bool = False
-    shut_down: bool = False
+    clock: Clock
+    rng: random.Random
+    process: RunningBot | None = None
     log: IO[bytes] | None = None
-    rng: random.Random = field(default_factory=random.Random)
+    connection: Connection | None = None  # from launch on, for a bot
+
+    @property
+    def failure(self) -> Failure | None:
+        return self.connection.failure if self.connection is not None else None
+
+    @property
+    def reason(self) -> Termination:
+        return Termination.OK if self.failure is None else self.failure.reason
+
+    @property
+    def detail(self) -> str:
+        return "" if self.failure is None else self.failure.detail
+
+    @property
+    def identity(self) -> bytes | None:
+        return self.connection.identity if self.connection is not None else None
 
     @property
     def live(self) -> bool:
         return self.manifest is not None and self.reason == Termination.OK
+
+    @property
+    def name(self) -> str:
+        return f"seat {self.seat} ({self.manifest.name if self.manifest else '?'})"
 
 
 class Referee:
@@ -192,55 +101,26 @@ class Referee:
         self.game_id = game_id or f"{game.name}-{seed}"
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.seats = [
-            _Seat(s, m, rng=fallback_rng(seed, s), clock=Clock(self.tc))
-            for s, m in enumerate(bots)
+            _Seat(s, m, Clock(self.tc), fallback_rng(seed, s)) for s, m in enumerate(bots)
         ]
         self.events: list[str] = []
         # A private stable (nothing kept) unless the caller shares one across games. Only a
         # game with bot processes needs a bound socket; built-in seats play in-process.
         self.owns_stable = stable is None
         self.stable = stable or Stable(keep=0, bind=any(b is not None for b in bots))
-        self.ctx = self.stable.ctx
-        self.sock = self.stable.sock
-        self.endpoint = self.stable.endpoint
-        self.refused = self.stable.refused
-        self.received_at = 0.0
-        self.by_identity: dict[bytes, _Seat] = {}
-        self.refusals: list[str] = []
-        self.request_id = 0
-        self.nonces = itertools.count(1)
+        self.server = Server(self.stable.endpoint, self.event)
         self._games_before: dict[int, int] = {}
         self.finished = False
         self.state: State | None = None
 
-    # ---------------------------------------------------------------- events and failures
+    @property
+    def refusals(self) -> list[str]:
+        """Why connections were refused during this game."""
+        return self.server.refusals
+
     def event(self, text: str) -> None:
         if len(self.events) < MAX_EVENTS:
             self.events.append(text)
-
-    def fail(self, seat: _Seat, reason: Termination, detail: str) -> None:
-        """Record the seat's failure, tell the bot (best effort), and kill its process group."""
-        if seat.reason != Termination.OK:
-            return
-        seat.reason = reason
-        seat.detail = detail
-        self.event(f"seat {seat.seat}: {reason}: {detail}")
-        if seat.identity is not None:
-            self._send(seat, {"type": "error", "code": reason, "message": detail}, quiet=True)
-        if seat.process is not None:
-            seat.process.kill()
-
-    def _send(self, seat: _Seat, message: dict[str, Any], quiet: bool = False) -> bool:
-        assert seat.identity is not None
-        try:
-            self.sock.send_multipart([seat.identity, encode(message)], zmq.NOBLOCK)
-        except zmq.ZMQError as exc:
-            if not quiet:
-                alive = seat.process is not None and seat.process.alive()
-                self.fail(seat, Termination.CRASH if not alive else Termination.PROTOCOL,
-                          f"cannot send to the bot ({exc.strerror})")
-            return False
-        return True
 
     # ---------------------------------------------------------------- launch and handshake
     def launch(self) -> None:
@@ -249,24 +129,22 @@ class Referee:
         for seat in self.seats:
             if seat.manifest is None:
                 continue
+            label = f"seat {seat.seat}"
             session = self.stable.take(seat.manifest.name)
             if session is not None:
-                seat.token, seat.process, seat.log = session.token, session.process, session.log
-                seat.identity = session.identity
-                self.by_identity[session.identity] = seat
+                seat.process, seat.log = session.process, session.log
                 self._games_before[seat.seat] = session.games
-                seat.pong_nonce = next(self.nonces)
-                self._send(seat, {"type": "ping", "nonce": seat.pong_nonce})
+                seat.connection = self.server.resume(label, session.token, session.identity,
+                                                     session.process)
                 continue
-            seat.token = secrets.token_hex(16)
-            seat.log = self._open_log(seat)
-            self.stable.launches += 1
+            token = new_token()
+            seat.log = self.stable.new_log(self.log_dir, self.game_id, seat.seat, seat.manifest)
             try:
-                seat.process = BotProcess(
+                seat.process = self.stable.launch(
                     seat.manifest,
                     {
-                        "ARENA_ENDPOINT": self.endpoint,
-                        "ARENA_TOKEN": seat.token,
+                        "ARENA_ENDPOINT": self.stable.endpoint.address,
+                        "ARENA_TOKEN": token,
                         "ARENA_PROTOCOL": str(PROTOCOL_VERSION),
                         "ARENA_SEED": str(bot_seed(self.seed, seat.seat)),
                     },
@@ -274,44 +152,23 @@ class Referee:
                 )
             except BotStartError as exc:
                 raise VoidGame(str(exc)) from None
-
-    def _open_log(self, seat: _Seat) -> IO[bytes]:
-        """The bot's output file: per game, or per process when processes are kept between
-        games (a kept process goes on writing to the log it started with)."""
-        assert seat.manifest is not None
-        if self.log_dir is None:
-            path = Path(os.devnull)
-        else:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
-            name = (f"{self.game_id}-seat{seat.seat}-{seat.manifest.name}.log"
-                    if self.stable.keep <= 0 else
-                    f"{seat.manifest.name}-{os.getpid()}-{self.stable.launches}.log")
-            path = self.log_dir / name
-        return path.open("ab")  # closed when the process is stopped
+            seat.connection = self.server.expect(label, token, seat.process)
 
     def handshake(self) -> None:
         """Wait for every bot's hello and a pong, within the handshake limit. VoidGame if not."""
         deadline = time.monotonic() + self.tc.handshake_ms / 1000
-        waiting = [s for s in self.seats if s.manifest is not None]
-        while any(not s.ponged for s in waiting):
+        waiting = [(s, s.connection) for s in self.seats if s.connection is not None]
+        while any(not c.ponged for _, c in waiting):
             left_ms = (deadline - time.monotonic()) * 1000
-            for s in waiting:
-                if s.process is not None and not s.process.alive():
-                    raise VoidGame(
-                        f"seat {s.seat} ({s.manifest.name if s.manifest else '?'}) "
-                        f"{s.process.describe_exit()} before completing the handshake"
-                        + self._refusal_note()
-                    )
+            for s, c in waiting:
+                if not c.process.alive():
+                    raise VoidGame(f"{s.name} {c.process.describe_exit()} before completing "
+                                   f"the handshake{self._refusal_note()}")
             if left_ms <= 0:
-                late = [s for s in waiting if not s.ponged]
-                names = ", ".join(
-                    f"seat {s.seat} ({s.manifest.name if s.manifest else '?'})" for s in late
-                )
-                raise VoidGame(
-                    f"no handshake from {names} within {self.tc.handshake_ms} ms"
-                    + self._refusal_note()
-                )
-            self._receive(None, min(POLL_SLICE_MS, max(1, int(left_ms))))
+                names = ", ".join(s.name for s, c in waiting if not c.ponged)
+                raise VoidGame(f"no handshake from {names} within {self.tc.handshake_ms} ms"
+                               + self._refusal_note())
+            self.server.receive(None, min(POLL_SLICE_MS, max(1, int(left_ms))))
             for s in self.seats:
                 if s.reason != Termination.OK:
                     raise VoidGame(f"seat {s.seat} failed the handshake: {s.reason}: {s.detail}")
@@ -319,185 +176,38 @@ class Referee:
     def _refusal_note(self) -> str:
         return f" ({'; '.join(dict.fromkeys(self.refusals))})" if self.refusals else ""
 
-    def _on_hello(self, identity: bytes, msg: dict[str, Any]) -> None:
-        for seat in self.seats:
-            if (
-                seat.manifest is not None
-                and seat.identity is None
-                and hmac.compare_digest(seat.token, msg["token"])
-            ):
-                seat.identity = identity
-                self.by_identity[identity] = seat
-                self._send(seat, {"type": "welcome", "server": "arena",
-                                  "server_version": __version__})
-                seat.pong_nonce = next(self.nonces)
-                self._send(seat, {"type": "ping", "nonce": seat.pong_nonce})
-                self.event(f"seat {seat.seat}: hello from {msg['name']} {msg['version']}")
-                return
-        self._refuse(identity, "bad_token", "this token is not valid for any seat of the game")
-
-    def _refuse(self, identity: bytes, code: str, message: str) -> None:
-        self.refused.add(identity)
-        self.event(f"refused a connection: {code}: {message}")
-        if code != "protocol_mismatch":
-            self.refusals.append(f"refused a connection: {code}: {message}")
-        with contextlib.suppress(zmq.ZMQError):
-            self.sock.send_multipart(
-                [identity, encode({"type": "error", "code": code, "message": message})],
-                zmq.NOBLOCK,
-            )
-
-    # ---------------------------------------------------------------- receiving
-    def _receive(self, waiting_for: _Seat | None, wait_ms: int = 0) -> dict[str, Any] | None:
-        """Read one message, waiting up to ``wait_ms`` (0: only if one is there), and deal with
-        it. Returns an ``action`` message from the seat we are waiting for, if that arrived."""
-        try:
-            if wait_ms <= 0:
-                frames = self.sock.recv_multipart(zmq.NOBLOCK)
-            else:
-                if wait_ms != self.stable.rcvtimeo:
-                    self.sock.setsockopt(zmq.RCVTIMEO, wait_ms)
-                    self.stable.rcvtimeo = wait_ms
-                frames = self.sock.recv_multipart()
-        except zmq.Again:
-            return None
-        # The bot's time stops when its message arrives, not after the referee has read it.
-        self.received_at = time.perf_counter()
-        identity = frames[0]
-        if identity in self.refused:
-            return None
-        seat = self.by_identity.get(identity)
-        if seat is None and self.stable.is_idle(identity):
-            self.event("ignored a message from a bot waiting for its next game")
-            return None
-        if len(frames) != 2:
-            if seat is not None:
-                self.fail(seat, Termination.PROTOCOL,
-                          f"a message must be one frame, got {len(frames) - 1}")
-            return None
-        try:
-            msg = decode(frames[1], BOT_MESSAGES)
-        except ProtocolError as exc:
-            if seat is None:
-                code = "protocol_mismatch" if exc.code == "protocol_mismatch" else "bad_hello"
-                self._refuse(identity, code, str(exc))
-                if exc.code == "protocol_mismatch":
-                    self._mismatch(str(exc))
-            else:
-                self.fail(seat, Termination.PROTOCOL, str(exc))
-            return None
-        if seat is None:
-            if msg["type"] == "hello":
-                self._on_hello(identity, msg)
-            else:
-                self._refuse(identity, "protocol_error", "the first message must be a hello")
-            return None
-        if not seat.live:
-            return None
-        seat.unanswered += 1
-        if seat.unanswered > FLOOD_LIMIT:
-            self.fail(seat, Termination.PROTOCOL,
-                      f"flood: more than {FLOOD_LIMIT} messages without answering a request")
-            return None
-        mtype = msg["type"]
-        if mtype == "action":
-            if seat is waiting_for and msg["request_id"] == self.request_id:
-                return msg
-            self.event(
-                f"seat {seat.seat}: ignored an action for request {msg['request_id']} "
-                f"(open request: {self.request_id if seat is waiting_for else 'none'})"
-            )
-            if seat is waiting_for and len(seat.stale_ids) < 3:
-                seat.stale_ids.append(msg["request_id"])
-        elif mtype == "pong":
-            if msg["nonce"] == seat.pong_nonce:
-                seat.ponged = True
-            else:
-                self.event(f"seat {seat.seat}: pong with unexpected nonce {msg['nonce']}")
-        elif mtype == "error":
-            self.event(f"seat {seat.seat} reports error {msg['code']}: {msg['message'][:200]}")
-        elif mtype == "hello":
-            self.fail(seat, Termination.PROTOCOL, "a second hello")
-        return None
-
-    def _mismatch(self, detail: str) -> None:
-        # A bot speaking another protocol version can never complete the handshake: its token
-        # was never read, so the seat is unknown; the reason goes into the VoidGame message.
-        self.refusals.append(f"a connection spoke another protocol: {detail}")
-
     # ---------------------------------------------------------------- the game
     def start_game(self) -> State:
         state = self.game.new_state(len(self.seats), seed=self.seed)
         self.state = state
         components = self.game.components()
         for seat in self.seats:
-            if seat.live:
-                self._send(seat, {
-                    "type": "game_start", "game_id": self.game_id, "game": self.game.name,
-                    "rules_version": self.game.rules_version, "seat": seat.seat,
-                    "num_players": len(self.seats), "time_control": self.tc.to_dict(),
-                    "components": components, "bot_seed": bot_seed(self.seed, seat.seat),
-                })
+            if seat.live and seat.connection is not None:
+                seat.connection.send(game_start(
+                    self.game_id, self.game.name, self.game.rules_version, seat.seat,
+                    len(self.seats), self.tc.to_dict(), components, bot_seed(self.seed, seat.seat),
+                ))
         return state
 
     def ask(self, seat: _Seat, state: State) -> tuple[int, float] | None:
         """Request a decision from ``seat``'s bot. Returns (index, ms) or None if it failed."""
-        assert seat.clock is not None and seat.process is not None
-        if not seat.process.alive():
-            self.fail(seat, Termination.CRASH, seat.process.describe_exit())
-            return None
+        connection, clock = seat.connection, seat.clock
+        assert connection is not None
         actions = state.legal_actions()
-        self.request_id = next(self.stable.request_ids)
-        allowance = seat.clock.allowance_ms()
-        payload = encode({
-            "type": "request", "game_id": self.game_id, "request_id": self.request_id,
-            "observation": state.observation(seat.seat), "legal_actions": actions,
-            "time_left_ms": int(seat.clock.bank_ms), "decision_ms": allowance,
-        })
-        deadline_ms = seat.clock.deadline_ms()
-        seat.unanswered = 0
-        seat.stale_ids.clear()
-        t0 = time.perf_counter()
-        try:
-            self.sock.send_multipart([seat.identity, payload], zmq.NOBLOCK)  # type: ignore[list-item]
-        except zmq.ZMQError as exc:
-            self.fail(seat, Termination.CRASH if not seat.process.alive() else Termination.PROTOCOL,
-                      f"cannot send the request ({exc.strerror})")
+        got = connection.ask(self.game_id, state.observation(seat.seat), actions,
+                             int(clock.bank_ms), clock.allowance_ms(), clock.deadline_ms())
+        if isinstance(got, Failure):
             return None
-        while True:
-            elapsed = (time.perf_counter() - t0) * 1000
-            left = deadline_ms - elapsed
-            if left <= 0:
-                stale = (
-                    f"; it answered request ids {seat.stale_ids} instead" if seat.stale_ids else ""
-                )
-                self.fail(seat, Termination.TIMEOUT,
-                          f"no answer to request {self.request_id} within "
-                          f"{deadline_ms:.0f} ms{stale}")
-                return None
-            got = self._receive(seat, POLL_SLICE_MS if left > POLL_SLICE_MS else int(left) + 1)
-            if got is not None:
-                return self._accept(seat, got, len(actions), (self.received_at - t0) * 1000)
-            if not seat.live:
-                return None
-            if not seat.process.alive():
-                self.fail(seat, Termination.CRASH, seat.process.describe_exit())
-                return None
-
-    def _accept(
-        self, seat: _Seat, msg: dict[str, Any], n_actions: int, used_ms: float
-    ) -> tuple[int, float] | None:
-        assert seat.clock is not None
-        if not seat.clock.charge(used_ms):
-            self.fail(seat, Termination.TIMEOUT,
-                      f"answered request {self.request_id} after {used_ms:.0f} "
-                      f"ms; the deadline was {seat.clock.deadline_ms():.0f} ms")
+        if not clock.charge(got.ms):
+            connection.fail(Termination.TIMEOUT,
+                            f"answered request {got.request_id} after {got.ms:.0f} "
+                            f"ms; the deadline was {clock.deadline_ms():.0f} ms")
             return None
-        index = msg["index"]
-        if not 0 <= index < n_actions:
-            self.fail(seat, Termination.ILLEGAL, f"index {index} is not in 0..{n_actions - 1}")
+        if not 0 <= got.index < len(actions):
+            connection.fail(Termination.ILLEGAL,
+                            f"index {got.index} is not in 0..{len(actions) - 1}")
             return None
-        return index, used_ms
+        return got.index, got.ms
 
     def play(self) -> GameRecord:
         """Run the whole game (after :meth:`launch` and :meth:`handshake`)."""
@@ -523,13 +233,11 @@ class Referee:
             {"seat": s.seat, "reason": s.reason, "detail": s.detail} for s in self.seats
         ]
         for seat in self.seats:
-            if seat.live:
-                self._send(seat, {
-                    "type": "game_end", "game_id": self.game_id,
-                    "scores": list(result.scores), "ranks": ranks,
-                    "terminations": terminations,
-                    "breakdown": [dict(b) for b in result.breakdown],
-                }, quiet=True)
+            if seat.live and seat.connection is not None:
+                seat.connection.send(game_end(
+                    self.game_id, list(result.scores), ranks, terminations,
+                    [dict(b) for b in result.breakdown],
+                ), quiet=True)
         return GameRecord(
             game_id=self.game_id,
             game=self.game.name,
@@ -555,36 +263,10 @@ class Referee:
         return {"seat": s.seat, "bot": s.manifest.name, "version": s.manifest.version,
                 "language": s.manifest.language}
 
-    def ping(self, seat: _Seat, timeout_ms: float) -> float | None:
-        """Ping a live bot between games; the round trip in ms, or None (and a failure)."""
-        if not seat.live or seat.identity is None:
-            return None
-        seat.pong_nonce = next(self.nonces)
-        seat.ponged = False
-        seat.unanswered = 0
-        t0 = time.perf_counter()
-        if not self._send(seat, {"type": "ping", "nonce": seat.pong_nonce}):
-            return None
-        while not seat.ponged:
-            left = timeout_ms - (time.perf_counter() - t0) * 1000
-            if left <= 0:
-                self.fail(seat, Termination.TIMEOUT, f"no pong within {timeout_ms:.0f} ms")
-                return None
-            if (
-                self._receive(None, max(1, min(POLL_SLICE_MS, int(left) + 1))) is None
-                and seat.process is not None
-                and not seat.process.alive()
-            ):
-                self.fail(seat, Termination.CRASH, seat.process.describe_exit())
-            if not seat.live:
-                return None
-        return (time.perf_counter() - t0) * 1000
-
     def send_shutdown(self, seat: _Seat) -> None:
         """Tell a live bot to exit (once)."""
-        if seat.identity is not None and seat.reason == Termination.OK and not seat.shut_down:
-            seat.shut_down = True
-            self._send(seat, {"type": "shutdown", "reason": "game over"}, quiet=True)
+        if seat.connection is not None:
+            seat.connection.shutdown("game over")
 
     # ---------------------------------------------------------------- shutdown
     def close(self) -> None:
@@ -599,10 +281,11 @@ class Referee:
             if s.process is None:
                 continue
             assert s.manifest is not None and s.log is not None
-            if (not self.owns_stable and self.finished and s.reason == Termination.OK
-                    and s.identity is not None and not s.shut_down and s.process.alive()):
-                self.stable.put(_Session(s.manifest, s.token, s.process, s.identity, s.log,
-                                         self._games_before.get(s.seat, 0)))
+            c = s.connection
+            if (not self.owns_stable and self.finished and c is not None and c.failure is None
+                    and c.identity is not None and not c.shut_down and s.process.alive()):
+                self.stable.put(Session(s.manifest, c.token, s.process, c.identity, s.log,
+                                        self._games_before.get(s.seat, 0)))
             else:
                 stop.append(s)
                 self.send_shutdown(s)

@@ -1,0 +1,114 @@
+"""The stable: the endpoint bots connect to, and bot processes kept alive between games."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from arena.protocol.messages import shutdown
+from arena.protocol.server import Endpoint
+from arena.protocol.transport import Transport, ZmqTransport
+from arena.runner.bots import BotManifest, BotProcess, Launcher, RunningBot
+
+#: How long a bot gets to exit by itself after shutdown before its group is killed.
+SHUTDOWN_GRACE_S = 1.0
+
+
+@dataclass
+class Session:
+    """A live, handshaken bot process kept between games."""
+
+    manifest: BotManifest
+    token: str
+    process: RunningBot
+    identity: bytes
+    log: IO[bytes]
+    games: int = 0
+
+
+class Stable:
+    """The endpoint bots connect to, and the bot processes kept alive between games.
+
+    A bot process serves one game at a time. With ``keep`` > 0, a bot that finished a game
+    without failing waits here for the next game that seats it, saving its start-up and
+    handshake (most of a short game's cost); at most ``keep`` wait at once (the longest idle is
+    stopped first), and a process is retired after ``max_games`` games or half its CPU-time
+    limit. With ``keep`` = 0 every bot is stopped after its game.
+
+    The endpoint is a ZeroMQ socket on a random loopback port (none if not ``bind``), unless a
+    ``transport`` is given; bots are started as processes (:class:`BotProcess`) unless a
+    ``launch`` is given. Both seams let tests play whole games inside one process.
+    """
+
+    def __init__(
+        self,
+        keep: int = 0,
+        max_games: int = 200,
+        bind: bool = True,
+        transport: Transport | None = None,
+        launch: Launcher = BotProcess,
+    ) -> None:
+        self.keep = keep
+        self.max_games = max_games
+        self.endpoint = Endpoint(transport if transport is not None else ZmqTransport(bind))
+        self.launch = launch
+        self.idle: dict[str, Session] = {}  # by bot name, oldest first
+        self.launches = 0
+
+    def take(self, name: str) -> Session | None:
+        """A waiting, still healthy process of bot ``name``, or None."""
+        session = self.idle.pop(name, None)
+        if session is None:
+            return None
+        self.endpoint.idle.discard(session.identity)
+        if session.process.alive() and not self._worn(session):
+            return session
+        self._stop(session)
+        return None
+
+    def _worn(self, session: Session) -> bool:
+        if session.games >= self.max_games:
+            return True
+        used = session.process.cpu_seconds()
+        return used is not None and used > session.manifest.limits.cpu_seconds / 2
+
+    def put(self, session: Session) -> None:
+        """Keep a healthy process for a later game (or stop it if none are kept)."""
+        session.games += 1
+        if self.keep <= 0 or session.manifest.name in self.idle:
+            self._stop(session)
+            return
+        self.idle[session.manifest.name] = session
+        self.endpoint.idle.add(session.identity)
+        while len(self.idle) > self.keep:
+            self._stop(self.idle.pop(next(iter(self.idle))))
+
+    def new_log(
+        self, log_dir: Path | None, game_id: str, seat: int, manifest: BotManifest
+    ) -> IO[bytes]:
+        """The output file for a bot process about to be launched (counted as a launch): per
+        game, or per process when processes are kept between games (a kept process goes on
+        writing to the log it started with). The caller closes it when the process stops."""
+        if log_dir is None:
+            path = Path(os.devnull)
+        else:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            name = (f"{game_id}-seat{seat}-{manifest.name}.log" if self.keep <= 0 else
+                    f"{manifest.name}-{os.getpid()}-{self.launches}.log")
+            path = log_dir / name
+        self.launches += 1
+        return path.open("ab")
+
+    def _stop(self, session: Session) -> None:
+        self.endpoint.idle.discard(session.identity)
+        self.endpoint.tell(session.identity, shutdown("retired"))
+        session.process.stop(SHUTDOWN_GRACE_S)
+        session.log.close()
+
+    def close(self) -> None:
+        """Stop every waiting bot and close the endpoint."""
+        while self.idle:
+            self._stop(self.idle.pop(next(iter(self.idle))))
+        self.endpoint.close()
