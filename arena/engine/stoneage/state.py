@@ -63,6 +63,7 @@ from arena.engine.stoneage.components import (
     TOOL_VALUES,
     payment_points,
 )
+from arena.engine.stoneage.dice import BUILDING_SHUFFLE, DECK_SHUFFLE, roll
 from arena.engine.stoneage.moves import (
     CLAIM,
     DECLINE,
@@ -226,8 +227,8 @@ class StoneAgeState(State):
         s._game = game
         s._n = n
         s._chance = chance
-        deck_order = chance.permutation("deck", len(CARDS))
-        build_order = chance.permutation("buildings", len(BUILDINGS))
+        deck_order = chance.permutation(DECK_SHUFFLE, len(CARDS))
+        build_order = chance.permutation(BUILDING_SHUFFLE, len(BUILDINGS))
         s._deck = tuple(deck_order)
         s._display = [s._deck[i] for i in range(4)]  # index 0 = slot costing 1
         s._deck_pos = 4
@@ -594,7 +595,7 @@ class StoneAgeState(State):
     def _roll(self, p: int, n: int) -> tuple[int, ...]:
         k = self._rolls[p]
         self._rolls[p] = k + 1
-        return self._chance.roll(self._round, p, k, n)
+        return roll(self._chance, self._round, p, k, n)
 
     def _gather_roll(self, p: int, good: int, n: int, place: int) -> None:
         """Roll ``n`` dice for ``good``; ask about tools if any choice could matter."""
