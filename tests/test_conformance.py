@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from arena.engine import STONE_AGE, list_games
-from arena.engine.stoneage import StoneAgeGame, StoneAgeState
+from arena.engine import list_games
+from arena.engine.stoneage import STONE_AGE, StoneAgeGame, StoneAgeState
 from arena.engine.testing import ConformanceError, check_game, plain_data_problem
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from arena.engine import (
-    STONE_AGE,
     IllegalActionError,
     ScriptedChance,
     UnknownGameError,
@@ -14,6 +13,7 @@ from arena.engine import (
     register,
 )
 from arena.engine.api import competition_ranks
+from arena.engine.stoneage import STONE_AGE
 
 
 def test_registry_finds_stone_age_by_name_and_lists_it() -> None:
