@@ -130,3 +130,20 @@ def test_state_from_dict_refuses_another_rules_version_or_a_broken_save() -> Non
     del broken["goods"]
     with pytest.raises(ValueError, match="malformed"):
         STONE_AGE.state_from_dict(broken)
+
+
+def test_progress_is_stone_ages_round_at_every_step() -> None:
+    state = STONE_AGE.new_state(3, seed=21)
+    seen = []
+    while not state.is_terminal:
+        assert state.progress == state.round
+        seen.append(state.progress)
+        state.apply_index(state.num_legal() - 1)
+    assert state.progress == state.round == seen[-1] > 1
+    assert seen == sorted(seen)
+
+
+def test_progress_defaults_to_none_for_a_game_without_a_count() -> None:
+    from arena.engine.api import State
+
+    assert State.progress.fget(STONE_AGE.new_state(2, seed=1)) is None  # type: ignore[attr-defined]

@@ -277,6 +277,11 @@ class StoneAgeState(State):
         """The current round (1-based); the last round played once the game is over."""
         return self._round
 
+    @property
+    def progress(self) -> int:
+        """The round, as :attr:`round` gives it."""
+        return self._round
+
     def legal_keys(self) -> list[Key]:
         return self._moves
 
