@@ -1,4 +1,4 @@
-"""Conformance kit: checks every registered game must pass.
+"""The conformance checks every game must pass.
 
 Each check plays seeded random games through the public :class:`~arena.engine.api.State`
 contract and raises :class:`ConformanceError` with the seed and the step on the first
