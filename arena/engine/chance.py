@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from hashlib import blake2b
 from typing import Any
 
@@ -29,17 +30,24 @@ _DIGEST_SIZE = 32
 
 def key_text(key: EventKey) -> str:
     """The canonical text of an event key ("dice/3/1/0"); ValueError for an ambiguous key."""
-    if not key:
-        raise ValueError("an event key needs at least one part")
     for part in key:
-        if isinstance(part, str):
-            if "/" in part:
-                raise ValueError(f"event key part {part!r} contains '/'")
-        elif not isinstance(part, int) or isinstance(part, bool):
+        t = type(part)  # exact types: a bool or a float would print as another key
+        if t is not int and t is not str:
             raise ValueError(f"event key part {part!r} is not a str or an int")
-    return "/".join(map(str, key))
+    text = "/".join(map(str, key))
+    # Each "/" beyond the separators comes from inside a str part (ints print none).
+    if not key or text.count("/") != len(key) - 1:
+        raise ValueError(f"event key {key!r} is empty or has a part containing '/'")
+    return text
 
 
+@lru_cache(maxsize=8192)  # a game asks for the same keys again in every playout
+def _key_bytes(key: EventKey) -> bytes:
+    """The hashed form of an event key: its text and the "/" before the block number."""
+    return key_text(key).encode() + b"/"
+
+
+@lru_cache(maxsize=64)
 def _draw_width(span: int) -> tuple[int, int]:
     """Bytes per draw and the rejection limit for values in ``range(span)``.
 
@@ -100,27 +108,33 @@ class SeededChance(Chance):
 
     def integers(self, key: EventKey, n: int, low: int, high: int) -> tuple[int, ...]:
         span = high - low + 1
-        width, limit = _draw_width(span)
-        base = self._prefix + key_text(key).encode() + b"/"
+        base = self._prefix + _key_bytes(key)
         out: list[int] = []
-        block = 0
-        while len(out) < n:
-            digest = blake2b(base + str(block).encode(), digest_size=_DIGEST_SIZE).digest()
-            if width == 1:
+        if n <= 0:
+            return ()
+        if 0 < span <= 256:
+            # One byte per draw: the common case (dice), kept lean because games roll often.
+            limit = 256 - 256 % span
+            block = 0
+            while True:
+                digest = blake2b(base + str(block).encode(), digest_size=_DIGEST_SIZE).digest()
                 for b in digest:
                     if b < limit:
                         out.append(b % span + low)
                         if len(out) == n:
-                            break
-            else:
-                for i in range(0, _DIGEST_SIZE, width):
-                    v = int.from_bytes(digest[i : i + width], "big")
-                    if v < limit:
-                        out.append(v % span + low)
-                        if len(out) == n:
-                            break
+                            return tuple(out)
+                block += 1
+        width, limit = _draw_width(span)
+        block = 0
+        while True:
+            digest = blake2b(base + str(block).encode(), digest_size=_DIGEST_SIZE).digest()
+            for i in range(0, _DIGEST_SIZE, width):
+                v = int.from_bytes(digest[i : i + width], "big")
+                if v < limit:
+                    out.append(v % span + low)
+                    if len(out) == n:
+                        return tuple(out)
             block += 1
-        return tuple(out)
 
     def permutation(self, key: EventKey, n: int) -> list[int]:
         digest = blake2b(
