@@ -147,3 +147,16 @@ def test_progress_defaults_to_none_for_a_game_without_a_count() -> None:
     from arena.engine.api import State
 
     assert State.progress.fget(STONE_AGE.new_state(2, seed=1)) is None  # type: ignore[attr-defined]
+
+
+def test_stone_age_and_its_states_pickle_for_worker_processes() -> None:
+    import pickle
+
+    game = pickle.loads(pickle.dumps(STONE_AGE))
+    assert game.describe() == STONE_AGE.describe()
+    state = STONE_AGE.new_state(3, seed=4)
+    for _ in range(30):
+        state.apply_index(0)
+    copy = pickle.loads(pickle.dumps(state))
+    assert copy.to_dict() == state.to_dict()
+    assert game.new_state(3, seed=4).to_dict() == STONE_AGE.new_state(3, seed=4).to_dict()

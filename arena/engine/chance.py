@@ -78,7 +78,8 @@ class Chance(ABC):
     def integers(self, key: EventKey, n: int, low: int, high: int) -> tuple[int, ...]:
         """``n`` integers, each uniform in ``low..high`` (both included), for event ``key``.
 
-        Raises ``ValueError`` for an empty range or a malformed key.
+        Raises ``ValueError`` for an empty range or a key that is not a non-empty tuple of
+        str and int parts (``TypeError`` if the key cannot even be hashed).
         """
 
     @abstractmethod
@@ -109,9 +110,9 @@ class SeededChance(Chance):
     def integers(self, key: EventKey, n: int, low: int, high: int) -> tuple[int, ...]:
         span = high - low + 1
         base = self._prefix + _key_bytes(key)
-        out: list[int] = []
         if n <= 0:
             return ()
+        out: list[int] = []
         if 0 < span <= 256:
             # One byte per draw: the common case (dice), kept lean because games roll often.
             limit = 256 - 256 % span
