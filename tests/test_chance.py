@@ -175,3 +175,12 @@ def test_scripted_values_outside_the_asked_range_are_refused() -> None:
     with pytest.raises(ValueError, match=r"not in 1\.\.4"):
         c.integers(("d4",), 1, 1, 4)
     assert ScriptedChance([5], faces=8).integers(("d8",), 1, 1, 8) == (5,)
+
+
+def test_the_state_rolls_exactly_the_dice_of_the_stone_age_dice_events() -> None:
+    # The state spells the dice event out on its hot path; it must stay dice.roll's event.
+    state = STONE_AGE.new_state(2, seed=13)
+    state._round = 5
+    state._rolls = [0, 2]
+    assert state._roll(1, 4) == roll(SeededChance(13), 5, 1, 2, 4)
+    assert state._rolls == [0, 3]

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from arena.engine.chance import Chance
 
+#: The first part of every dice event's key.
+DICE_EVENT = "dice"
+
 
 def roll(chance: Chance, round_no: int, seat: int, k: int, n: int) -> tuple[int, ...]:
     """``n`` six-sided dice (1..6) for the k-th roll of ``seat`` in ``round_no``."""
-    return chance.integers(("dice", round_no, seat, k), n, 1, 6)
+    return chance.integers((DICE_EVENT, round_no, seat, k), n, 1, 6)
 
 
 #: The shuffle events of a new game.
