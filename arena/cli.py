@@ -54,13 +54,17 @@ def _game(name: str, players: int | None = None) -> Game:
 
 @app.command()
 def games() -> None:
-    """List the registered games."""
+    """List the installed (registered) games."""
     table = Table(title="Registered games")
     table.add_column("name")
     table.add_column("title")
     table.add_column("players")
     table.add_column("rules version")
-    for g in list_games():
+    try:
+        installed = list_games()
+    except UnknownGameError as exc:  # a broken game plugin: name it, no traceback
+        _fail(str(exc))
+    for g in installed:
         table.add_row(g.name, g.title, f"{g.min_players}-{g.max_players}", g.rules_version)
     out.print(table)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from arena.engine import STONE_AGE, ScriptedChance
-from arena.engine.stoneage import StoneAgeState
+from arena.engine import ScriptedChance
+from arena.engine.stoneage import STONE_AGE, StoneAgeState
 from arena.engine.stoneage.components import BUILDINGS, CARDS, PILE_SIZE
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.engine import STONE_AGE
+from arena.engine.stoneage import STONE_AGE
 from arena.runner.bots import BotManifest, group_alive
 from arena.runner.clock import TimeControl
 from arena.runner.referee import play_game

@@ -6,20 +6,29 @@ from typing import Any
 
 import pytest
 
-from arena.engine import STONE_AGE, list_games
-from arena.engine.stoneage import StoneAgeGame, StoneAgeState
-from arena.engine.testing import ConformanceError, check_game, plain_data_problem
+from arena.engine import Game, get_game, list_games
+from arena.engine.stoneage import STONE_AGE, StoneAgeGame, StoneAgeState
+from arena.engine.testing import DICE_RACE, ConformanceError, check_game, plain_data_problem
+
+# Every installed game, and the kit's own test game, which tests register by name.
+GAMES = sorted({g.name for g in list_games()} | {DICE_RACE.name})
 
 
-@pytest.mark.parametrize("game", list_games(), ids=lambda g: g.name)
-def test_every_registered_game_passes_the_conformance_kit(game: Any) -> None:
-    check_game(game, seeds=range(4))
+@pytest.mark.parametrize("name", GAMES)
+def test_every_registered_game_passes_the_conformance_kit(name: str, dicerace: Game) -> None:
+    check_game(get_game(name), seeds=range(4))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", list_games(), ids=lambda g: g.name)
-def test_every_registered_game_passes_the_conformance_kit_on_many_seeds(game: Any) -> None:
-    check_game(game, seeds=range(100, 160))
+@pytest.mark.parametrize("name", GAMES)
+def test_every_registered_game_passes_the_conformance_kit_on_many_seeds(
+    name: str, dicerace: Game
+) -> None:
+    check_game(get_game(name), seeds=range(100, 160))
+
+
+def test_the_conformance_runs_cover_stone_age_and_the_test_game() -> None:
+    assert {"stoneage", "dicerace"} <= set(GAMES)
 
 
 class _LeakyState(StoneAgeState):

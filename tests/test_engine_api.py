@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from arena.engine import (
-    STONE_AGE,
     IllegalActionError,
     ScriptedChance,
     UnknownGameError,
@@ -14,6 +13,7 @@ from arena.engine import (
     register,
 )
 from arena.engine.api import competition_ranks
+from arena.engine.stoneage import STONE_AGE
 
 
 def test_registry_finds_stone_age_by_name_and_lists_it() -> None:
@@ -130,3 +130,33 @@ def test_state_from_dict_refuses_another_rules_version_or_a_broken_save() -> Non
     del broken["goods"]
     with pytest.raises(ValueError, match="malformed"):
         STONE_AGE.state_from_dict(broken)
+
+
+def test_progress_is_stone_ages_round_at_every_step() -> None:
+    state = STONE_AGE.new_state(3, seed=21)
+    seen = []
+    while not state.is_terminal:
+        assert state.progress == state.round
+        seen.append(state.progress)
+        state.apply_index(state.num_legal() - 1)
+    assert state.progress == state.round == seen[-1] > 1
+    assert seen == sorted(seen)
+
+
+def test_progress_defaults_to_none_for_a_game_without_a_count() -> None:
+    from arena.engine.api import State
+
+    assert State.progress.fget(STONE_AGE.new_state(2, seed=1)) is None  # type: ignore[attr-defined]
+
+
+def test_stone_age_and_its_states_pickle_for_worker_processes() -> None:
+    import pickle
+
+    game = pickle.loads(pickle.dumps(STONE_AGE))
+    assert game.describe() == STONE_AGE.describe()
+    state = STONE_AGE.new_state(3, seed=4)
+    for _ in range(30):
+        state.apply_index(0)
+    copy = pickle.loads(pickle.dumps(state))
+    assert copy.to_dict() == state.to_dict()
+    assert game.new_state(3, seed=4).to_dict() == STONE_AGE.new_state(3, seed=4).to_dict()

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from arena.engine import STONE_AGE
+from arena.engine.stoneage import STONE_AGE
 
 FOLDER = Path(__file__).resolve().parent.parent / "bots" / "examples" / "mcts-py"
 

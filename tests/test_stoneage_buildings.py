@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 from sa import new_game, offered, place, player, with_player
 
-from arena.engine import STONE_AGE
-from arena.engine.stoneage import StoneAgeState
+from arena.engine.stoneage import STONE_AGE, StoneAgeState
 from arena.engine.stoneage.components import BUILDINGS
 from arena.engine.stoneage.views import building_info
 

@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from arena.engine import STONE_AGE
-from arena.engine.stoneage import StoneAgeGame, StoneAgeState
+from arena.engine.stoneage import STONE_AGE, StoneAgeGame, StoneAgeState
 from arena.engine.stoneage.components import BUILDINGS, CARDS
 from arena.engine.testing import ConformanceError, check_determinization
 

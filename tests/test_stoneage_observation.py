@@ -19,8 +19,7 @@ from typing import Any
 import pytest
 from sa import act, edit, new_game, place, player, with_player
 
-from arena.engine import STONE_AGE
-from arena.engine.stoneage import StoneAgeState
+from arena.engine.stoneage import STONE_AGE, StoneAgeState
 from arena.engine.stoneage.components import BUILDINGS, CARDS, T_EXTRA_CARD
 
 DISPLAY = [10, 11, 12, 13]  # food cards: 7, 5, 3 and 1 food

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from arena.engine import STONE_AGE
-from arena.engine.stoneage import StoneAgeState
+from arena.engine.stoneage import STONE_AGE, StoneAgeState
 from arena.engine.stoneage.components import (
     CARD0,
     HUT,

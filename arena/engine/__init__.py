@@ -1,16 +1,24 @@
-"""Rules engines behind one game-agnostic contract (see :mod:`arena.engine.api`)."""
+"""Rules engines behind one game-agnostic contract (see :mod:`arena.engine.api`).
+
+This package knows no particular game: each game lives in its own package and is found
+through the registry (installed games declare an ``arena.games`` entry point).
+"""
 
 from arena.engine.api import Game, GameResult, IllegalActionError, State
 from arena.engine.chance import Chance, ScriptedChance, SeededChance, chance_from_dict
-from arena.engine.registry import UnknownGameError, get_game, list_games, register
-from arena.engine.stoneage import STONE_AGE
-
-register(STONE_AGE)
+from arena.engine.registry import (
+    GamePluginError,
+    UnknownGameError,
+    get_game,
+    list_games,
+    register,
+    unregister,
+)
 
 __all__ = [
-    "STONE_AGE",
     "Chance",
     "Game",
+    "GamePluginError",
     "GameResult",
     "IllegalActionError",
     "ScriptedChance",
@@ -21,4 +29,5 @@ __all__ = [
     "get_game",
     "list_games",
     "register",
+    "unregister",
 ]

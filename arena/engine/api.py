@@ -85,6 +85,16 @@ class State(ABC):
         """True when the game is over."""
         return self.current_player is None
 
+    @property
+    def progress(self) -> int | None:
+        """How far the game got, in the game's own count (rounds played, for a game played in
+        rounds), or ``None`` for a game that has no such count.
+
+        For records and reports only: it never decides anything. When it is an int it never
+        decreases as actions are applied.
+        """
+        return None
+
     @abstractmethod
     def legal_keys(self) -> Sequence[Hashable]:
         """Hashable keys of the legal actions, in the same order as :meth:`legal_actions`.

@@ -250,7 +250,7 @@ class Referee:
             terminations=terminations,
             result=result.to_dict(),
             ranks=ranks,
-            rounds=getattr(state, "round", None),
+            rounds=state.progress,
             events=self.events,
             duration_s=round(time.monotonic() - t_start, 3),
         )

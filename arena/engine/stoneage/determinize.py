@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from arena.engine.api import Game
 from arena.engine.chance import SeededChance
 from arena.engine.stoneage.components import (
     BUILDINGS,
@@ -24,7 +25,7 @@ from arena.engine.stoneage.components import (
     PLACE_NAMES,
     TOOL_VALUES,
 )
-from arena.engine.stoneage.state import (
+from arena.engine.stoneage.phases import (
     FEEDING,
     PD_BUILDING,
     PD_CARD,
@@ -33,17 +34,16 @@ from arena.engine.stoneage.state import (
     PD_TOOLS,
     PHASE_NAMES,
     PLACEMENT,
-    StoneAgeState,
 )
-
-if TYPE_CHECKING:
-    from arena.engine.stoneage.game import StoneAgeGame
+from arena.engine.stoneage.state import StoneAgeState
 
 
-def determinize(
-    game: StoneAgeGame, obs: Mapping[str, Any], rng: random.Random
-) -> StoneAgeState:
-    """See :meth:`arena.engine.api.Game.determinize`."""
+def determinize(game: Game, obs: Mapping[str, Any], rng: random.Random) -> StoneAgeState:
+    """See :meth:`arena.engine.api.Game.determinize`.
+
+    The sampled position is written in the state's save format and loaded through
+    :meth:`StoneAgeState.from_dict`, so this module needs nothing of the state but that format.
+    """
     if obs.get("game") != game.name or obs.get("rules_version") != game.rules_version:
         raise ValueError(f"not a {game.name} {game.rules_version} observation")
     if obs["phase"] == "game_over":
@@ -52,36 +52,27 @@ def determinize(
     seat = obs["seat"]
     board = obs["board"]
     players = obs["players"]
-    s = StoneAgeState.__new__(StoneAgeState)
-    s._game = game
-    s._n = n
-    s._chance = SeededChance(rng.getrandbits(63))
-    s._round = obs["round"]
-    s._start = obs["start_player"]
-    s._phase = PHASE_NAMES.index(obs["phase"])
-    s._cur = obs["current_player"]
-    s._turn = (s._cur - s._start) % n if s._phase != PLACEMENT else 0
-    s._rolls = [0] * n
+    chance = SeededChance(rng.getrandbits(63))
+    start = obs["start_player"]
+    phase = PHASE_NAMES.index(obs["phase"])
+    cur = obs["current_player"]
 
     # Cards: the seat knows the display, every bought card and its own extra cards.
-    s._display = [-1 if c["card"] is None else c["card"] for c in board["cards"]]
-    s._cards = [tuple(p["cards"]) for p in players]
-    own_hidden = tuple(players[seat]["hidden_card_list"])
-    seen = {c for c in s._display if c >= 0} | {c for p in players for c in p["cards"]}
+    display = [-1 if c["card"] is None else c["card"] for c in board["cards"]]
+    own_hidden = list(players[seat]["hidden_card_list"])
+    seen = {c for c in display if c >= 0} | {c for p in players for c in p["cards"]}
     unseen = [c for c in range(len(CARDS)) if c not in seen and c not in own_hidden]
     rng.shuffle(unseen)
-    s._hidden = []
+    hidden: list[list[int]] = []
     for p, entry in enumerate(players):
         if p == seat:
-            s._hidden.append(own_hidden)
+            hidden.append(own_hidden)
         else:
             k = entry["hidden_cards"]
-            s._hidden.append(tuple(unseen[:k]))
+            hidden.append(unseen[:k])
             del unseen[:k]
     if len(unseen) != board["deck_size"]:
         raise ValueError("the observation's cards do not add up")
-    s._deck = tuple(unseen)
-    s._deck_pos = 0
 
     # Buildings: tops and taken tiles are public; the rest of each pile is sampled.
     piles = board["buildings"]
@@ -90,7 +81,7 @@ def determinize(
     }
     hidden_tiles = [b for b in range(len(BUILDINGS)) if b not in visible]
     rng.shuffle(hidden_tiles)
-    built: list[tuple[int, ...]] = []
+    built: list[list[int]] = []
     for pile in piles:
         below = pile["remaining"] - 1 if pile["top"] is not None else 0
         tiles = [*pile["taken"], *([pile["top"]] if pile["top"] is not None else []),
@@ -98,23 +89,7 @@ def determinize(
         del hidden_tiles[:below]
         if len(tiles) != PILE_SIZE:
             raise ValueError("the observation's building piles do not add up")
-        built.append(tuple(tiles))
-    s._piles = tuple(built)
-    s._pile_pos = [len(pile["taken"]) for pile in piles]
-
-    # Players: all public.
-    s._goods = [p[g] for p in players for g in GOODS]
-    s._people = [p["people"] for p in players]
-    s._avail = [p["people_to_place"] for p in players]
-    s._agri = [p["agriculture"] for p in players]
-    s._step = [TOOL_VALUES.index(tuple(p["tools"])) for p in players]
-    s._tfree = [tuple(p["tools_unused"]) for p in players]
-    s._one_use = [tuple(p["one_use_tools"]) for p in players]
-    s._any2 = [p["any_two_resources"] for p in players]
-    s._build_pts = [p["building_points"] for p in players]
-    s._top_pts = [p["card_points"] for p in players]
-    s._penalties = [p["penalties"] for p in players]
-    s._nbuild = [p["buildings"] for p in players]
+        built.append(tiles)
 
     # People on the board (during placement, the totals and player counts follow from them).
     placed = [0] * (NUM_PLACES * n)
@@ -127,18 +102,51 @@ def determinize(
     for j, pile in enumerate(piles):
         for p, k in enumerate(pile["people"]):
             placed[p * NUM_PLACES + PILE0 + j] = k
-    s._placed = placed
-    s._total = [sum(placed[p * NUM_PLACES + q] for p in range(n)) for q in range(NUM_PLACES)]
-    s._players_at = [sum(1 for p in range(n) if placed[p * NUM_PLACES + q])
-                     for q in range(NUM_PLACES)]
 
-    s._pend = _pending(obs, n)
-    if s._pend is not None and s._pend[0] == PD_PICK:
-        s._turn = (s._pend[3] - s._start) % n  # resolution goes on with the buyer
-    if s._phase == FEEDING and s._pend is None:  # pragma: no cover - feeding always asks
+    pend = _pending(obs, n)
+    turn = (cur - start) % n if phase != PLACEMENT else 0
+    if pend is not None and pend[0] == PD_PICK:
+        turn = (pend[3] - start) % n  # resolution goes on with the buyer
+    if phase == FEEDING and pend is None:  # pragma: no cover - feeding always asks
         raise ValueError("a feeding observation without a feeding decision")
-    s._moves = s._pending_options()
-    return s
+
+    # Players: all public.
+    return StoneAgeState.from_dict(game, {
+        "game": game.name,
+        "rules_version": game.rules_version,
+        "num_players": n,
+        "chance": chance.to_dict(),
+        "deck": unseen,
+        "piles": built,
+        "pend": pend,
+        "round": obs["round"],
+        "start": start,
+        "phase": phase,
+        "cur": cur,
+        "turn": turn,
+        "deck_pos": 0,
+        "display": display,
+        "pile_pos": [len(pile["taken"]) for pile in piles],
+        "goods": [p[g] for p in players for g in GOODS],
+        "people": [p["people"] for p in players],
+        "avail": [p["people_to_place"] for p in players],
+        "agri": [p["agriculture"] for p in players],
+        "step": [TOOL_VALUES.index(tuple(p["tools"])) for p in players],
+        "any2": [p["any_two_resources"] for p in players],
+        "build_pts": [p["building_points"] for p in players],
+        "top_pts": [p["card_points"] for p in players],
+        "penalties": [p["penalties"] for p in players],
+        "nbuild": [p["buildings"] for p in players],
+        "placed": placed,
+        "total": [sum(placed[p * NUM_PLACES + q] for p in range(n)) for q in range(NUM_PLACES)],
+        "players_at": [sum(1 for p in range(n) if placed[p * NUM_PLACES + q])
+                       for q in range(NUM_PLACES)],
+        "rolls": [0] * n,
+        "tfree": [p["tools_unused"] for p in players],
+        "one_use": [p["one_use_tools"] for p in players],
+        "cards": [p["cards"] for p in players],
+        "hidden": hidden,
+    })
 
 
 def _pending(obs: Mapping[str, Any], n: int) -> Any:

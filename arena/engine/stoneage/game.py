@@ -8,7 +8,10 @@ from typing import Any
 
 from arena.engine.api import Game
 from arena.engine.chance import Chance
-from arena.engine.stoneage.state import MAX_ROUNDS, StoneAgeState
+from arena.engine.stoneage.determinize import determinize
+from arena.engine.stoneage.phases import MAX_ROUNDS
+from arena.engine.stoneage.state import StoneAgeState
+from arena.engine.stoneage.views import components
 
 
 class StoneAgeGame(Game):
@@ -28,13 +31,9 @@ class StoneAgeGame(Game):
         return MAX_ROUNDS * per_round
 
     def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> StoneAgeState:
-        from arena.engine.stoneage.determinize import determinize
-
         return determinize(self, observation, rng)
 
     def components(self) -> dict[str, Any]:
-        from arena.engine.stoneage.views import components
-
         return components()
 
     def _new_state(self, num_players: int, chance: Chance) -> StoneAgeState:

@@ -25,7 +25,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.engine.stoneage.components import CARD0, NUM_PLACES, PILE0, PLACE_NAMES, RESOURCES
+from arena.engine.stoneage.components import (
+    CARD0,
+    CLAIMS,
+    NUM_PLACES,
+    PILE0,
+    PLACE_NAMES,
+    RESOURCES,
+)
 
 PLACE, RESOLVE, TOOLS, PAY, DECLINE, CLAIM, FEED, PENALTY, PICK = range(9)
 
@@ -37,6 +44,8 @@ RESOLVE_KEYS: tuple[tuple[int, int], ...] = tuple((RESOLVE, place) for place in 
 DECLINE_KEY = (DECLINE,)
 PENALTY_KEY = (PENALTY,)
 PICK_KEYS: tuple[tuple[int, int], ...] = tuple((PICK, face) for face in range(7))
+#: Every way to turn the "any 2 resources" card into resources.
+CLAIM_KEYS: list[tuple[Any, ...]] = [(CLAIM, c) for c in CLAIMS]
 
 
 def place_fields(place: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Conformance kit: checks every registered game must pass.
+"""The conformance checks every game must pass.
 
 Each check plays seeded random games through the public :class:`~arena.engine.api.State`
 contract and raises :class:`ConformanceError` with the seed and the step on the first
@@ -86,15 +86,27 @@ def replay(game: Game, players: int, seed: int, choices: Iterable[int]) -> State
 
 def check_playouts(game: Game, players: int, seeds: Iterable[int]) -> None:
     """Random games end within the declared maximum; every state keeps the invariants; every
-    offered action applies; the result is well formed."""
+    offered action applies; progress, if the game counts it, never goes back; the result is
+    well formed."""
     for seed in seeds:
         rng = random.Random(seed)
         state = game.new_state(players, seed=seed)
 
-        def step(s: State, k: int, seed: int = seed, rng: random.Random = rng) -> None:
+        progress: list[int] = []
+
+        def step(
+            s: State, k: int, seed: int = seed, rng: random.Random = rng,
+            progress: list[int] = progress,
+        ) -> None:
             cur = s.current_player
             if cur is None or not 0 <= cur < players:
                 raise _fail(game, players, seed, k, f"current player {cur!r} out of range")
+            now = s.progress
+            if now is not None:
+                if type(now) is not int or (progress and now < progress[-1]):
+                    raise _fail(game, players, seed, k, f"progress {now!r} is not a "
+                                "non-decreasing int")
+                progress.append(now)
             actions = s.legal_actions()
             if not actions:
                 raise _fail(game, players, seed, k, "no legal action in a live state")

@@ -1,0 +1,51 @@
+"""Feeding: at the end of each round every player feeds their people, or decides how to cover
+what is missing."""
+
+from __future__ import annotations
+
+from arena.engine.stoneage.components import COMPOSITIONS
+from arena.engine.stoneage.fields import StoneAgeFields
+from arena.engine.stoneage.moves import (
+    CLAIM_KEYS,
+    FEED,
+    PENALTY_KEY,
+)
+from arena.engine.stoneage.phases import PD_FEED, Key
+
+
+class FeedingRules(StoneAgeFields):
+    """Feeding each player in turn, and the choices of a player short of food."""
+
+    __slots__ = ()
+
+    def _next_feeder(self) -> None:
+        n = self._n
+        goods = self._goods
+        while self._turn < n:
+            p = (self._start + self._turn) % n
+            food = goods[p * 5] + self._agri[p]
+            need = self._people[p]
+            if food >= need:
+                goods[p * 5] = food - need
+                self._turn += 1
+                continue
+            goods[p * 5] = 0
+            self._cur = p
+            self._pend = (PD_FEED, need - food)
+            self._moves = self._feed_options(p, need - food)
+            return
+        self._end_round()
+
+    def _feed_options(self, p: int, deficit: int) -> list[Key]:
+        w, c, s, g = self._holdings(p)
+        moves: list[Key] = []
+        if w + c + s + g >= deficit:
+            moves = [
+                (FEED, x)
+                for x in COMPOSITIONS[deficit]
+                if x[0] <= w and x[1] <= c and x[2] <= s and x[3] <= g
+            ]
+        moves.append(PENALTY_KEY)
+        if self._any2[p]:
+            moves += CLAIM_KEYS
+        return moves

@@ -1,0 +1,138 @@
+"""The fields of a Stone Age state, shared by the modules that hold its rules.
+
+The state is a flat set of small lists indexed by seat (and by ``seat * 16 + place`` for the
+people on the board), plus tuples for what rarely changes (cards owned, the deck, the building
+piles), which a clone shares instead of copying. Every decision point stores its legal action
+keys in ``_moves``.
+
+:class:`StoneAgeFields` declares them once. Each rule area is a mixin over it (placement,
+resolution, feeding, scoring, views, save format), and ``StoneAgeState`` combines them; a mixin
+that needs a step of another area calls it through the abstract hooks declared here, so the
+modules never import one another.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any
+
+from arena.engine.api import Game, State
+from arena.engine.chance import Chance
+from arena.engine.stoneage.phases import Key, Pay
+
+
+class StoneAgeFields(State):
+    """Field declarations, goods accounting, and the hooks one rule area calls in another."""
+
+    __slots__ = (
+        "_agri",
+        "_any2",
+        "_avail",
+        "_build_pts",
+        "_cards",
+        "_chance",
+        "_cur",
+        "_deck",
+        "_deck_pos",
+        "_display",
+        "_game",
+        "_goods",
+        "_hidden",
+        "_moves",
+        "_n",
+        "_nbuild",
+        "_one_use",
+        "_penalties",
+        "_pend",
+        "_people",
+        "_phase",
+        "_pile_pos",
+        "_piles",
+        "_placed",
+        "_players_at",
+        "_rolls",
+        "_round",
+        "_start",
+        "_step",
+        "_tfree",
+        "_top_pts",
+        "_total",
+        "_turn",
+    )
+
+    _game: Game
+    _n: int
+    _chance: Chance
+    _round: int
+    _start: int
+    _phase: int
+    _cur: int
+    _turn: int
+    _pend: Any
+    _moves: list[Key]
+    _deck: tuple[int, ...]
+    _deck_pos: int
+    _display: list[int]
+    _piles: tuple[tuple[int, ...], ...]
+    _pile_pos: list[int]
+    _goods: list[int]
+    _people: list[int]
+    _avail: list[int]
+    _agri: list[int]
+    _step: list[int]
+    _tfree: list[tuple[int, ...]]
+    _one_use: list[tuple[int, ...]]
+    _any2: list[int]
+    _build_pts: list[int]
+    _top_pts: list[int]
+    _penalties: list[int]
+    _nbuild: list[int]
+    _cards: list[tuple[int, ...]]
+    _hidden: list[tuple[int, ...]]
+    _placed: list[int]
+    _total: list[int]
+    _players_at: list[int]
+    _rolls: list[int]
+
+    # ------------------------------------------------------------------ goods accounting
+    def _holdings(self, p: int) -> Pay:
+        g = self._goods
+        b = p * 5
+        return (g[b + 1], g[b + 2], g[b + 3], g[b + 4])
+
+    def _gain(self, p: int, pay: Pay) -> None:
+        g = self._goods
+        b = p * 5
+        g[b + 1] += pay[0]
+        g[b + 2] += pay[1]
+        g[b + 3] += pay[2]
+        g[b + 4] += pay[3]
+
+    def _spend(self, p: int, pay: Pay) -> None:
+        g = self._goods
+        b = p * 5
+        g[b + 1] -= pay[0]
+        g[b + 2] -= pay[1]
+        g[b + 3] -= pay[2]
+        g[b + 4] -= pay[3]
+
+    # ------------------------------------------------------------------ hooks
+    @abstractmethod
+    def _next_resolver(self) -> None:
+        """Start resolution with the next player who has people out, or go on to feeding."""
+
+    @abstractmethod
+    def _next_feeder(self) -> None:
+        """Feed the next player who needs to decide, or end the round."""
+
+    @abstractmethod
+    def _end_round(self) -> None:
+        """End the round: the game ends, or the next round begins."""
+
+    @abstractmethod
+    def _pending_options(self) -> list[Key]:
+        """The legal keys of the current decision, regenerated from the fields."""
+
+    @abstractmethod
+    def running_score(self, p: int) -> int:
+        """The score track during play (see :mod:`arena.engine.stoneage.scoring`)."""
