@@ -1,0 +1,159 @@
+"""The package's shape: layers that read top-down, no import circle, no oversized module.
+
+Imports are read from the source (every ``import`` statement, function-level and
+``TYPE_CHECKING`` ones included: a circle hidden inside a function is still a circle).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "arena"
+#: The longest module allowed in the package (tests are not counted).
+MAX_LINES = 600
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package's modules that ``name`` imports: ``from a.b import c`` counts as an import
+    of ``a.b.c`` when that is a module, else of ``a.b``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    is_package = path.name == "__init__.py"
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                if sub in known:
+                    out.add(sub)
+                elif target in known:
+                    out.add(target)
+    out.discard(name)
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    known = set(modules)
+    return {name: _imports(name, path, known) for name, path in modules.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_cycle_finder_finds_a_circle_and_nothing_else() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_import_reader_sees_function_level_and_relative_imports(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text("def f():\n    from arena.engine import api\n    import arena.seeds\n")
+    known = {"arena.engine", "arena.engine.api", "arena.seeds", "x"}
+    assert _imports("x", source, known) == {"arena.engine.api", "arena.seeds"}
+
+
+def test_no_module_of_the_package_imports_itself_in_a_circle() -> None:
+    assert _cycles(_graph()) == []
+
+
+def _within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+@pytest.mark.parametrize(
+    ("layer", "may_import"),
+    [
+        # Rules engines: no I/O, no protocol, no runner.
+        ("arena.engine", set()),
+        # The protocol knows nothing of rules or of how games are run (it may read the
+        # package's version).
+        ("arena.protocol", {"arena"}),
+    ],
+)
+def test_the_layers_read_top_down(layer: str, may_import: set[str]) -> None:
+    """A layer imports its own modules and nothing above it."""
+    wrong = sorted(
+        f"{name} -> {target}"
+        for name, targets in _graph().items()
+        if _within(name, layer)
+        for target in targets
+        if not _within(target, layer) and target not in may_import
+    )
+    assert not wrong, wrong
+
+
+def test_the_engine_imports_only_at_module_level() -> None:
+    """An import inside a function in the engine is a cost on the hot path and usually a
+    circle in disguise."""
+    hidden = [
+        f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+        for name, path in _modules().items()
+        if name.startswith("arena.engine")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom) and node.col_offset > 0
+    ]
+    assert hidden == []
+
+
+def test_no_module_is_over_the_length_limit() -> None:
+    long = {
+        name: n
+        for name, path in _modules().items()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, long
