@@ -61,19 +61,25 @@ class State(ABC):
     ``None`` exactly when the game is over; a non-terminal state offers at least one legal
     action; applying an action that was not offered raises :class:`IllegalActionError` and
     changes nothing.
+
+    A game's state class sets ``_game`` and ``_n`` (its game and number of seats) when it
+    creates a state; the base class answers :attr:`game` and :attr:`num_players` from them.
     """
 
-    __slots__ = ()
+    __slots__ = ("_game", "_n")
+
+    _game: Game
+    _n: int
 
     @property
-    @abstractmethod
     def game(self) -> Game:
         """The game this state belongs to."""
+        return self._game
 
     @property
-    @abstractmethod
     def num_players(self) -> int:
         """Number of seats."""
+        return self._n
 
     @property
     @abstractmethod

@@ -16,7 +16,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import Any
 
-from arena.engine.api import Game, State
+from arena.engine.api import State
 from arena.engine.chance import Chance
 from arena.engine.stoneage.phases import Key, Pay
 
@@ -35,11 +35,9 @@ class StoneAgeFields(State):
         "_deck",
         "_deck_pos",
         "_display",
-        "_game",
         "_goods",
         "_hidden",
         "_moves",
-        "_n",
         "_nbuild",
         "_one_use",
         "_penalties",
@@ -60,8 +58,6 @@ class StoneAgeFields(State):
         "_turn",
     )
 
-    _game: Game
-    _n: int
     _chance: Chance
     _round: int
     _start: int

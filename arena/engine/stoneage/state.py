@@ -110,14 +110,6 @@ class StoneAgeState(
 
     # ------------------------------------------------------------------ State contract
     @property
-    def game(self) -> Game:
-        return self._game
-
-    @property
-    def num_players(self) -> int:
-        return self._n
-
-    @property
     def current_player(self) -> int | None:
         return None if self._phase == OVER else self._cur
 

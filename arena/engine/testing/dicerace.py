@@ -46,12 +46,11 @@ class DiceRaceState(State):
     """A Dice Race position. Create one with ``DICE_RACE.new_state(players, seed=...)``."""
 
     __slots__ = (
-        "_chance", "_cur", "_deck", "_deck_pos", "_die", "_discards", "_game", "_hands",
-        "_moves", "_n", "_over", "_pos", "_turns",
+        "_chance", "_cur", "_deck", "_deck_pos", "_die", "_discards", "_hands",
+        "_moves", "_over", "_pos", "_turns",
     )
 
     _game: DiceRaceGame
-    _n: int
     _chance: Chance
     _pos: list[int]
     _hands: list[tuple[int, ...]]
@@ -83,14 +82,6 @@ class DiceRaceState(State):
         return s
 
     # ------------------------------------------------------------------ contract
-    @property
-    def game(self) -> DiceRaceGame:
-        return self._game
-
-    @property
-    def num_players(self) -> int:
-        return self._n
-
     @property
     def current_player(self) -> int | None:
         return None if self._over else self._cur
