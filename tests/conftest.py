@@ -1,6 +1,7 @@
-"""Shared pytest configuration: the --run-slow flag for long property runs, and the engine's
-test game (Dice Race), which is not installed as a plugin and is registered only for the tests
-that ask for it."""
+"""Shared pytest configuration: the --run-slow flag for long property runs, the engine's test
+game (Dice Race), which is not installed as a plugin and is registered only for the tests that
+ask for it, and the ``game`` fixture that runs a game-agnostic test on Stone Age and on Dice
+Race."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.engine import register, unregister
+from arena.engine import Game, get_game, register, unregister
 from arena.engine.testing import DICE_RACE, DiceRaceGame
 
 
@@ -36,3 +37,12 @@ def dicerace() -> Iterator[DiceRaceGame]:
         yield DICE_RACE
     finally:
         unregister(DICE_RACE)
+
+
+@pytest.fixture(params=["stoneage", "dicerace"])
+def game(request: pytest.FixtureRequest) -> Game:
+    """Each game the generic referee, tournament and CLI tests run on: Stone Age (installed)
+    and Dice Race (registered for the test's duration by the ``dicerace`` fixture)."""
+    if request.param == "dicerace":
+        return request.getfixturevalue("dicerace")
+    return get_game(request.param)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.engine import Game
 from arena.engine.stoneage import STONE_AGE
 from arena.runner.bots import BotManifest, group_alive
 from arena.runner.clock import TimeControl
@@ -21,14 +22,16 @@ def idle_pids(stable: Stable) -> dict[str, int]:
     return {name: s.process.pid for name, s in stable.idle.items()}
 
 
-def test_kept_bots_serve_the_next_games_and_play_them_exactly_as_fresh_processes() -> None:
+def test_kept_bots_serve_the_next_games_and_play_them_exactly_as_fresh_processes(
+    game: Game,
+) -> None:
     stable = Stable(keep=4)
     seen: list[dict[str, int]] = []
     try:
         kept = []
         for seed, seats in ((1, [RANDOM_PY, RANDOM_JS]), (2, [RANDOM_JS, RANDOM_PY]),
                             (3, [RANDOM_PY, RANDOM_JS])):
-            kept.append(play_game(STONE_AGE, seed, seats, FAST, stable=stable))
+            kept.append(play_game(game, seed, seats, FAST, stable=stable))
             seen.append(idle_pids(stable))
         pids = [p for snapshot in seen for p in snapshot.values()]
     finally:
@@ -37,9 +40,9 @@ def test_kept_bots_serve_the_next_games_and_play_them_exactly_as_fresh_processes
     assert seen[0] == seen[1] == seen[2] and set(seen[0]) == {"random-py", "random-js"}
     # Each game is the game fresh processes play: bots reseed from game_start's bot_seed.
     fresh = [
-        play_game(STONE_AGE, 1, [RANDOM_PY, RANDOM_JS], FAST),
-        play_game(STONE_AGE, 2, [RANDOM_JS, RANDOM_PY], FAST),
-        play_game(STONE_AGE, 3, [RANDOM_PY, RANDOM_JS], FAST),
+        play_game(game, 1, [RANDOM_PY, RANDOM_JS], FAST),
+        play_game(game, 2, [RANDOM_JS, RANDOM_PY], FAST),
+        play_game(game, 3, [RANDOM_PY, RANDOM_JS], FAST),
     ]
     for a, b in zip(kept, fresh, strict=True):
         assert [d[:2] for d in a.decisions] == [d[:2] for d in b.decisions]

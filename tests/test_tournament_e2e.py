@@ -23,6 +23,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tomllib
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.engine import Game
 from arena.protocol.messages import FAILURES
 from arena.runner.config import ConfigError, load_config
 from arena.runner.ratings import compute_standings
@@ -70,10 +72,31 @@ def faulty(mode: str) -> Path:
     return FAULTY / mode
 
 
-def deterministic_bots() -> list[Path]:
-    """Bots whose every move follows from the game seed (greedy-py uses no randomness; the
-    random bots are seeded from ARENA_SEED)."""
-    return [example("greedy-py"), example("random-py"), example("random-js")]
+def random_py_twin(folder: Path) -> Path:
+    """random-py under another name, ``random-py-twin``, in ``folder``: a third bot for a game
+    the Stone Age greedy bot cannot play."""
+    twin = folder / "random-py-twin"
+    twin.mkdir()
+    shutil.copy(EXAMPLES / "random-py" / "bot.py", twin / "bot.py")
+    manifest = (EXAMPLES / "random-py" / "bot.toml").read_text(encoding="utf-8")
+    (twin / "bot.toml").write_text(
+        manifest.replace('name = "random-py"', 'name = "random-py-twin"'), encoding="utf-8")
+    return twin
+
+
+def deterministic_bots(game: str = "stoneage", folder: Path | None = None) -> list[Path]:
+    """Three bots for ``game`` whose every move follows from the game seed (greedy-py uses no
+    randomness; the random bots are seeded from ARENA_SEED). Stone Age's greedy bot plays Stone
+    Age only: for another game a twin of random-py, made in ``folder``, takes its place."""
+    if game == "stoneage":
+        return [example("greedy-py"), example("random-py"), example("random-js")]
+    assert folder is not None, "a twin bot needs a folder"
+    return [random_py_twin(folder), example("random-py"), example("random-js")]
+
+
+def ok_bot(game: str) -> str:
+    """A well-behaved bot for ``game`` besides random-py: the greedy bot in Stone Age."""
+    return "greedy-py" if game == "stoneage" else "random-js"
 
 
 def _toml(value: Any) -> str:
@@ -112,6 +135,29 @@ def write_tournament(
     path = folder / file_name
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+#: `arena run` in a child that registers Dice Race first: a game a test registers is not seen by
+#: a child process, and the runner process must know the game (the workers get it in the job).
+ARENA_WITH_DICERACE = (
+    "from arena.engine import register\n"
+    "from arena.engine.testing import DICE_RACE\n"
+    "register(DICE_RACE)\n"
+    "from arena.cli import app\n"
+    "app(prog_name='arena')\n"
+)
+
+
+def arena_command(file: Path) -> list[str]:
+    """How to start `arena` for the tournament ``file``: as ``python -m arena``, or, for Dice
+    Race, through :data:`ARENA_WITH_DICERACE`."""
+    try:
+        game = tomllib.loads(file.read_text(encoding="utf-8")).get("game")
+    except (OSError, tomllib.TOMLDecodeError):
+        game = None
+    if game == "dicerace":
+        return [sys.executable, "-c", ARENA_WITH_DICERACE]
+    return [sys.executable, "-m", "arena"]
 
 
 def schedule_of(file: Path) -> list[Pairing]:
@@ -279,7 +325,7 @@ class Runs:
         full_env = {**os.environ, **(env or {}), TAG_VAR: self.tag}
         with out.open("wb") as fo, err.open("wb") as fe:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "arena", "run", str(file), "--plain", *args],
+                [*arena_command(file), "run", str(file), "--plain", *args],
                 cwd=self.tmp, env=full_env, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
                 start_new_session=True,
             )
@@ -454,11 +500,12 @@ def assert_schedule_played_once(view: JournalView, schedule: list[Pairing]) -> N
 
 
 def test_fresh_round_robin_plays_every_game_with_a_verified_record_and_standings(
-    tmp_path: Path, runs: Runs
+    tmp_path: Path, runs: Runs, game: Game
 ) -> None:
     out = tmp_path / "out"
-    file = write_tournament(tmp_path, "fresh.toml", name="fresh", bots=deterministic_bots(),
-                            output=out, rounds=2)
+    file = write_tournament(tmp_path, "fresh.toml", name="fresh",
+                            bots=deterministic_bots(game.name, tmp_path), output=out, rounds=2,
+                            game=game.name)
     schedule = schedule_of(file)
     assert len(schedule) == 12  # 3 tables x 2 seat rotations x 2 rounds
 
@@ -475,6 +522,7 @@ def test_fresh_round_robin_plays_every_game_with_a_verified_record_and_standings
         report = verify(record)
         assert report.ok, (p.game_id, report.problems)
         assert record.game_id == p.game_id and record.seed == p.seed
+        assert record.game == game.name
         assert tuple(s["bot"] for s in record.seats) == p.bots
         assert record.ranks == json.loads(result["ranks"])
         assert record.result["scores"] == json.loads(result["scores"])
@@ -529,10 +577,10 @@ def test_sigkill_of_the_runner_leaves_no_worker_and_no_bot(tmp_path: Path, runs:
 
 
 def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
-    tmp_path: Path, runs: Runs
+    tmp_path: Path, runs: Runs, game: Game
 ) -> None:
-    bots = deterministic_bots()
-    common = {"name": "resumable", "bots": bots, "rounds": 3, "seed": 23}
+    bots = deterministic_bots(game.name, tmp_path)
+    common = {"name": "resumable", "bots": bots, "rounds": 3, "seed": 23, "game": game.name}
     ref_out, out = tmp_path / "reference", tmp_path / "killed"
     ref_file = write_tournament(tmp_path, "reference.toml", output=ref_out, **common)
     file = write_tournament(tmp_path, "killed.toml", output=out, **common)
@@ -587,15 +635,22 @@ def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
 # ============================================================================ 3. faulty bots
 
 
+#: Per game, a tournament seed with which crash-mid-game (it crashes after 5 decisions) gets
+#: more than 5 decisions in each of its games, so that it crashes in every one.
+FAULTY_SEED = {"stoneage": 11, "dicerace": 14}
+
+
 def test_a_tournament_with_faulty_bots_completes_and_counts_their_failures(
-    tmp_path: Path, runs: Runs
+    tmp_path: Path, runs: Runs, game: Game
 ) -> None:
     out = tmp_path / "out"
-    bots = [example("greedy-py"), example("random-py"), faulty("illegal-index"),
+    good = ok_bot(game.name)
+    bots = [example(good), example("random-py"), faulty("illegal-index"),
             faulty("crash-mid-game")]
     kinds = {"faulty-illegal-index": "illegal_action", "faulty-crash-mid-game": "crash"}
     file = write_tournament(tmp_path, "faulty.toml", name="faulty", bots=bots, output=out,
-                            time_control={"handshake_ms": 5000, "decision_ms": 500})
+                            time_control={"handshake_ms": 5000, "decision_ms": 500},
+                            game=game.name, seed=FAULTY_SEED[game.name])
     schedule = schedule_of(file)
     assert len(schedule) == 12
 
@@ -624,7 +679,7 @@ def test_a_tournament_with_faulty_bots_completes_and_counts_their_failures(
         assert games_of[bot] == 6
         assert standings[bot]["games"] == 6
         assert standings[bot]["failures"] == {k: 6 if k == kind else 0 for k in FAILURES}
-    for bot in ("greedy-py", "random-py"):
+    for bot in (good, "random-py"):
         assert standings[bot]["failures"] == dict.fromkeys(FAILURES, 0)
     order = [b["name"] for b in standings_doc(out)["standings"]["bots"]]
     assert set(order[-2:]) == set(kinds), order
