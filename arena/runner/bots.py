@@ -12,6 +12,9 @@ A bot is a folder with a ``bot.toml`` manifest::
     cpu_seconds = 600                    # CPU time per process
     open_files = 256
 
+The limits are checked when the manifest is loaded against what this host lets the runner set
+(:func:`limit_problems`): a child can lower a hard limit but never raise it.
+
 Each bot process is the leader of a new process group (session), with the limits applied, its
 output appended to a log file. :meth:`BotProcess.kill` kills the whole group, so children the bot
 started die with it. Processes are only ever stopped by their own process group id.
@@ -63,6 +66,74 @@ class Limits:
     open_files: int = 256
 
 
+#: The fewest open files a bot may ask for: standard streams, the socket, the interpreter's own.
+MIN_OPEN_FILES = 32
+#: Sane maxima, whatever the host allows: 1 TiB of address space, a week of CPU, and Linux's
+#: default ceiling on open files (fs.nr_open).
+MAX_MEMORY_MB = 1 << 20
+MAX_CPU_SECONDS = 7 * 24 * 3600
+MAX_OPEN_FILES = 1 << 20
+#: The bot's hard CPU limit is this much above its soft limit (SIGXCPU first, then SIGKILL).
+CPU_HARD_EXTRA_S = 5
+_MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class HostLimits:
+    """The hard resource limits of the runner, which a bot's limits must fit under (a bot
+    inherits them and may only lower them). None means no cap (RLIM_INFINITY)."""
+
+    memory_bytes: int | None
+    cpu_seconds: int | None
+    open_files: int | None
+
+    @classmethod
+    def current(cls) -> HostLimits:
+        """This process's hard limits on address space, CPU time and open files."""
+
+        def hard(which: int) -> int | None:
+            value = resource.getrlimit(which)[1]
+            return None if value == resource.RLIM_INFINITY else value
+
+        return cls(hard(resource.RLIMIT_AS), hard(resource.RLIMIT_CPU),
+                   hard(resource.RLIMIT_NOFILE))
+
+
+def limit_problems(limits: Limits, host: HostLimits) -> list[tuple[str, str]]:
+    """What is wrong with ``limits`` on a host with the hard limits ``host``.
+
+    Args:
+        limits: a bot's limits (each a positive whole number).
+        host: the hard limits the bot's would be set under, usually :meth:`HostLimits.current`.
+
+    Returns:
+        (field, problem) for each limit that setrlimit could not set or that is outside the
+        sane range, the problem naming the value and what is allowed; empty if all are fine.
+    """
+    problems: list[tuple[str, str]] = []
+
+    def check(name: str, value: int, low: int, high: int, cap: int | None, what: str) -> None:
+        if value < low:
+            problems.append((name, f"{value} is too low: a bot needs at least {low}"))
+        elif value > high:
+            problems.append((name, f"{value} is over the maximum of {high}"))
+        elif cap is not None and value > cap:
+            problems.append((name, f"{value} is more than this host allows: at most {cap} "
+                                   f"({what})"))
+
+    mem_cap = None if host.memory_bytes is None else host.memory_bytes // _MIB
+    check("memory_mb", limits.memory_mb, 1, MAX_MEMORY_MB, mem_cap,
+          f"the runner's hard RLIMIT_AS is {host.memory_bytes} bytes")
+    cpu_cap = (None if host.cpu_seconds is None
+               else max(0, host.cpu_seconds - CPU_HARD_EXTRA_S))
+    check("cpu_seconds", limits.cpu_seconds, 1, MAX_CPU_SECONDS, cpu_cap,
+          f"the runner's hard RLIMIT_CPU is {host.cpu_seconds} s and a bot's hard limit is "
+          f"{CPU_HARD_EXTRA_S} s above its cpu_seconds")
+    check("open_files", limits.open_files, MIN_OPEN_FILES, MAX_OPEN_FILES, host.open_files,
+          f"the runner's hard RLIMIT_NOFILE is {host.open_files}")
+    return problems
+
+
 @dataclass(frozen=True)
 class BotManifest:
     """A bot's manifest, validated. ``folder`` is where the bot runs."""
@@ -85,6 +156,9 @@ class BotManifest:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], folder: Path, where: str) -> BotManifest:
+        """Validate a parsed manifest, including its limits against this host's hard limits
+        (``where`` names it in messages). Raises :class:`ManifestError`."""
+
         def text(key: str) -> str:
             value = data.get(key)
             if not isinstance(value, str) or not value.strip():
@@ -119,7 +193,14 @@ class BotManifest:
                                           "description"})
         if unknown_top:
             raise ManifestError(f"{where}: unknown field(s): {', '.join(unknown_top)}")
-        return cls(folder, name, version, language, tuple(command), Limits(**raw_limits))
+        limits = Limits(**raw_limits)
+        # Checked here, so that check-bot, play and a tournament file all refuse the bot before
+        # any start, rather than every start failing inside the child.
+        problems = limit_problems(limits, HostLimits.current())
+        if problems:
+            key, problem = problems[0]
+            raise ManifestError(f"{where}: limits.{key} = {problem}")
+        return cls(folder, name, version, language, tuple(command), limits)
 
     def argv(self) -> list[str]:
         """The command with ``{python}`` (this interpreter) and ``{node}`` filled in."""
@@ -128,19 +209,58 @@ class BotManifest:
                 for c in self.command]
 
 
-def _limit_self(limits: Limits) -> None:
+#: One limit for the child: its manifest field, say "memory_mb = 2048"; the resource; (soft, hard).
+_RLimit = tuple[str, int, tuple[int, int]]
+
+
+def _rlimits(limits: Limits) -> list[_RLimit]:
+    """The limits to set, computed before the fork so that the child does nothing but the
+    system calls."""
+    mem = limits.memory_mb * _MIB
+    return [
+        (f"memory_mb = {limits.memory_mb}", resource.RLIMIT_AS, (mem, mem)),
+        (f"cpu_seconds = {limits.cpu_seconds}", resource.RLIMIT_CPU,
+         (limits.cpu_seconds, limits.cpu_seconds + CPU_HARD_EXTRA_S)),
+        (f"open_files = {limits.open_files}", resource.RLIMIT_NOFILE,
+         (limits.open_files, limits.open_files)),
+    ]
+
+
+_prctl: Any = None
+
+
+def _resolve_prctl() -> Any:
+    """libc's prctl, looked up once in the parent: dlopen in a forked child of a threaded
+    process could block on a lock another thread held at the fork."""
+    global _prctl
+    if _prctl is None:
+        try:
+            _prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            _prctl = False
+    return _prctl
+
+
+def _limit_self(rlimits: list[_RLimit], prctl: Any, report_fd: int) -> None:
     """Runs in the child between fork and exec: apply the resource limits, and (Linux) ask for
-    SIGKILL if the process that started the bot dies without killing it first."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    mem = limits.memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+    SIGKILL if the process that started the bot dies without killing it first.
+
+    subprocess only tells the parent "Exception occurred in preexec_fn", so a limit that
+    cannot be set is first named on ``report_fd`` (closed by the exec if all goes well)."""
+    if prctl:
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    for field_, which, values in rlimits:
+        try:
+            resource.setrlimit(which, values)
+        except (ValueError, OSError, OverflowError) as exc:
+            with contextlib.suppress(OSError):
+                os.write(report_fd, f"limits.{field_}: {exc}".encode())
+            raise
 
 
 class BotStartError(RuntimeError):
-    """The bot process could not be started at all (missing program, bad folder)."""
+    """The bot process could not be started at all (missing program, bad folder, a resource
+    limit it could not be given)."""
 
 
 class BotProcess:
@@ -151,6 +271,9 @@ class BotProcess:
     ) -> None:
         self.manifest = manifest
         full_env = {**os.environ, **env}
+        rlimits, prctl = _rlimits(manifest.limits), _resolve_prctl()
+        # Non-inheritable: the child keeps it only until its exec.
+        report_r, report_w = os.pipe()
         # The bot must not inherit the runner's own virtual-environment quirks beyond PATH; but
         # a Python bot needs `arena` importable, which it is when started with {python}.
         try:
@@ -162,13 +285,24 @@ class BotProcess:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group: killed as one
-                preexec_fn=lambda: _limit_self(manifest.limits),
+                preexec_fn=lambda: _limit_self(rlimits, prctl, report_w),
                 close_fds=True,
             )
         except OSError as exc:
             raise BotStartError(
                 f"{manifest.name}: cannot start {manifest.argv()!r}: {exc.strerror or exc}"
             ) from None
+        except subprocess.SubprocessError:
+            os.close(report_w)
+            report_w = -1
+            detail = os.read(report_r, 4096).decode(errors="replace") or "unknown cause"
+            raise BotStartError(
+                f"{manifest.name}: cannot apply its [limits] ({detail})"
+            ) from None
+        finally:
+            if report_w >= 0:
+                os.close(report_w)
+            os.close(report_r)
         self.pgid = self.popen.pid  # leader of its own session, so pgid == pid
         self.started = time.monotonic()
 
