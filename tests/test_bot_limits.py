@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.runner.botlog import BotLog
 from arena.runner.bots import (
     MAX_CPU_SECONDS,
     MAX_MEMORY_MB,
@@ -133,8 +134,12 @@ def test_a_limit_the_child_cannot_set_is_a_start_error_naming_it(tmp_path: Path)
     # Past validation (a manifest built by hand): the child's setrlimit fails.
     manifest = dataclasses.replace(BotManifest.load(RANDOM_PY),
                                    limits=Limits(open_files=hard_nofile() + 1))
-    with (tmp_path / "bot.log").open("ab") as log, pytest.raises(BotStartError) as caught:
-        BotProcess(manifest, {}, log)
+    log = BotLog(tmp_path / "bot.log")
+    try:
+        with pytest.raises(BotStartError) as caught:
+            BotProcess(manifest, {}, log)
+    finally:
+        log.close()
     message = str(caught.value)
     assert f"limits.open_files = {hard_nofile() + 1}" in message
     assert "preexec_fn" not in message

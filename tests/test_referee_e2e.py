@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,7 @@ import pytest
 
 from arena.engine import Game, get_game
 from arena.protocol.messages import Termination
+from arena.runner.botlog import DEFAULT_LOG_CAP
 from arena.runner.bots import BotManifest, group_alive
 from arena.runner.clock import TimeControl
 from arena.runner.record import GameRecord, verify
@@ -403,3 +406,30 @@ def test_interrupting_play_game_kills_the_bot_it_started(tmp_path: Path) -> None
             runner.kill()
             runner.wait()
     assert pid_gone(bot), f"the bot {bot} survived the interrupted game"
+
+
+# ---------------------------------------------------------------- output
+
+
+def test_a_bot_flooding_its_output_plays_on_unfailed_and_its_log_is_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 200 MB rather than the mode's 1 GiB keeps the test short; it is still 20 times the cap.
+    flood = 200_000_000
+    monkeypatch.setenv("FAULTY_FLOOD_BYTES", str(flood))
+    outcome = referee_game([faulty("flood-output"), random_py(), None], seed=3,
+                           log_dir=tmp_path)
+    record = played(outcome)
+    # Writing output breaks no protocol rule: the flooder is not failed, and it never stalled.
+    assert reasons(record) == [Termination.OK] * 3, record.terminations
+    assert {d[3] for d in seat_decisions(record, 0)} == {"bot"}
+    assert verify(record).ok
+    (log,) = tmp_path.glob("*-faulty-flood-output.log")
+    data = log.read_bytes()
+    marker = re.search(rb"\n\[arena: output capped at 10 MiB; (\d+) more bytes dropped\]\n$",
+                       data)
+    assert marker is not None, data[-300:]
+    assert len(data) <= DEFAULT_LOG_CAP + len(marker.group(0))
+    assert int(marker.group(1)) > 0
+    assert not [t for t in threading.enumerate() if t.name.startswith("bot-log-")]
+    assert outcome.seconds < 10

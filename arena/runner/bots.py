@@ -16,8 +16,9 @@ The limits are checked when the manifest is loaded against what this host lets t
 (:func:`limit_problems`): a child can lower a hard limit but never raise it.
 
 Each bot process is the leader of a new process group (session), with the limits applied, its
-output appended to a log file. :meth:`BotProcess.kill` kills the whole group, so children the bot
-started die with it. Processes are only ever stopped by their own process group id.
+stdout and stderr drained through a pipe into a capped log (:class:`~arena.runner.botlog.BotLog`).
+:meth:`BotProcess.kill` kills the whole group, so children the bot started die with it.
+Processes are only ever stopped by their own process group id.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
+
+from arena.runner.botlog import BotLog
 
 MANIFEST = "bot.toml"
 #: How long kill() waits for the processes of a killed group to be gone.
@@ -266,14 +269,15 @@ class BotStartError(RuntimeError):
 class BotProcess:
     """One running bot: a process group, supervised and killed as a whole."""
 
-    def __init__(
-        self, manifest: BotManifest, env: dict[str, str], log: IO[bytes]
-    ) -> None:
+    def __init__(self, manifest: BotManifest, env: dict[str, str], log: BotLog) -> None:
+        """Start the bot: ``env`` added to this process's environment, its output drained
+        into ``log`` (which owns the pipe from then on). Raises :class:`BotStartError`."""
         self.manifest = manifest
         full_env = {**os.environ, **env}
         rlimits, prctl = _rlimits(manifest.limits), _resolve_prctl()
         # Non-inheritable: the child keeps it only until its exec.
         report_r, report_w = os.pipe()
+        out_r, out_w = os.pipe()
         # The bot must not inherit the runner's own virtual-environment quirks beyond PATH; but
         # a Python bot needs `arena` importable, which it is when started with {python}.
         try:
@@ -282,17 +286,19 @@ class BotProcess:
                 cwd=manifest.folder,
                 env=full_env,
                 stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
+                stdout=out_w,
+                stderr=out_w,
                 start_new_session=True,  # its own process group: killed as one
                 preexec_fn=lambda: _limit_self(rlimits, prctl, report_w),
                 close_fds=True,
             )
         except OSError as exc:
+            os.close(out_r)
             raise BotStartError(
                 f"{manifest.name}: cannot start {manifest.argv()!r}: {exc.strerror or exc}"
             ) from None
         except subprocess.SubprocessError:
+            os.close(out_r)
             os.close(report_w)
             report_w = -1
             detail = os.read(report_r, 4096).decode(errors="replace") or "unknown cause"
@@ -303,6 +309,8 @@ class BotProcess:
             if report_w >= 0:
                 os.close(report_w)
             os.close(report_r)
+            os.close(out_w)  # the bot's copies are its own: EOF when its last one closes
+        log.drain(out_r)
         self.pgid = self.popen.pid  # leader of its own session, so pgid == pid
         self.started = time.monotonic()
 
@@ -382,9 +390,9 @@ class RunningBot(Protocol):
     def stop(self, grace_s: float) -> None: ...
 
 
-#: Starts a bot: (manifest, environment for it, its log file) -> the running bot. Raises
+#: Starts a bot: (manifest, environment for it, its log) -> the running bot. Raises
 #: :class:`BotStartError` if it cannot start at all.
-Launcher = Callable[[BotManifest, dict[str, str], IO[bytes]], RunningBot]
+Launcher = Callable[[BotManifest, dict[str, str], BotLog], RunningBot]
 
 
 def group_alive(pgid: int) -> bool:

@@ -21,13 +21,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from arena import __version__
 from arena.engine import Game, State
 from arena.protocol.messages import PROTOCOL_VERSION, Termination, game_end, game_start
 from arena.protocol.server import Connection, Failure, Server, new_token
 from arena.protocol.transport import POLL_SLICE_MS
+from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog
 from arena.runner.bots import BotManifest, BotStartError, RunningBot
 from arena.runner.clock import Clock, TimeControl
 from arena.runner.record import GameRecord, final_ranks
@@ -49,7 +50,7 @@ class _Seat:
     clock: Clock
     rng: random.Random
     process: RunningBot | None = None
-    log: IO[bytes] | None = None
+    log: BotLog | None = None
     connection: Connection | None = None  # from launch on, for a bot
 
     @property
@@ -89,6 +90,7 @@ class Referee:
         log_dir: str | Path | None = None,
         game_id: str | None = None,
         stable: Stable | None = None,
+        log_cap: int = DEFAULT_LOG_CAP,
     ) -> None:
         n = len(bots)
         if not game.min_players <= n <= game.max_players:
@@ -100,6 +102,7 @@ class Referee:
         self.tc = time_control or TimeControl()
         self.game_id = game_id or f"{game.name}-{seed}"
         self.log_dir = Path(log_dir) if log_dir is not None else None
+        self.log_cap = log_cap
         self.seats = [
             _Seat(s, m, Clock(self.tc), fallback_rng(seed, s)) for s, m in enumerate(bots)
         ]
@@ -133,12 +136,14 @@ class Referee:
             session = self.stable.take(seat.manifest.name)
             if session is not None:
                 seat.process, seat.log = session.process, session.log
+                seat.log.begin_game(self.game_id, self.log_cap)
                 self._games_before[seat.seat] = session.games
                 seat.connection = self.server.resume(label, session.token, session.identity,
                                                      session.process)
                 continue
             token = new_token()
-            seat.log = self.stable.new_log(self.log_dir, self.game_id, seat.seat, seat.manifest)
+            seat.log = self.stable.new_log(self.log_dir, self.game_id, seat.seat, seat.manifest,
+                                           self.log_cap)
             try:
                 seat.process = self.stable.launch(
                     seat.manifest,
@@ -151,6 +156,7 @@ class Referee:
                     seat.log,
                 )
             except BotStartError as exc:
+                seat.log.close()  # no process: close() below skips this seat
                 raise VoidGame(str(exc)) from None
             seat.connection = self.server.expect(label, token, seat.process)
 
@@ -313,12 +319,16 @@ def play_game(
     log_dir: str | Path | None = None,
     game_id: str | None = None,
     stable: Stable | None = None,
+    log_cap: int | None = None,
 ) -> GameRecord:
     """Play one refereed game. ``bots[s]`` is seat s's manifest, or None for a built-in random
     player. Raises :class:`VoidGame` if the game could not be played. Without a ``stable``, no
     bot process outlives this call; with one, healthy bots may wait in it for a later game
-    (the stable's owner stops them)."""
-    referee = Referee(game, seed, bots, time_control, log_dir, game_id, stable)
+    (the stable's owner stops them). Each bot's output is logged under ``log_dir`` (nowhere if
+    None), at most ``log_cap`` bytes of it for this game (default
+    :data:`~arena.runner.botlog.DEFAULT_LOG_CAP`)."""
+    referee = Referee(game, seed, bots, time_control, log_dir, game_id, stable,
+                      DEFAULT_LOG_CAP if log_cap is None else log_cap)
     try:
         referee.launch()
         referee.handshake()

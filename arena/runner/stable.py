@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from arena.protocol.messages import shutdown
 from arena.protocol.server import Endpoint
 from arena.protocol.transport import Transport, ZmqTransport
+from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog
 from arena.runner.bots import BotManifest, BotProcess, Launcher, RunningBot
 
 #: How long a bot gets to exit by itself after shutdown before its group is killed.
@@ -24,7 +24,7 @@ class Session:
     token: str
     process: RunningBot
     identity: bytes
-    log: IO[bytes]
+    log: BotLog
     games: int = 0
 
 
@@ -86,20 +86,23 @@ class Stable:
             self._stop(self.idle.pop(next(iter(self.idle))))
 
     def new_log(
-        self, log_dir: Path | None, game_id: str, seat: int, manifest: BotManifest
-    ) -> IO[bytes]:
-        """The output file for a bot process about to be launched (counted as a launch): per
-        game, or per process when processes are kept between games (a kept process goes on
-        writing to the log it started with). The caller closes it when the process stops."""
-        if log_dir is None:
-            path = Path(os.devnull)
-        else:
+        self, log_dir: Path | None, game_id: str, seat: int, manifest: BotManifest,
+        cap: int = DEFAULT_LOG_CAP,
+    ) -> BotLog:
+        """The output log for a bot process about to be launched (counted as a launch), with
+        at most ``cap`` bytes of output per game: a file per game, or per process when
+        processes are kept between games (a kept process goes on writing to the log it started
+        with, each game's part headed by a line naming the game; the cap starts again with
+        each game). No file without a ``log_dir``. The caller closes it when the process
+        stops."""
+        path: Path | None = None
+        if log_dir is not None:
             log_dir.mkdir(parents=True, exist_ok=True)
             name = (f"{game_id}-seat{seat}-{manifest.name}.log" if self.keep <= 0 else
                     f"{manifest.name}-{os.getpid()}-{self.launches}.log")
             path = log_dir / name
         self.launches += 1
-        return path.open("ab")
+        return BotLog(path, cap, game_id if self.keep > 0 else None)
 
     def _stop(self, session: Session) -> None:
         self.endpoint.idle.discard(session.identity)

@@ -6,7 +6,8 @@ It speaks the protocol (docs/protocol.md) with raw pyzmq and msgpack rather than
 can break the protocol at any level. Like any bot it reads ``ARENA_ENDPOINT`` and
 ``ARENA_TOKEN``; its randomness comes from a private ``random.Random`` seeded with
 ``ARENA_SEED``, never the global generator. ``FAULTY_PID_FILE``, if set, names a file where the
-modes ``child-left-behind`` and ``slow`` write a pid. Everything it receives and does is logged to
+modes ``child-left-behind`` and ``slow`` write a pid; ``FAULTY_FLOOD_BYTES``, if set, is how much
+``flood-output`` writes (default 1 GiB). Everything it receives and does is logged to
 standard error (which the referee sends to the game's log file).
 
 Each mode is one function below; ``MODES`` maps the mode's name to it.
@@ -18,6 +19,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -319,6 +321,32 @@ def slow() -> None:
     serve(sock, on_request)
 
 
+def flood_output() -> None:
+    """Play index 0 every time; at the first request of each game, start a second thread that
+    writes FAULTY_FLOOD_BYTES (default 1 GiB) of text to stdout as fast as it can (ok: output
+    breaks no protocol rule; the runner keeps the first part of it and drops the rest)."""
+    total = int(os.environ.get("FAULTY_FLOOD_BYTES", str(1 << 30)))
+    chunk = memoryview((b"x" * 1023 + b"\n") * 1024)  # 1 MiB of 1 KiB lines
+    games: set[str] = set()
+
+    def pour() -> None:
+        left = total
+        while left > 0:
+            left -= os.write(1, chunk[: min(left, len(chunk))])
+        log(f"wrote {total} bytes to stdout")
+
+    def on_request(_sock: zmq.Socket, msg: dict[str, Any]) -> int:
+        if msg["game_id"] not in games:
+            games.add(msg["game_id"])
+            # A daemon: it dies with the process when the bot is shut down.
+            threading.Thread(target=pour, daemon=True).start()
+        return 0
+
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, on_request)
+
+
 MODES: dict[str, Callable[[], None]] = {
     "crash-start": crash_start,
     "hang-start": hang_start,
@@ -334,6 +362,7 @@ MODES: dict[str, Callable[[], None]] = {
     "child-left-behind": child_left_behind,
     "impostor": impostor,
     "slow": slow,
+    "flood-output": flood_output,
 }
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
