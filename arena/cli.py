@@ -18,6 +18,7 @@ from rich.table import Table
 
 from arena.engine import UnknownGameError, get_game, list_games
 from arena.engine.api import Game
+from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.bots import BotManifest
 from arena.runner.clock import TimeControl
 
@@ -126,6 +127,11 @@ BankMs = Annotated[int, typer.Option("--bank-ms", help="Each bot's time bank for
 HandshakeMs = Annotated[
     int, typer.Option("--handshake-ms", help="Time for a bot to start and say hello, ms.")
 ]
+LogCapMb = Annotated[
+    int, typer.Option("--log-cap-mb", min=0, max=MAX_LOG_CAP_MB,
+                      help="The most of each bot's output kept in its log, MiB; the rest is "
+                           "dropped with a marker line.")
+]
 
 
 @app.command()
@@ -150,6 +156,7 @@ def play(
     decision_ms: DecisionMs = TC.decision_ms,
     bank_ms: BankMs = TC.bank_ms,
     handshake_ms: HandshakeMs = TC.handshake_ms,
+    log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
 ) -> None:
     """Play one game and print the final table.
 
@@ -168,7 +175,7 @@ def play(
     _terminate_on_sigterm()
     try:
         rec = play_game(g, seed, seats, _time_control(decision_ms, bank_ms, handshake_ms),
-                        log_dir=log_dir if manifests else None)
+                        log_dir=log_dir if manifests else None, log_cap=log_cap_mb * MIB)
     except VoidGame as exc:
         _fail(f"void game (nobody loses; try again): {exc}", code=3)
     if record is not None:
@@ -222,6 +229,7 @@ def check_bot(
     log_dir: Annotated[
         Path, typer.Option("--log-dir", help="Where the bot's output is written.")
     ] = Path("arena-logs"),
+    log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
 ) -> None:
     """Check a bot: manifest, start, handshake, ping, a game against built-in random players,
     and a clean shutdown. Prints pass/fail per check; exit 0 only if all pass."""
@@ -230,7 +238,7 @@ def check_bot(
     g = _game(game)
     _terminate_on_sigterm()
     tc = _time_control(decision_ms, TC.bank_ms, handshake_ms)
-    results = run_checks(path, g, seed, tc, log_dir)
+    results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB)
     for check in results:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
         out.print(f"{mark}  {check.name:<10} {check.detail}")

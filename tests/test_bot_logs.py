@@ -1,7 +1,7 @@
 """Bots' output: a pipe drained into a log capped per game, a marker line for what was dropped.
 
-The log itself (:class:`BotLog`) directly and over real pipes; a kept process's log across
-games with real processes. The flooding
+The log itself (:class:`BotLog`) directly and over real pipes; its cap in the tournament file
+and on the command line; a kept process's log across games with real processes. The flooding
 bot in a refereed game is in ``test_referee_e2e.py``.
 """
 
@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from arena.cli import app
 from arena.engine.stoneage import STONE_AGE
 from arena.runner.botlog import JOIN_S, BotLog, size_text
 from arena.runner.bots import BotManifest, group_alive
 from arena.runner.clock import TimeControl
+from arena.runner.config import ConfigError, parse_config
 from arena.runner.referee import play_game
 from arena.runner.stable import Stable
 
@@ -139,6 +144,50 @@ def test_closing_never_hangs_on_a_process_that_keeps_the_pipe_open(tmp_path: Pat
         os.close(w)
 
 
+# ---------------------------------------------------------------- configuration
+
+
+def tournament(extra: str) -> dict[str, object]:
+    import tomllib
+
+    return tomllib.loads(
+        'name = "t"\ngame = "stoneage"\nformat = "round-robin"\nplayers = 2\nseed = 1\n'
+        f'{extra}\n[[bots]]\npath = "{RANDOM_PY}"\n[[bots]]\npath = "{FLOOD_OUTPUT}"\n'
+    )
+
+
+def test_the_tournament_file_sets_the_cap_in_mib_with_a_default_of_10(tmp_path: Path) -> None:
+    file = tmp_path / "t.toml"
+    assert parse_config(tournament(""), file).log_cap == 10 * 1024 * 1024
+    config = parse_config(tournament("log_cap_mb = 1"), file)
+    assert config.log_cap_mb == 1 and config.log_cap == 1024 * 1024
+    # It does not define the games: a resumed run may change it.
+    assert config.identity() == parse_config(tournament(""), file).identity()
+
+
+@pytest.mark.parametrize("value", ["-1", "10241", "1.5", '"10"'])
+def test_a_bad_cap_in_the_tournament_file_is_refused_naming_the_field(
+    tmp_path: Path, value: str,
+) -> None:
+    with pytest.raises(ConfigError, match="'log_cap_mb'"):
+        parse_config(tournament(f"log_cap_mb = {value}"), tmp_path / "t.toml")
+
+
+def test_play_caps_a_flooding_bots_log_as_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FAULTY_FLOOD_BYTES", str(3 << 20))
+    r = CliRunner().invoke(app, ["play", "stoneage", "--bot", str(FLOOD_OUTPUT), "-n", "2",
+                                 "--log-dir", str(tmp_path), "--log-cap-mb", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    (log,) = tmp_path.glob("*flood-output.log")
+    data = log.read_bytes()
+    match = MARKER.search(data)
+    assert match is not None and data.endswith(match.group(0))
+    assert match.group(1) == b"1 MiB" and int(match.group(2)) > 0
+    assert len(data) <= (1 << 20) + 1 + len(match.group(0))
+
+
 # ---------------------------------------------------------------- a kept process
 
 
@@ -166,3 +215,35 @@ def test_a_kept_process_writes_one_log_with_a_cap_per_game(
         assert match is not None and part.endswith(match.group(0)), part[-200:]
         assert int(match.group(2)) >= 2 << 20  # the flood, less the 1 MiB kept
         assert len(part) <= (1 << 20) + 1 + len(match.group(0))
+
+
+def test_check_bot_says_where_the_output_goes_and_its_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FAULTY_FLOOD_BYTES", str(2 << 20))
+    r = CliRunner().invoke(app, ["check-bot", str(FLOOD_OUTPUT), "--log-dir", str(tmp_path),
+                                 "--log-cap-mb", "1"])
+    assert r.exit_code == 0, r.output
+    (log,) = tmp_path.glob("*.log")
+    assert "at most 1 MiB" in r.output and log.name in r.output.replace("\n", "")
+    assert MARKER.search(log.read_bytes()) is not None
+
+
+def test_a_tournament_caps_each_game_of_a_kept_bots_log_as_its_file_says(
+    tmp_path: Path,
+) -> None:
+    toml = tmp_path / "t.toml"
+    toml.write_text(
+        'name = "capped"\ngame = "stoneage"\nformat = "round-robin"\nplayers = 2\nseed = 3\n'
+        f'concurrency = 1\nlog_cap_mb = 1\noutput = "{tmp_path / "out"}"\n'
+        f'[[bots]]\npath = "{RANDOM_PY}"\n[[bots]]\npath = "{FLOOD_OUTPUT}"\n'
+    )
+    done = subprocess.run([sys.executable, "-m", "arena", "run", str(toml), "--plain"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "FAULTY_FLOOD_BYTES": str(3 << 20)})
+    assert done.returncode == 0, done.stderr
+    assert "2/2 games, complete" in done.stdout
+    (log,) = (tmp_path / "out" / "logs").glob("faulty-flood-output-*.log")
+    data = log.read_bytes()
+    assert data.count(b"[arena: game ") == 2
+    assert [m.group(1) for m in MARKER.finditer(data)] == [b"1 MiB", b"1 MiB"]

@@ -9,6 +9,7 @@ from pathlib import Path
 from arena.engine import Game
 from arena.protocol.messages import Termination
 from arena.protocol.server import Failure
+from arena.runner.botlog import DEFAULT_LOG_CAP, size_text
 from arena.runner.bots import BotManifest, ManifestError, group_alive
 from arena.runner.clock import TimeControl
 from arena.runner.record import verify
@@ -25,10 +26,12 @@ class Check:
 
 
 def check_bot(
-    path: Path, game: Game, seed: int, time_control: TimeControl, log_dir: Path | None
+    path: Path, game: Game, seed: int, time_control: TimeControl, log_dir: Path | None,
+    log_cap: int = DEFAULT_LOG_CAP,
 ) -> list[Check]:
     """Run the checks in order, stopping at the first failure. Never raises for a bot's
-    misbehaviour; the bot's processes are all gone when this returns."""
+    misbehaviour; the bot's processes are all gone when this returns. The bot's output goes to
+    a log under ``log_dir`` (none if None), at most ``log_cap`` bytes of it."""
     checks: list[Check] = []
     try:
         manifest = BotManifest.load(path)
@@ -38,15 +41,17 @@ def check_bot(
                                           f"({manifest.language}): {' '.join(manifest.command)}"))
     players = max(2, game.min_players)
     referee = Referee(game, seed, [manifest] + [None] * (players - 1), time_control, log_dir,
-                      game_id=f"check-{manifest.name}-{seed}")
+                      game_id=f"check-{manifest.name}-{seed}", log_cap=log_cap)
     seat = referee.seats[0]
     try:
         try:
             referee.launch()
         except VoidGame as exc:
             return [*checks, Check("start", False, str(exc))]
-        assert seat.process is not None
-        checks.append(Check("start", True, f"started as pid {seat.process.pid}"))
+        assert seat.process is not None and seat.log is not None
+        where = (f"; output to {seat.log.path} (at most {size_text(log_cap)})"
+                 if seat.log.path is not None else "")
+        checks.append(Check("start", True, f"started as pid {seat.process.pid}{where}"))
         t0 = time.perf_counter()
         try:
             referee.handshake()

@@ -15,6 +15,8 @@
     void_retries = 2                 # optional: retries of a void game before the run stops
     reuse_bots = true                # optional: a worker keeps bot processes for its next
                                      # games (false: a fresh process for every game)
+    log_cap_mb = 10                  # optional: the most of a bot's output kept in its log
+                                     # per game, MiB (0..10240; the rest is dropped)
     candidates = ["greedy-py"]       # gauntlet only: the bots the field plays against
 
     [time_control]                   # optional; any of these, in milliseconds
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import UnknownGameError, get_game
+from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.bots import NAME_RULE, BotManifest, ManifestError, read_toml
 from arena.runner.clock import TimeControl
 
@@ -42,7 +45,7 @@ FORMATS = ("round-robin", "swiss", "gauntlet")
 _KNOWN = {
     "name", "game", "format", "players", "rounds", "max_games", "seat_rotation", "seed",
     "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
-    "reuse_bots",
+    "reuse_bots", "log_cap_mb",
 }
 
 
@@ -66,10 +69,16 @@ class TournamentConfig:
     output: Path
     void_retries: int
     reuse_bots: bool
+    log_cap_mb: int
     candidates: tuple[str, ...]
     time_control: TimeControl
     bots: tuple[BotManifest, ...]
     source: Path
+
+    @property
+    def log_cap(self) -> int:
+        """The cap on a bot's output per game, in bytes."""
+        return self.log_cap_mb * MIB
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -78,7 +87,8 @@ class TournamentConfig:
     def identity(self) -> dict[str, Any]:
         """What defines the tournament's games: a resumed run must match it exactly.
 
-        Concurrency and the output folder may change between runs; nothing else may.
+        Concurrency, the output folder and the log cap may change between runs; nothing else
+        may.
         """
         return {
             "name": self.name,
@@ -165,6 +175,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     seed = whole("seed", 0)
     concurrency = whole("concurrency", 1, 64, default=os.cpu_count() or 1)
     void_retries = whole("void_retries", 0, 100, default=2)
+    log_cap_mb = whole("log_cap_mb", 0, MAX_LOG_CAP_MB, default=DEFAULT_LOG_CAP // MIB)
     output = Path("leaderboards") / name
     if "output" in data:
         output = Path(text("output"))
@@ -221,7 +232,8 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     config = TournamentConfig(
         name=name, game=game_name, format=fmt, players=players, rounds=rounds,
         max_games=max_games, seat_rotation=rotation, seed=seed, concurrency=concurrency,
-        output=output, void_retries=void_retries, reuse_bots=reuse, candidates=candidates,
+        output=output, void_retries=void_retries, reuse_bots=reuse, log_cap_mb=log_cap_mb,
+        candidates=candidates,
         time_control=time_control, bots=tuple(bots), source=file,
     )
     # The schedule itself must be possible (e.g. max_games holds at least one table's games).

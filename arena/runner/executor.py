@@ -45,6 +45,7 @@ class GameJob:
     time_control: dict[str, int]
     record_path: str
     log_dir: str
+    log_cap: int | None = None  # bytes of each bot's output kept per game; None: the default
 
 
 class JobStatus(StrEnum):
@@ -98,7 +99,7 @@ def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
         bots = [BotManifest.load(job.bot_folders[name]) for name in p.bots]
         record = play_game(job.game, p.seed, bots,
                            TimeControl.from_dict(job.time_control), job.log_dir, p.game_id,
-                           stable)
+                           stable, job.log_cap)
     except VoidGame as exc:
         return JobResult(p.game_id, JobStatus.VOID, str(exc), duration_s=time.monotonic() - t0)
     except Exception:

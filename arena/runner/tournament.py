@@ -120,7 +120,7 @@ class Tournament:
             pairing=p, game=get_game(self.config.game), bot_folders=folders,
             time_control=self.config.time_control.to_dict(),
             record_path=str(record_file(self.folder, p.game_id)),
-            log_dir=str(self.folder / "logs"),
+            log_dir=str(self.folder / "logs"), log_cap=self.config.log_cap,
         )
 
     def _finish(self, p: Pairing, r: JobResult) -> None:
