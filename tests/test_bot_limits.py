@@ -143,3 +143,12 @@ def test_a_limit_the_child_cannot_set_is_a_start_error_naming_it(tmp_path: Path)
     message = str(caught.value)
     assert f"limits.open_files = {hard_nofile() + 1}" in message
     assert "preexec_fn" not in message
+
+
+def test_a_default_limit_the_host_cannot_give_says_it_is_the_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(HostLimits, "current",
+                        classmethod(lambda cls: HostLimits(1024 * 1024 * 1024, None, None)))
+    with pytest.raises(ManifestError, match=r"limits\.memory_mb = 2048 .*at most 1024.*default"):
+        BotManifest.load(RANDOM_PY)

@@ -12,7 +12,8 @@ cap starts again at each game, which begins with a line naming it::
 
     [arena: game rr-000012]
 
-The marker of a game is written when the next game begins or the log closes.
+The marker of a game is written when the next game begins or the log closes; what a kept process
+writes while it waits between games counts towards the game before.
 """
 
 from __future__ import annotations

@@ -202,7 +202,8 @@ class BotManifest:
         problems = limit_problems(limits, HostLimits.current())
         if problems:
             key, problem = problems[0]
-            raise ManifestError(f"{where}: limits.{key} = {problem}")
+            default = "" if key in raw_limits else " (the default)"
+            raise ManifestError(f"{where}: limits.{key} = {problem}{default}")
         return cls(folder, name, version, language, tuple(command), limits)
 
     def argv(self) -> list[str]:
