@@ -279,6 +279,7 @@ class BotProcess:
         # Non-inheritable: the child keeps it only until its exec.
         report_r, report_w = os.pipe()
         out_r, out_w = os.pipe()
+        started = False
         # The bot must not inherit the runner's own virtual-environment quirks beyond PATH; but
         # a Python bot needs `arena` importable, which it is when started with {python}.
         try:
@@ -293,13 +294,12 @@ class BotProcess:
                 preexec_fn=lambda: _limit_self(rlimits, prctl, report_w),
                 close_fds=True,
             )
+            started = True
         except OSError as exc:
-            os.close(out_r)
             raise BotStartError(
                 f"{manifest.name}: cannot start {manifest.argv()!r}: {exc.strerror or exc}"
             ) from None
         except subprocess.SubprocessError:
-            os.close(out_r)
             os.close(report_w)
             report_w = -1
             detail = os.read(report_r, 4096).decode(errors="replace") or "unknown cause"
@@ -311,6 +311,8 @@ class BotProcess:
                 os.close(report_w)
             os.close(report_r)
             os.close(out_w)  # the bot's copies are its own: EOF when its last one closes
+            if not started:
+                os.close(out_r)
         log.drain(out_r)
         self.pgid = self.popen.pid  # leader of its own session, so pgid == pid
         self.started = time.monotonic()
