@@ -624,6 +624,10 @@ def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
     for gid in set(final.done) - killed.done:
         assert verify(GameRecord.load(out / final.results[gid]["record"])).ok, gid
 
+    # The bots' seeds are keyed by the journal's key: the resumed run kept it, and both runs
+    # had the same one (the tests' key file), so the bots were handed the same seeds.
+    assert final.meta["seed_key"] == killed.meta["seed_key"] == read_journal(ref_out).meta[
+        "seed_key"]
     ref_doc, doc = standings_doc(ref_out), standings_doc(out)
     for bot, ref_bot in zip(doc["standings"]["bots"], ref_doc["standings"]["bots"], strict=True):
         for key in ("name", "mu", "sigma", "conservative", "games", "wins", "failures"):

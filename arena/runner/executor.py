@@ -3,7 +3,8 @@ in one of a fixed set of worker processes on this machine. A cluster executor ca
 same four methods without the scheduler or the tournament loop changing.
 
 A job is plain data (the pairing, the bots' folders, the time control, where to write the
-record); a worker plays it with :func:`arena.runner.referee.play_game`, writes the game record
+record, the tournament's secret seed key, which workers are trusted to hold and bots never
+see); a worker plays it with :func:`arena.runner.referee.play_game`, writes the game record
 atomically, and sends back a small :class:`JobResult` carrying the game's
 :class:`~arena.runner.schedule.base.GameOutcome`. Workers ignore SIGINT (the tournament
 decides what Ctrl-C means); SIGTERM makes a worker kill its game's bots and exit, and so does
@@ -45,6 +46,7 @@ class GameJob:
     time_control: dict[str, int]
     record_path: str
     log_dir: str
+    seed_key: bytes  #: the tournament's key of bots' seeds (arena.seeds.bot_seed)
 
 
 class JobStatus(StrEnum):
@@ -98,7 +100,7 @@ def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
         bots = [BotManifest.load(job.bot_folders[name]) for name in p.bots]
         record = play_game(job.game, p.seed, bots,
                            TimeControl.from_dict(job.time_control), job.log_dir, p.game_id,
-                           stable)
+                           stable, job.seed_key)
     except VoidGame as exc:
         return JobResult(p.game_id, JobStatus.VOID, str(exc), duration_s=time.monotonic() - t0)
     except Exception:

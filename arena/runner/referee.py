@@ -32,7 +32,7 @@ from arena.runner.bots import BotManifest, BotStartError, RunningBot
 from arena.runner.clock import Clock, TimeControl
 from arena.runner.record import GameRecord, final_ranks
 from arena.runner.stable import SHUTDOWN_GRACE_S, Session, Stable
-from arena.seeds import bot_seed, fallback_rng
+from arena.seeds import bot_seed, check_seed_key, fallback_rng, user_seed_key
 
 MAX_EVENTS = 500
 
@@ -78,7 +78,12 @@ class _Seat:
 
 
 class Referee:
-    """Plays one game. Use :func:`play_game` unless you need the pieces (check-bot does)."""
+    """Plays one game. Use :func:`play_game` unless you need the pieces (check-bot does).
+
+    ``seed_key`` is the secret key bots' seeds are derived with (:func:`arena.seeds.bot_seed`);
+    it never leaves the runner. None: the user's key (:func:`arena.seeds.user_seed_key`), so the
+    same seed gives the same game, as ``arena play`` promises.
+    """
 
     def __init__(
         self,
@@ -89,6 +94,7 @@ class Referee:
         log_dir: str | Path | None = None,
         game_id: str | None = None,
         stable: Stable | None = None,
+        seed_key: bytes | None = None,
     ) -> None:
         n = len(bots)
         if not game.min_players <= n <= game.max_players:
@@ -97,6 +103,7 @@ class Referee:
             )
         self.game = game
         self.seed = seed
+        self.seed_key = check_seed_key(seed_key) if seed_key is not None else user_seed_key()
         self.tc = time_control or TimeControl()
         self.game_id = game_id or f"{game.name}-{seed}"
         self.log_dir = Path(log_dir) if log_dir is not None else None
@@ -117,6 +124,10 @@ class Referee:
     def refusals(self) -> list[str]:
         """Why connections were refused during this game."""
         return self.server.refusals
+
+    def bot_seed(self, seat: int) -> int:
+        """The seed the bot in ``seat`` is given (keyed: it does not reveal the game seed)."""
+        return bot_seed(self.seed_key, self.seed, seat)
 
     def event(self, text: str) -> None:
         if len(self.events) < MAX_EVENTS:
@@ -146,7 +157,7 @@ class Referee:
                         "ARENA_ENDPOINT": self.stable.endpoint.address,
                         "ARENA_TOKEN": token,
                         "ARENA_PROTOCOL": str(PROTOCOL_VERSION),
-                        "ARENA_SEED": str(bot_seed(self.seed, seat.seat)),
+                        "ARENA_SEED": str(self.bot_seed(seat.seat)),
                     },
                     seat.log,
                 )
@@ -185,7 +196,7 @@ class Referee:
             if seat.live and seat.connection is not None:
                 seat.connection.send(game_start(
                     self.game_id, self.game.name, self.game.rules_version, seat.seat,
-                    len(self.seats), self.tc.to_dict(), components, bot_seed(self.seed, seat.seat),
+                    len(self.seats), self.tc.to_dict(), components, self.bot_seed(seat.seat),
                 ))
         return state
 
@@ -313,12 +324,14 @@ def play_game(
     log_dir: str | Path | None = None,
     game_id: str | None = None,
     stable: Stable | None = None,
+    seed_key: bytes | None = None,
 ) -> GameRecord:
     """Play one refereed game. ``bots[s]`` is seat s's manifest, or None for a built-in random
     player. Raises :class:`VoidGame` if the game could not be played. Without a ``stable``, no
     bot process outlives this call; with one, healthy bots may wait in it for a later game
-    (the stable's owner stops them)."""
-    referee = Referee(game, seed, bots, time_control, log_dir, game_id, stable)
+    (the stable's owner stops them). ``seed_key``: the secret the bots' seeds are derived with
+    (see :class:`Referee`); the same key and seed give the same game."""
+    referee = Referee(game, seed, bots, time_control, log_dir, game_id, stable, seed_key)
     try:
         referee.launch()
         referee.handshake()

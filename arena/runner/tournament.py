@@ -75,6 +75,9 @@ def make_tournament_scheduler(config: TournamentConfig) -> Scheduler:
 class Tournament:
     """One run of a tournament (fresh or resumed).
 
+    ``seed_key``: the secret key of the bots' seeds for a new journal (or an old one that has
+    none yet); None makes a fresh one. A journal keeps its key: a different one is refused.
+
     Games run in worker processes started by a fork server, which imports the main module:
     a script that runs a tournament must do so under ``if __name__ == "__main__":``.
     """
@@ -85,6 +88,7 @@ class Tournament:
         executor_factory: Callable[[int, int], Executor] = LocalExecutor,
         on_snapshot: Callable[[Snapshot], None] | None = None,
         stop: StopRequest | None = None,
+        seed_key: bytes | None = None,
     ) -> None:
         self.config = config
         self.folder = config.output
@@ -94,6 +98,9 @@ class Tournament:
         self.scheduler = make_tournament_scheduler(config)
         self.journal = Journal(self.folder / JOURNAL)
         self.resumed = self.journal.bind(config.identity(), self.scheduler.describe())
+        # The key of the bots' seeds lives in the journal, so a resumed run hands bots the
+        # seeds an uninterrupted one would have.
+        self.seed_key = self.journal.seed_key(seed_key)
         self.tracker = RatingTracker(config.bot_names)
         self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
         self.recent: collections.deque[GameOutcome] = collections.deque(maxlen=RECENT)
@@ -120,7 +127,7 @@ class Tournament:
             pairing=p, game=get_game(self.config.game), bot_folders=folders,
             time_control=self.config.time_control.to_dict(),
             record_path=str(record_file(self.folder, p.game_id)),
-            log_dir=str(self.folder / "logs"),
+            log_dir=str(self.folder / "logs"), seed_key=self.seed_key,
         )
 
     def _finish(self, p: Pairing, r: JobResult) -> None:
