@@ -30,6 +30,7 @@ from typing import Protocol
 from arena.engine import Game
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.stable import Stable
+from arena.runner.storage import is_disk_full
 
 #: Idle bot processes a worker keeps for its next games (one per bot, oldest stopped first).
 KEEP_BOTS_PER_WORKER = 8
@@ -55,6 +56,9 @@ class JobStatus(StrEnum):
     DONE = "done"  #: the game was played; the result has its outcome
     VOID = "void"  #: the game could not be played, nobody's loss (a bot could not start)
     ERROR = "error"  #: the runner's own failure (the reason has the traceback)
+    #: the game record or the bots' log folder could not be written for want of space: the
+    #: game is not done, and the run must stop (the reason says which write failed)
+    DISK_FULL = "disk_full"
 
 
 @dataclass(frozen=True)
@@ -103,10 +107,20 @@ def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
                            stable, job.seed_key)
     except VoidGame as exc:
         return JobResult(p.game_id, JobStatus.VOID, str(exc), duration_s=time.monotonic() - t0)
-    except Exception:
+    except Exception as exc:
+        if is_disk_full(exc):  # creating the bots' log folder or files
+            return JobResult(p.game_id, JobStatus.DISK_FULL, str(exc),
+                             duration_s=time.monotonic() - t0)
         return JobResult(p.game_id, JobStatus.ERROR, traceback.format_exc(),
                          duration_s=time.monotonic() - t0)
-    record.save(job.record_path)
+    try:
+        record.save(job.record_path)
+    except OSError as exc:
+        if not is_disk_full(exc):
+            raise
+        # The record is written aside and renamed, so no half record is left under its name.
+        return JobResult(p.game_id, JobStatus.DISK_FULL, f"writing {job.record_path}: {exc}",
+                         duration_s=time.monotonic() - t0)
     return JobResult(p.game_id, JobStatus.DONE, outcome=record.outcome(p),
                      duration_s=time.monotonic() - t0)
 

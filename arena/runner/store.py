@@ -259,4 +259,19 @@ class _Transaction:
         self.db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if not exc_type:
+            try:
+                self.db.execute("COMMIT")
+                return
+            except sqlite3.Error:
+                # A COMMIT that fails (a full disk) leaves the transaction open: undo it, so
+                # the journal holds nothing of it, and let the error go on.
+                self._rollback()
+                raise
+        self._rollback()
+
+    def _rollback(self) -> None:
+        # SQLite may have rolled back already (it does on some errors, SQLITE_FULL among
+        # them); a second ROLLBACK would raise and hide the error that matters.
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
