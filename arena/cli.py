@@ -110,6 +110,16 @@ def _time_control(decision_ms: int, bank_ms: int, handshake_ms: int) -> TimeCont
         _fail(str(exc))
 
 
+def _user_seed_key() -> bytes:
+    """The key of single games' bot seeds (the user's key file), or a clear error."""
+    from arena.seeds import SeedKeyError, user_seed_key
+
+    try:
+        return user_seed_key()
+    except SeedKeyError as exc:
+        _fail(str(exc))
+
+
 def _terminate_on_sigterm() -> None:
     """Turn SIGTERM into SystemExit so every ``finally`` runs and bot groups are killed."""
 
@@ -172,10 +182,12 @@ def play(
         _fail(f"{len(manifests)} bots do not fit at {n} seats (--players)")
     g = _game(game, n)
     seats: list[BotManifest | None] = [*manifests, *[None] * (n - len(manifests))]
+    seed_key = _user_seed_key()
     _terminate_on_sigterm()
     try:
         rec = play_game(g, seed, seats, _time_control(decision_ms, bank_ms, handshake_ms),
-                        log_dir=log_dir if manifests else None, log_cap=log_cap_mb * MIB)
+                        log_dir=log_dir if manifests else None, log_cap=log_cap_mb * MIB,
+                        seed_key=seed_key)
     except VoidGame as exc:
         _fail(f"void game (nobody loses; try again): {exc}", code=3)
     if record is not None:
@@ -236,6 +248,7 @@ def check_bot(
     from arena.runner.checkbot import check_bot as run_checks
 
     g = _game(game)
+    _user_seed_key()  # the referee uses it too: a broken key file is named here, not raised
     _terminate_on_sigterm()
     tc = _time_control(decision_ms, TC.bank_ms, handshake_ms)
     results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB)
@@ -341,10 +354,18 @@ def run(
     from arena.runner.live import plain_line, render
     from arena.runner.store import JournalError
     from arena.runner.tournament import StopRequest, Tournament, TournamentError
+    from arena.seeds import SeedKeyError, configured_key_file, load_or_create_key_file
 
     try:
         config = load_config(file)
     except ConfigError as exc:
+        _fail(str(exc))
+    # A new tournament makes its own key, kept in its journal, unless ARENA_SEED_KEY_FILE
+    # names one (to play the same games as another run that used that key).
+    key_file = configured_key_file()
+    try:
+        seed_key = load_or_create_key_file(key_file) if key_file is not None else None
+    except SeedKeyError as exc:
         _fail(str(exc))
     if concurrency is not None:
         if concurrency < 1:
@@ -375,10 +396,11 @@ def run(
         if live_view:
             with Live(console=out, refresh_per_second=4, transient=False) as live:
                 tournament = Tournament(config, on_snapshot=lambda s: live.update(render(s)),
-                                        stop=stop)
+                                        stop=stop, seed_key=seed_key)
                 result = tournament.run()
         else:
-            tournament = Tournament(config, on_snapshot=show_plain, stop=stop)
+            tournament = Tournament(config, on_snapshot=show_plain, stop=stop,
+                                    seed_key=seed_key)
             if tournament.resumed:
                 typer.echo(f"resuming {config.name} in {config.output}")
             result = tournament.run()

@@ -1,32 +1,161 @@
-"""Seed derivation: every seed Arena hands out comes from one function.
+"""Seed derivation: every seed Arena hands out comes from here.
 
 A tournament's master seed gives each game its seed, and a game's seed gives everything that
 game needs beyond its rules engine's own chance: the seed a bot may use for its randomness and
-the generator of the fallback policy that plays a failed bot's seat. All are
-:func:`derive_seed` of the parent seed and a key naming the use, so no two uses share a stream
-and none can be computed from another without knowing the parent.
+the generator of the fallback policy that plays a failed bot's seat. The runner's own seeds are
+:func:`derive_seed` of the parent seed and a label naming the use, so no two uses share a
+stream.
+
+What a bot is given to seed itself (``bot_seed`` of ``game_start``, ``ARENA_SEED``) is different:
+bots are untrusted, and master seeds are often small numbers anyone can guess, so an unkeyed
+function of the game seed would let a bot try game seeds until one gives its ``bot_seed``, and
+then know the deck, the building piles and every die. :func:`bot_seed` is therefore HMAC-SHA256
+under a secret **seed key** that never reaches a bot: without the key a bot seed is a random
+looking number that says nothing about the game seed, and with the same key the same game seed
+and seat always give the same bot seed, so games still replay exactly.
+
+Where keys live: a tournament keeps its key in its journal (created with it, so a resumed run
+hands bots the same seeds); single games (``arena play``, ``arena check-bot``, and
+:func:`arena.runner.referee.play_game` without a key) use the user's key file,
+:func:`user_key_path`, created on first use.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
+import os
 import random
+import secrets
+import tempfile
 from hashlib import blake2b
+from pathlib import Path
+
+#: Length of a seed key in bytes (HMAC-SHA256 gains nothing from a longer one).
+KEY_BYTES = 32
+#: Environment variable naming a key file to use instead of the user's default one.
+KEY_FILE_ENV = "ARENA_SEED_KEY_FILE"
+
+
+class SeedKeyError(ValueError):
+    """A seed key (or the file holding one) is not usable."""
 
 
 def derive_seed(master: int, *parts: object) -> int:
     """A seed derived from ``master`` and a key (``parts``, joined with ``/``): a pure function,
-    stable across runs and platforms, in ``0..2**63-1``."""
+    stable across runs and platforms, in ``0..2**63-1``. Anyone who knows ``master`` can compute
+    it: never hand one to a bot (see :func:`bot_seed`)."""
     key = "/".join([str(master), *map(str, parts)]).encode()
     return int.from_bytes(blake2b(key, digest_size=8).digest(), "big") >> 1
 
 
-def bot_seed(game_seed: int, seat: int) -> int:
+def new_seed_key() -> bytes:
+    """A fresh secret seed key from the operating system's cryptographic generator."""
+    return secrets.token_bytes(KEY_BYTES)
+
+
+def check_seed_key(key: bytes) -> bytes:
+    """``key`` itself if it is a usable seed key; SeedKeyError if not."""
+    if not isinstance(key, bytes) or len(key) != KEY_BYTES:
+        raise SeedKeyError(f"a seed key is {KEY_BYTES} bytes")
+    return key
+
+
+def keyed_seed(key: bytes, master: int, *parts: object) -> int:
+    """Like :func:`derive_seed`, but keyed: HMAC-SHA256 under ``key`` of ``master`` and
+    ``parts``, in ``0..2**63-1``. Without ``key`` it cannot be computed, and no number of them
+    reveals ``master`` or ``key``."""
+    message = "/".join([str(master), *map(str, parts)]).encode()
+    digest = hmac.new(check_seed_key(key), message, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def bot_seed(key: bytes, game_seed: int, seat: int) -> int:
     """The seed a bot may use for its own randomness in a game (``bot_seed`` of ``game_start``
-    and ``ARENA_SEED`` of a freshly started bot)."""
-    return derive_seed(game_seed, "bot", seat)
+    and ``ARENA_SEED`` of a freshly started bot): keyed, so a bot cannot work back from it to
+    the game seed; the same for the same key, game seed and seat."""
+    return keyed_seed(key, game_seed, "bot", seat)
 
 
 def fallback_rng(game_seed: int, seat: int) -> random.Random:
     """The private generator of the fallback policy for one seat of a game (a failed bot's
-    seat, or a built-in player)."""
+    seat, or a built-in player).
+
+    Deliberately unkeyed: a game of built-in players (``arena play`` without bots, the engine
+    benchmark) is then the same game for everyone with the same seed, and the fallback's moves,
+    which the other bots see, can at most confirm a guessed game seed, which the cards on the
+    table already do (see the note in docs/protocol.md)."""
     return random.Random(derive_seed(game_seed, "fallback", seat))
+
+
+# ---------------------------------------------------------------------------- key files
+def seed_key_to_text(key: bytes) -> str:
+    """The text form of a key (in key files and journals): lowercase hex."""
+    return check_seed_key(key).hex()
+
+
+def seed_key_from_text(text: str, where: object) -> bytes:
+    """Parse the text form of a key; SeedKeyError naming ``where`` if it is not one."""
+    try:
+        key = bytes.fromhex(text.strip())
+    except ValueError:
+        key = b""
+    if len(key) != KEY_BYTES:
+        raise SeedKeyError(f"{where}: not a seed key ({2 * KEY_BYTES} hex digits expected)")
+    return key
+
+
+def user_key_path() -> Path:
+    """The key file of single games: ``$ARENA_SEED_KEY_FILE`` if set, else ``arena/seed-key``
+    under ``$XDG_DATA_HOME`` (by default ``~/.local/share``)."""
+    named = os.environ.get(KEY_FILE_ENV)
+    if named:
+        return Path(named).expanduser()
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "arena" / "seed-key"
+
+
+def read_key_file(path: Path) -> bytes:
+    """The key in ``path``; SeedKeyError if it cannot be read or holds no key."""
+    try:
+        text = path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SeedKeyError(f"{path}: cannot read the seed key: {exc}") from None
+    return seed_key_from_text(text, path)
+
+
+def load_or_create_key_file(path: Path) -> bytes:
+    """The key in ``path``, made (readable by this user alone) if the file does not exist.
+
+    The new file appears complete or not at all (written aside, then hard-linked into place,
+    which fails if another process got there first), so concurrent first uses agree on one
+    key and none reads a half-written file."""
+    if path.exists():
+        return read_key_file(path)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".seed-key-", dir=path.parent)  # mode 0600
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as f:
+                f.write(seed_key_to_text(new_seed_key()) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            with contextlib.suppress(FileExistsError):
+                os.link(tmp, path)
+        finally:
+            os.unlink(tmp)
+    except OSError as exc:
+        raise SeedKeyError(f"{path}: cannot create the seed key file: {exc}") from None
+    return read_key_file(path)
+
+
+def user_seed_key() -> bytes:
+    """The seed key of single games: the one in :func:`user_key_path`, created on first use."""
+    return load_or_create_key_file(user_key_path())
+
+
+def configured_key_file() -> Path | None:
+    """The key file named by ``$ARENA_SEED_KEY_FILE``, or None if it is not set."""
+    named = os.environ.get(KEY_FILE_ENV)
+    return Path(named).expanduser() if named else None

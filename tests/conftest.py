@@ -1,16 +1,33 @@
 """Shared pytest configuration: the --run-slow flag for long property runs, the engine's test
 game (Dice Race), which is not installed as a plugin and is registered only for the tests that
 ask for it, and the ``game`` fixture that runs a game-agnostic test on Stone Age and on Dice
-Race."""
+Race; and a fixed seed key for every test (see :func:`pytest_configure`)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from arena.engine import Game, get_game, register, unregister
 from arena.engine.testing import DICE_RACE, DiceRaceGame
+from arena.seeds import KEY_FILE_ENV, seed_key_to_text
+
+#: The seed key of the tests' games: fixed, so that a test whose assertions depend on what
+#: seeded bots do (a seed with which a bot wins, a resumed run equal to another run) holds on
+#: every run and every machine, and no test reads or writes the user's own key file.
+TEST_SEED_KEY = bytes(range(32))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # In the environment, so subprocesses (the arena command, tournament workers) use it too.
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-key-"))
+    path = folder / "seed-key"
+    path.write_text(seed_key_to_text(TEST_SEED_KEY) + "\n", encoding="ascii")
+    os.environ[KEY_FILE_ENV] = str(path)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

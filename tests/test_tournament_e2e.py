@@ -624,6 +624,10 @@ def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
     for gid in set(final.done) - killed.done:
         assert verify(GameRecord.load(out / final.results[gid]["record"])).ok, gid
 
+    # The bots' seeds are keyed by the journal's key: the resumed run kept it, and both runs
+    # had the same one (the tests' key file), so the bots were handed the same seeds.
+    assert final.meta["seed_key"] == killed.meta["seed_key"] == read_journal(ref_out).meta[
+        "seed_key"]
     ref_doc, doc = standings_doc(ref_out), standings_doc(out)
     for bot, ref_bot in zip(doc["standings"]["bots"], ref_doc["standings"]["bots"], strict=True):
         for key in ("name", "mu", "sigma", "conservative", "games", "wins", "failures"):
@@ -926,7 +930,241 @@ def test_arena_standings_on_a_folder_without_a_journal_is_a_clear_error(tmp_path
     assert not (tmp_path / "journal.sqlite").exists()  # a reader creates nothing
 
 
-# ============================================================================ 7. config errors
+# ============================================================================ 7. a full disk
+
+DISK_FULL = "database or disk is full"
+
+
+class InlineExecutor:
+    """Plays each job in this process when it is submitted, so that a test can make one of the
+    worker's writes fail (the local executor's workers are out of a test's reach)."""
+
+    def __init__(self, workers: int, keep_bots: int) -> None:
+        self.results: list[Any] = []
+
+    @property
+    def capacity(self) -> int:
+        return 1
+
+    def submit(self, job: Any) -> None:
+        from arena.runner.executor import play_job
+
+        self.results.append(play_job(job))
+
+    def poll(self, timeout_s: float) -> list[Any]:
+        out, self.results = self.results, []
+        return out
+
+    def shutdown(self, abandon: bool) -> None:
+        pass
+
+
+def fails_after(calls: int, original: Callable[..., Any], error: Exception) -> Callable[..., Any]:
+    """``original``, but raising ``error`` from its call number ``calls + 1`` on."""
+    count = {"n": 0}
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        count["n"] += 1
+        if count["n"] > calls:
+            raise error
+        return original(*args, **kwargs)
+
+    return wrapper
+
+
+def assert_consistent_and_resumes(file: Path, out: Path, done: int) -> None:
+    """After a stop on a full disk: the journal holds ``done`` finished games, each with a
+    record that replays, and nothing half-done; a run with space again finishes the schedule
+    without playing them again."""
+    schedule = schedule_of(file)
+    stopped = read_journal(out)
+    assert len(stopped.done) == done
+    assert {g for g, p in stopped.pairings.items() if p["status"] == "done"} == stopped.done
+    for gid in stopped.done:
+        assert verify(GameRecord.load(out / stopped.results[gid]["record"])).ok, gid
+    assert not list((out / "games").glob("*.tmp")), "a half-written record was left"
+    result = Tournament(load_config(file), executor_factory=InlineExecutor).run()
+    assert result.complete and result.games_done == len(schedule)
+    final = read_journal(out)
+    assert_schedule_played_once(final, schedule)
+    for gid in stopped.done:
+        assert final.results[gid] == stopped.results[gid], gid
+
+
+def full_disk_then_resume(file: Path, out: Path, monkeypatch: pytest.MonkeyPatch,
+                          done: int) -> str:
+    """Run the tournament in this process until the write ``monkeypatch`` made fail stops it
+    (the message names the folder and says how to go on); then, with the disk mended, check
+    the journal and resume (:func:`assert_consistent_and_resumes`). Returns the message."""
+    from arena.runner.tournament import TournamentError
+
+    with pytest.raises(TournamentError) as info:
+        Tournament(load_config(file), executor_factory=InlineExecutor).run()
+    message = str(info.value)
+    assert "is full" in message and str(out) in message and "resume" in message, message
+    monkeypatch.undo()
+    assert_consistent_and_resumes(file, out, done)
+    return message
+
+
+def small_tournament(tmp_path: Path) -> tuple[Path, Path]:
+    """A tournament file of four quick games, and its output folder."""
+    out = tmp_path / "out"
+    return write_tournament(tmp_path, "disk.toml", name="disk", output=out, concurrency=1,
+                            bots=[example("random-py"), example("greedy-py")], rounds=2), out
+
+
+def test_a_journal_commit_on_a_full_disk_stops_the_run_and_the_game_is_not_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.runner.store import Journal
+
+    file, out = small_tournament(tmp_path)
+    # From the third result on, the commit fails after part of its transaction was written,
+    # as SQLite's does when the disk fills: none of it may stay.
+    real = Journal.record_result
+    calls = {"n": 0}
+
+    def record_result(self: Journal, *args: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] <= 2:
+            return real(self, *args)
+        with self._tx():
+            self.db.execute("UPDATE pairings SET status = 'done' WHERE idx = ?",
+                            (calls["n"] - 1,))
+            raise sqlite3.OperationalError(DISK_FULL)
+
+    monkeypatch.setattr(Journal, "record_result", record_result)
+    assert DISK_FULL in full_disk_then_resume(file, out, monkeypatch, done=2)
+
+
+def test_a_game_record_that_finds_the_disk_full_stops_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    file, out = small_tournament(tmp_path)
+    # The third record is written aside, then cannot be put in place: the disk is full.
+    real = Path.replace
+
+    def replace(self: Path, target: Any) -> Path:
+        if self.name.endswith(".json.tmp") and len(list(self.parent.glob("*.json"))) >= 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace)
+    assert "No space left" in full_disk_then_resume(file, out, monkeypatch, done=2)
+
+
+def test_standings_that_find_the_disk_full_stop_the_run_and_a_resume_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    import arena.runner.tournament as tournament_module
+
+    file, out = small_tournament(tmp_path)
+    monkeypatch.setattr(tournament_module, "write_standings",
+                        fails_after(0, tournament_module.write_standings,
+                                    OSError(errno.ENOSPC, "No space left on device")))
+    full_disk_then_resume(file, out, monkeypatch, done=len(schedule_of(file)))
+    assert standings_doc(out)["meta"]["complete"] is True
+
+
+def test_arena_run_on_a_full_disk_prints_one_line_and_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.runner.store import Journal
+
+    file, out = small_tournament(tmp_path)
+    monkeypatch.setattr(Journal, "record_result",
+                        fails_after(1, Journal.record_result, sqlite3.OperationalError(DISK_FULL)))
+    with signals_kept():
+        r = CliRunner().invoke(app, ["run", str(file), "--plain"])
+    assert r.exit_code == 2, r.output
+    assert "Traceback" not in r.output
+    errors = [line for line in r.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "is full" in errors[0] and str(out) in r.output, r.output
+    assert len(read_journal(out).done) == 1
+
+
+def test_what_counts_as_a_full_disk(tmp_path: Path) -> None:
+    import errno
+
+    from arena.runner.storage import is_disk_full
+
+    assert is_disk_full(sqlite3.OperationalError(DISK_FULL))
+    assert is_disk_full(OSError(errno.ENOSPC, "No space left on device"))
+    assert is_disk_full(OSError(errno.EDQUOT, "Disk quota exceeded"))
+    assert not is_disk_full(OSError(errno.EACCES, "Permission denied"))
+    assert not is_disk_full(sqlite3.OperationalError("no such table: results"))
+    assert not is_disk_full(RuntimeError(DISK_FULL))
+    # A plain I/O error of SQLite's counts only where the disk is nearly full, and this one
+    # (the test's temporary folder) is not.
+    io_error = sqlite3.OperationalError("disk I/O error")
+    io_error.sqlite_errorcode = sqlite3.SQLITE_IOERR  # type: ignore[attr-defined]
+    assert not is_disk_full(io_error, tmp_path)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 3 MiB tmpfs mounted for the test (root only; skipped where mounting is not allowed)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    mount = tmp_path / "small-disk"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def fill(folder: Path, leave_bytes: int) -> Path:
+    """A file that takes all the free space of ``folder``'s disk but ``leave_bytes``."""
+    st = os.statvfs(folder)
+    filler = folder / "filler"
+    with filler.open("wb") as f:
+        f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave_bytes))
+    return filler
+
+
+@pytest.mark.parametrize(("free_kb", "games_first"), [(16, False), (200, True)],
+                         ids=["full-from-the-start", "fills-mid-run"])
+def test_a_run_on_a_really_full_disk_stops_with_one_message_then_resumes(
+    tmp_path: Path, runs: Runs, small_disk: Path, free_kb: int, games_first: bool
+) -> None:
+    """On a real small disk (a tmpfs) with ``free_kb`` left: whichever write finds it full
+    first (the journal as it is created or committed, a record, a bot's log), the run ends with
+    one message, exit 2; every committed game is whole, and with the space back the same
+    command finishes."""
+    out = small_disk / "out"
+    file = write_tournament(tmp_path, "real-disk.toml", name="real-disk", output=out,
+                            bots=[example("random-py"), example("greedy-py")], rounds=6)
+    schedule = schedule_of(file)
+    filler = fill(small_disk, free_kb * 1024)
+    run = runs.complete(file)
+    assert run.rc == 2, run.text
+    assert "Traceback" not in run.text
+    assert run.stderr.count("error:") == 1 and "is full" in run.stderr, run.stderr
+    assert str(out) in run.stderr.replace("\n", "")
+    filler.unlink()
+    stopped = read_journal(out) if games_first else JournalView({}, {}, {})
+    assert bool(stopped.done) is games_first and len(stopped.done) < len(schedule)
+    for gid in stopped.done:
+        assert verify(GameRecord.load(out / stopped.results[gid]["record"])).ok, gid
+    resumed = runs.complete(file)
+    assert resumed.rc == 0, resumed.text
+    final = read_journal(out)
+    assert_schedule_played_once(final, schedule)
+    for gid in stopped.done:
+        assert final.results[gid] == stopped.results[gid], gid
+
+
+# ============================================================================ 8. config errors
 
 GOOD = {"name": "cfg", "game": "stoneage", "format": "round-robin", "players": 2, "seed": 1}
 
@@ -1021,7 +1259,7 @@ def test_max_games_below_one_table_is_a_config_error_not_a_crash(tmp_path: Path)
     assert "max_games" in r.output and "Traceback" not in r.output
 
 
-# ============================================================================ 8. another tournament
+# ============================================================================ 9. another tournament
 
 
 def test_a_different_tournament_in_an_existing_output_folder_is_refused(

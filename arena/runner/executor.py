@@ -3,7 +3,8 @@ in one of a fixed set of worker processes on this machine. A cluster executor ca
 same four methods without the scheduler or the tournament loop changing.
 
 A job is plain data (the pairing, the bots' folders, the time control, where to write the
-record); a worker plays it with :func:`arena.runner.referee.play_game`, writes the game record
+record, the tournament's secret seed key, which workers are trusted to hold and bots never
+see); a worker plays it with :func:`arena.runner.referee.play_game`, writes the game record
 atomically, and sends back a small :class:`JobResult` carrying the game's
 :class:`~arena.runner.schedule.base.GameOutcome`. Workers ignore SIGINT (the tournament
 decides what Ctrl-C means); SIGTERM makes a worker kill its game's bots and exit, and so does
@@ -29,6 +30,7 @@ from typing import Protocol
 from arena.engine import Game
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.stable import Stable
+from arena.runner.storage import is_disk_full
 
 #: Idle bot processes a worker keeps for its next games (one per bot, oldest stopped first).
 KEEP_BOTS_PER_WORKER = 8
@@ -45,6 +47,7 @@ class GameJob:
     time_control: dict[str, int]
     record_path: str
     log_dir: str
+    seed_key: bytes  #: the tournament's key of bots' seeds (arena.seeds.bot_seed)
     log_cap: int | None = None  # bytes of each bot's output kept per game; None: the default
 
 
@@ -54,6 +57,9 @@ class JobStatus(StrEnum):
     DONE = "done"  #: the game was played; the result has its outcome
     VOID = "void"  #: the game could not be played, nobody's loss (a bot could not start)
     ERROR = "error"  #: the runner's own failure (the reason has the traceback)
+    #: the game record or the bots' log folder could not be written for want of space: the
+    #: game is not done, and the run must stop (the reason says which write failed)
+    DISK_FULL = "disk_full"
 
 
 @dataclass(frozen=True)
@@ -99,13 +105,23 @@ def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
         bots = [BotManifest.load(job.bot_folders[name]) for name in p.bots]
         record = play_game(job.game, p.seed, bots,
                            TimeControl.from_dict(job.time_control), job.log_dir, p.game_id,
-                           stable, job.log_cap)
+                           stable, log_cap=job.log_cap, seed_key=job.seed_key)
     except VoidGame as exc:
         return JobResult(p.game_id, JobStatus.VOID, str(exc), duration_s=time.monotonic() - t0)
-    except Exception:
+    except Exception as exc:
+        if is_disk_full(exc):  # creating the bots' log folder or files
+            return JobResult(p.game_id, JobStatus.DISK_FULL, str(exc),
+                             duration_s=time.monotonic() - t0)
         return JobResult(p.game_id, JobStatus.ERROR, traceback.format_exc(),
                          duration_s=time.monotonic() - t0)
-    record.save(job.record_path)
+    try:
+        record.save(job.record_path)
+    except OSError as exc:
+        if not is_disk_full(exc):
+            raise
+        # The record is written aside and renamed, so no half record is left under its name.
+        return JobResult(p.game_id, JobStatus.DISK_FULL, f"writing {job.record_path}: {exc}",
+                         duration_s=time.monotonic() - t0)
     return JobResult(p.game_id, JobStatus.DONE, outcome=record.outcome(p),
                      duration_s=time.monotonic() - t0)
 

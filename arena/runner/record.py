@@ -102,8 +102,12 @@ class GameRecord:
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), separators=(",", ":")), encoding="utf-8")
-        tmp.replace(p)
+        try:
+            tmp.write_text(json.dumps(self.to_dict(), separators=(",", ":")), encoding="utf-8")
+            tmp.replace(p)
+        except BaseException:
+            tmp.unlink(missing_ok=True)  # a full disk must not also leave a half file behind
+            raise
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:

@@ -33,7 +33,7 @@ from arena.runner.bots import BotManifest, BotStartError, RunningBot
 from arena.runner.clock import Clock, TimeControl
 from arena.runner.record import GameRecord, final_ranks
 from arena.runner.stable import SHUTDOWN_GRACE_S, Session, Stable
-from arena.seeds import bot_seed, fallback_rng
+from arena.seeds import bot_seed, check_seed_key, fallback_rng, user_seed_key
 
 MAX_EVENTS = 500
 
@@ -79,7 +79,12 @@ class _Seat:
 
 
 class Referee:
-    """Plays one game. Use :func:`play_game` unless you need the pieces (check-bot does)."""
+    """Plays one game. Use :func:`play_game` unless you need the pieces (check-bot does).
+
+    ``seed_key`` is the secret key bots' seeds are derived with (:func:`arena.seeds.bot_seed`);
+    it never leaves the runner. None: the user's key (:func:`arena.seeds.user_seed_key`), so the
+    same seed gives the same game, as ``arena play`` promises.
+    """
 
     def __init__(
         self,
@@ -91,6 +96,7 @@ class Referee:
         game_id: str | None = None,
         stable: Stable | None = None,
         log_cap: int = DEFAULT_LOG_CAP,
+        seed_key: bytes | None = None,
     ) -> None:
         n = len(bots)
         if not game.min_players <= n <= game.max_players:
@@ -99,6 +105,7 @@ class Referee:
             )
         self.game = game
         self.seed = seed
+        self.seed_key = check_seed_key(seed_key) if seed_key is not None else user_seed_key()
         self.tc = time_control or TimeControl()
         self.game_id = game_id or f"{game.name}-{seed}"
         self.log_dir = Path(log_dir) if log_dir is not None else None
@@ -120,6 +127,10 @@ class Referee:
     def refusals(self) -> list[str]:
         """Why connections were refused during this game."""
         return self.server.refusals
+
+    def bot_seed(self, seat: int) -> int:
+        """The seed the bot in ``seat`` is given (keyed: it does not reveal the game seed)."""
+        return bot_seed(self.seed_key, self.seed, seat)
 
     def event(self, text: str) -> None:
         if len(self.events) < MAX_EVENTS:
@@ -151,7 +162,7 @@ class Referee:
                         "ARENA_ENDPOINT": self.stable.endpoint.address,
                         "ARENA_TOKEN": token,
                         "ARENA_PROTOCOL": str(PROTOCOL_VERSION),
-                        "ARENA_SEED": str(bot_seed(self.seed, seat.seat)),
+                        "ARENA_SEED": str(self.bot_seed(seat.seat)),
                     },
                     seat.log,
                 )
@@ -191,7 +202,7 @@ class Referee:
             if seat.live and seat.connection is not None:
                 seat.connection.send(game_start(
                     self.game_id, self.game.name, self.game.rules_version, seat.seat,
-                    len(self.seats), self.tc.to_dict(), components, bot_seed(self.seed, seat.seat),
+                    len(self.seats), self.tc.to_dict(), components, self.bot_seed(seat.seat),
                 ))
         return state
 
@@ -320,15 +331,17 @@ def play_game(
     game_id: str | None = None,
     stable: Stable | None = None,
     log_cap: int | None = None,
+    seed_key: bytes | None = None,
 ) -> GameRecord:
     """Play one refereed game. ``bots[s]`` is seat s's manifest, or None for a built-in random
     player. Raises :class:`VoidGame` if the game could not be played. Without a ``stable``, no
     bot process outlives this call; with one, healthy bots may wait in it for a later game
     (the stable's owner stops them). Each bot's output is logged under ``log_dir`` (nowhere if
     None), at most ``log_cap`` bytes of it for this game (default
-    :data:`~arena.runner.botlog.DEFAULT_LOG_CAP`)."""
+    :data:`~arena.runner.botlog.DEFAULT_LOG_CAP`). ``seed_key``: the secret the bots' seeds are
+    derived with (see :class:`Referee`); the same key and seed give the same game."""
     referee = Referee(game, seed, bots, time_control, log_dir, game_id, stable,
-                      DEFAULT_LOG_CAP if log_cap is None else log_cap)
+                      DEFAULT_LOG_CAP if log_cap is None else log_cap, seed_key)
     try:
         referee.launch()
         referee.handshake()

@@ -19,9 +19,13 @@ from typing import Any
 
 from arena.protocol.messages import Termination
 from arena.runner.schedule.base import GameOutcome, Pairing
+from arena.seeds import SeedKeyError, new_seed_key, seed_key_from_text, seed_key_to_text
 
 SCHEMA_VERSION = 1
 JOURNAL = "journal.sqlite"
+#: The meta entry holding the tournament's secret key of bots' seeds. Not part of the identity:
+#: journals written before keys existed get one on first use and still resume.
+SEED_KEY = "seed_key"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -109,6 +113,28 @@ class Journal:
                 "Resume with the same file, or choose another output folder."
             )
         return True
+
+    def seed_key(self, wanted: bytes | None = None) -> bytes:
+        """The tournament's secret key of the bots' seeds, stored on first use: ``wanted`` if
+        given, else a fresh random one. Raises JournalError if the journal already holds a key
+        other than ``wanted`` (a tournament keeps the key it started with)."""
+        with self._tx():
+            row = self.db.execute("SELECT value FROM meta WHERE key = ?",
+                                  (SEED_KEY,)).fetchone()
+            if row is None:
+                key = wanted if wanted is not None else new_seed_key()
+                self.db.execute("INSERT INTO meta VALUES (?, ?)",
+                                (SEED_KEY, json.dumps(seed_key_to_text(key))))
+                return key
+        try:
+            key = seed_key_from_text(json.loads(row[0]), self.path)
+        except (SeedKeyError, TypeError, ValueError, AttributeError) as exc:
+            raise JournalError(f"{self.path}: damaged seed key: {exc}") from None
+        if wanted is not None and wanted != key:
+            raise JournalError(f"{self.path} holds another seed key than the one given; a "
+                               "tournament keeps the key it started with (unset "
+                               "ARENA_SEED_KEY_FILE to resume it)")
+        return key
 
     # ------------------------------------------------------------------ pairings
     def add_pairings(self, pairings: Sequence[Pairing]) -> None:
@@ -233,4 +259,19 @@ class _Transaction:
         self.db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if not exc_type:
+            try:
+                self.db.execute("COMMIT")
+                return
+            except sqlite3.Error:
+                # A COMMIT that fails (a full disk) leaves the transaction open: undo it, so
+                # the journal holds nothing of it, and let the error go on.
+                self._rollback()
+                raise
+        self._rollback()
+
+    def _rollback(self) -> None:
+        # SQLite may have rolled back already (it does on some errors, SQLITE_FULL among
+        # them); a second ROLLBACK would raise and hide the error that matters.
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")

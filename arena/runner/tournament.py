@@ -10,8 +10,10 @@ final standings of an interrupted and resumed run equal those of an uninterrupte
 from __future__ import annotations
 
 import collections
+import contextlib
+import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,14 +35,15 @@ from arena.runner.outputs import write_standings
 from arena.runner.ratings import RatingTracker, Standings
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
+from arena.runner.storage import disk_full_message, is_disk_full
 from arena.runner.store import JOURNAL, Journal
 
 RECENT = 8
 
 
 class TournamentError(RuntimeError):
-    """The run cannot go on (a game void too many times, a worker lost); finished games stay
-    in the journal and the run can be resumed."""
+    """The run cannot go on (a game void too many times, a worker lost, a full disk); finished
+    games stay in the journal and the run can be resumed."""
 
 
 @dataclass
@@ -75,6 +78,9 @@ def make_tournament_scheduler(config: TournamentConfig) -> Scheduler:
 class Tournament:
     """One run of a tournament (fresh or resumed).
 
+    ``seed_key``: the secret key of the bots' seeds for a new journal (or an old one that has
+    none yet); None makes a fresh one. A journal keeps its key: a different one is refused.
+
     Games run in worker processes started by a fork server, which imports the main module:
     a script that runs a tournament must do so under ``if __name__ == "__main__":``.
     """
@@ -85,6 +91,7 @@ class Tournament:
         executor_factory: Callable[[int, int], Executor] = LocalExecutor,
         on_snapshot: Callable[[Snapshot], None] | None = None,
         stop: StopRequest | None = None,
+        seed_key: bytes | None = None,
     ) -> None:
         self.config = config
         self.folder = config.output
@@ -92,8 +99,12 @@ class Tournament:
         self.on_snapshot = on_snapshot
         self.stop = stop or StopRequest()
         self.scheduler = make_tournament_scheduler(config)
-        self.journal = Journal(self.folder / JOURNAL)
-        self.resumed = self.journal.bind(config.identity(), self.scheduler.describe())
+        with self._full_disk_stops_the_run():
+            self.journal = Journal(self.folder / JOURNAL)
+            self.resumed = self.journal.bind(config.identity(), self.scheduler.describe())
+            # The key of the bots' seeds lives in the journal, so a resumed run hands bots
+            # the seeds an uninterrupted one would have.
+            self.seed_key = self.journal.seed_key(seed_key)
         self.tracker = RatingTracker(config.bot_names)
         self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
         self.recent: collections.deque[GameOutcome] = collections.deque(maxlen=RECENT)
@@ -104,6 +115,19 @@ class Tournament:
         self.started = time.monotonic()
         self.in_flight: dict[str, tuple[Pairing, float]] = {}
         self.voids = self.journal.void_count()
+
+    @contextlib.contextmanager
+    def _full_disk_stops_the_run(self) -> Iterator[None]:
+        """Any write that finds the disk full (the journal, the standings, a folder) ends the
+        run with one message naming the folder. The journal stays consistent: a transaction
+        that could not be committed is rolled back, so the game it was for is not done and a
+        resume plays it."""
+        try:
+            yield
+        except (OSError, sqlite3.Error) as exc:
+            if is_disk_full(exc, self.folder):
+                raise TournamentError(disk_full_message(self.folder, exc)) from None
+            raise
 
     # ------------------------------------------------------------------ bookkeeping
     def _count(self, outcome: GameOutcome) -> None:
@@ -121,6 +145,7 @@ class Tournament:
             time_control=self.config.time_control.to_dict(),
             record_path=str(record_file(self.folder, p.game_id)),
             log_dir=str(self.folder / "logs"), log_cap=self.config.log_cap,
+            seed_key=self.seed_key,
         )
 
     def _finish(self, p: Pairing, r: JobResult) -> None:
@@ -149,6 +174,12 @@ class Tournament:
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> TournamentResult:
+        """Play the tournament to its end or until stopped. Raises TournamentError if it
+        cannot go on (finished games are kept and a run of the same file resumes)."""
+        with self._full_disk_stops_the_run():
+            return self._run()
+
+    def _run(self) -> TournamentResult:
         queue: list[Pairing] = self.journal.pairings("scheduled")
         keep = KEEP_BOTS_PER_WORKER if self.config.reuse_bots else 0
         executor = self.executor_factory(self.config.concurrency, keep)
@@ -185,6 +216,8 @@ class Tournament:
                     if r.status is JobStatus.DONE:
                         self._finish(p, r)
                         continue
+                    if r.status is JobStatus.DISK_FULL:  # not the game's fault: no retry
+                        raise TournamentError(disk_full_message(self.folder, r.reason))
                     self.voids += 1
                     count = self.journal.record_void(p.game_id, r.reason)
                     if count > self.config.void_retries:

@@ -1,0 +1,55 @@
+"""Recognising a full disk among the errors of the runner's writes.
+
+A tournament writes its journal (SQLite), the game records (in the workers), the bots' log
+folder and the standings files. On a full disk each fails in its own way: ``OSError`` with
+``ENOSPC`` (or ``EDQUOT``, a full quota, the same thing to a user), or SQLite's
+``database or disk is full``. The tournament turns all of them into one message that names the
+folder, instead of a traceback from wherever the write happened to be.
+"""
+
+from __future__ import annotations
+
+import errno
+import shutil
+import sqlite3
+from pathlib import Path
+
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+#: SQLite could not grow the WAL index (``-shm``): on a full disk, what opening a journal gets.
+_SQLITE_IOERR_SHMSIZE = 4874
+#: Below this much free space, an I/O error of SQLite's is taken for a full disk: SQLite
+#: reports some writes that fail for want of space as a plain ``disk I/O error``.
+LOW_SPACE_BYTES = 1 << 20
+
+
+def is_disk_full(exc: BaseException, folder: Path | None = None) -> bool:
+    """True if ``exc`` says that a write failed for want of space. ``folder``, where the write
+    went, lets an ambiguous SQLite I/O error count as a full disk if that disk is nearly full."""
+    if isinstance(exc, sqlite3.Error):
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code in (sqlite3.SQLITE_FULL, _SQLITE_IOERR_SHMSIZE):
+            return True
+        if "database or disk is full" in str(exc):
+            return True
+        return (code is not None and code & 0xFF == sqlite3.SQLITE_IOERR and folder is not None
+                and _free_bytes(folder) < LOW_SPACE_BYTES)
+    if isinstance(exc, OSError):
+        return exc.errno in _FULL_ERRNOS
+    return False
+
+
+def _free_bytes(folder: Path) -> int:
+    """Free space on the disk of ``folder`` (or of its nearest existing parent)."""
+    for place in (folder, *folder.parents):
+        if place.exists():
+            try:
+                return shutil.disk_usage(place).free
+            except OSError:
+                break
+    return LOW_SPACE_BYTES
+
+
+def disk_full_message(folder: Path, detail: object) -> str:
+    """The one message a tournament stopped by a full disk ends with."""
+    return (f"the disk holding {folder} is full ({detail}); every finished game is kept in the "
+            "journal: free some space and run the same command to resume")

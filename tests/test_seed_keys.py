@@ -1,0 +1,314 @@
+"""Keyed bot seeds: what a bot is given to seed itself is a keyed one-way function of the game
+seed, under a key that stays with the runner (the tournament's journal, or the user's key file
+for single games), and the same key replays the same game."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import threading
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from arena.engine import get_game
+from arena.protocol.messages import REFEREE_MESSAGES, decode
+from arena.protocol.reference_bot import RandomBot
+from arena.protocol.transport import MemoryPeer, MemoryTransport
+from arena.runner.bots import BotManifest
+from arena.runner.clock import TimeControl
+from arena.runner.referee import play_game
+from arena.runner.schedule.base import Pairing
+from arena.runner.stable import Stable
+from arena.runner.store import SEED_KEY, Journal, JournalError
+from arena.seeds import (
+    KEY_BYTES,
+    KEY_FILE_ENV,
+    SeedKeyError,
+    bot_seed,
+    derive_seed,
+    load_or_create_key_file,
+    new_seed_key,
+    seed_key_to_text,
+    user_key_path,
+    user_seed_key,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+GAME = get_game("stoneage")
+FAST = TimeControl(handshake_ms=10_000, decision_ms=1_000, bank_ms=30_000)
+KEY_A = bytes(range(32))
+KEY_B = bytes(range(1, 33))
+
+
+# ---------------------------------------------------------------------------- the function
+def test_the_same_key_game_seed_and_seat_give_the_same_bot_seed() -> None:
+    assert bot_seed(KEY_A, 42, 1) == bot_seed(bytes(KEY_A), 42, 1)
+    assert 0 <= bot_seed(KEY_A, 42, 1) < 2**63
+
+
+def test_another_key_seat_or_game_seed_gives_another_bot_seed() -> None:
+    seeds = {bot_seed(key, game_seed, seat) for key in (KEY_A, KEY_B)
+             for game_seed in range(50) for seat in range(4)}
+    assert len(seeds) == 2 * 50 * 4
+
+
+def test_a_bot_seed_is_none_of_the_unkeyed_derivations_a_bot_could_try() -> None:
+    """A bot that guesses small game seeds and tries every unkeyed derivation it could know
+    (the old ``seed*10 + seat``, the old ``derive_seed(seed, "bot", seat)``, the game seed
+    itself) finds none of them equal to what it was given."""
+    unkeyed = set()
+    for game_seed in range(2000):
+        for seat in range(4):
+            unkeyed |= {game_seed * 10 + seat, derive_seed(game_seed, "bot", seat), game_seed,
+                        derive_seed(game_seed, "fallback", seat)}
+    given = {bot_seed(KEY_A, game_seed, seat) for game_seed in range(2000) for seat in range(4)}
+    assert not given & unkeyed
+
+
+def test_a_key_must_be_32_bytes() -> None:
+    for bad in (b"", b"short", bytes(64)):
+        with pytest.raises(SeedKeyError):
+            bot_seed(bad, 1, 0)
+
+
+# ---------------------------------------------------------------------------- key files
+def test_the_user_key_file_is_made_once_readable_by_its_owner_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(KEY_FILE_ENV, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    path = user_key_path()
+    assert path == tmp_path / "data" / "arena" / "seed-key"
+    first = user_seed_key()
+    assert len(first) == KEY_BYTES and path.is_file()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert user_seed_key() == first, "the same key on every later use"
+    assert list(path.parent.iterdir()) == [path], "no temporary file left behind"
+
+
+def test_the_environment_can_name_the_key_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "elsewhere" / "key"
+    path.parent.mkdir()
+    path.write_text(seed_key_to_text(KEY_B) + "\n", encoding="ascii")
+    monkeypatch.setenv(KEY_FILE_ENV, str(path))
+    assert user_key_path() == path and user_seed_key() == KEY_B
+
+
+def test_concurrent_first_uses_agree_on_one_key(tmp_path: Path) -> None:
+    path = tmp_path / "arena" / "seed-key"
+    got: list[bytes] = []
+    threads = [threading.Thread(target=lambda: got.append(load_or_create_key_file(path)))
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 8 and len(set(got)) == 1
+
+
+def test_a_damaged_key_file_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "seed-key"
+    path.write_text("not a key\n", encoding="ascii")
+    with pytest.raises(SeedKeyError, match="not a seed key"):
+        load_or_create_key_file(path)
+
+
+def test_arena_play_names_a_damaged_key_file_and_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    path = tmp_path / "seed-key"
+    path.write_text("0123\n", encoding="ascii")
+    monkeypatch.setenv(KEY_FILE_ENV, str(path))
+    r = CliRunner().invoke(app, ["play", "stoneage", "-n", "2", "--seed", "1"])
+    assert r.exit_code == 2 and "not a seed key" in r.output and "Traceback" not in r.output
+
+
+# ---------------------------------------------------------------------------- journals
+def test_a_journal_makes_its_key_once_and_keeps_it(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite"
+    journal = Journal(path)
+    journal.bind({"name": "t"}, "one table")
+    key = journal.seed_key()
+    assert len(key) == KEY_BYTES and journal.seed_key() == key
+    journal.close()
+    again = Journal(path)
+    assert again.bind({"name": "t"}, "one table") is True
+    assert again.seed_key() == key and again.seed_key(key) == key
+    with pytest.raises(JournalError, match="another seed key"):
+        again.seed_key(new_seed_key())
+    again.close()
+
+
+def test_the_key_is_not_part_of_the_journals_identity(tmp_path: Path) -> None:
+    """A journal written before keys existed (no key in it) binds as the same tournament and
+    gets a key on first use; a journal's key never makes it another tournament."""
+    path = tmp_path / "journal.sqlite"
+    old = Journal(path)
+    old.bind({"name": "t", "seed": 1}, "one table")
+    assert SEED_KEY not in old.meta()
+    old.close()
+    journal = Journal(path)
+    assert journal.bind({"name": "t", "seed": 1}, "one table") is True
+    key = journal.seed_key(KEY_B)
+    assert key == KEY_B and journal.meta()[SEED_KEY] == KEY_B.hex()
+    assert journal.bind({"name": "t", "seed": 1}, "one table") is True
+    journal.close()
+
+
+def test_a_tournament_hands_its_workers_the_journals_key_and_a_resumed_run_the_same(
+    tmp_path: Path,
+) -> None:
+    from arena.runner.config import load_config
+    from arena.runner.tournament import Tournament
+
+    bots = ROOT / "bots" / "examples"
+    file = tmp_path / "t.toml"
+    file.write_text(
+        'name = "keyed"\ngame = "stoneage"\nformat = "round-robin"\nplayers = 2\nrounds = 1\n'
+        f'seed = 1\noutput = "{tmp_path / "out"}"\n'
+        f'[[bots]]\npath = "{bots / "random-py"}"\n[[bots]]\npath = "{bots / "greedy-py"}"\n',
+        encoding="utf-8",
+    )
+    config = load_config(file)
+    first = Tournament(config)
+    pairing = Pairing("g1", 0, 0, 0, ("random-py", "greedy-py"), 5)
+    key = first._job(pairing).seed_key
+    assert len(key) == KEY_BYTES
+    first.journal.close()
+    resumed = Tournament(config)
+    assert resumed._job(pairing).seed_key == key
+    resumed.journal.close()
+    with pytest.raises(JournalError):
+        Tournament(config, seed_key=new_seed_key())
+
+
+# ---------------------------------------------------------------------------- what bots see
+SPY_BOT = """\
+import json, os, sys
+import msgpack
+from arena.protocol.client import run
+from arena.protocol.reference_bot import RandomBot
+
+class Spy(RandomBot):
+    def on_game_start(self, info):
+        with open(os.environ["SPY_FILE"], "ab") as f:
+            f.write(msgpack.packb({"info": info, "env": dict(os.environ)}))
+        super().on_game_start(info)
+
+run(Spy("spy", "1.0"))
+"""
+
+
+def spy_bot(folder: Path) -> BotManifest:
+    folder.mkdir()
+    (folder / "bot.py").write_text(SPY_BOT, encoding="utf-8")
+    (folder / "bot.toml").write_text('name = "spy"\nversion = "1.0"\nlanguage = "python"\n'
+                                     'command = ["{python}", "bot.py"]\n', encoding="utf-8")
+    return BotManifest.load(folder)
+
+
+def assert_no_trace_of(key: bytes, blob: bytes) -> None:
+    assert key not in blob
+    for text in (key.hex(), key.hex().upper()):
+        assert text.encode() not in blob
+
+
+def test_a_real_bot_gets_the_keyed_seed_and_nothing_of_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spy_file = tmp_path / "spy.msgpack"
+    monkeypatch.setenv("SPY_FILE", str(spy_file))
+    key = new_seed_key()
+    record = play_game(GAME, 7, [None, spy_bot(tmp_path / "spy")], FAST, seed_key=key)
+    assert record.terminations[1]["reason"] == "ok", record.terminations
+    blob = spy_file.read_bytes()
+    seen = list(msgpack.Unpacker(io.BytesIO(blob), raw=False))
+    assert len(seen) == 1
+    info, env = seen[0]["info"], seen[0]["env"]
+    assert info["bot_seed"] == bot_seed(key, 7, 1)
+    assert env["ARENA_SEED"] == str(bot_seed(key, 7, 1))
+    assert info["bot_seed"] != derive_seed(7, "bot", 1)
+    assert_no_trace_of(key, blob)
+    # Nor is it in the record the game leaves behind.
+    assert_no_trace_of(key, json.dumps(record.to_dict()).encode())
+
+
+class _Recorder:
+    """An in-process bot that keeps every frame the referee sends it."""
+
+    def __init__(self, transport: MemoryTransport, env: dict[str, str],
+                 frames: list[bytes]) -> None:
+        self.bot = RandomBot("random-py", "1.0")
+        self.env, self.frames = env, frames
+        self.pid = self.pgid = -1
+        self.returncode: int | None = None
+        self.peer = transport.connect(respond=self.on_frame)
+        self.peer.send_message({"type": "hello", "token": env["ARENA_TOKEN"],
+                                "name": "random-py", "version": "1.0"})
+
+    def on_frame(self, peer: MemoryPeer, frame: bytes) -> None:
+        self.frames.append(frame)
+        message: dict[str, Any] = decode(frame, REFEREE_MESSAGES)
+        if message["type"] == "request":
+            index = self.bot.choose(message["observation"], message["legal_actions"], 0)
+            peer.send_message({"type": "action", "request_id": message["request_id"],
+                               "index": index})
+        elif message["type"] == "ping":
+            peer.send_message({"type": "pong", "nonce": message["nonce"]})
+        elif message["type"] == "game_start":
+            self.bot.on_game_start(message)
+        elif message["type"] == "shutdown":
+            self.returncode = 0
+
+    def alive(self) -> bool:
+        return self.returncode is None
+
+    def describe_exit(self) -> str:
+        return "exited"
+
+    def cpu_seconds(self) -> float | None:
+        return 0.0
+
+    def kill(self) -> None:
+        self.returncode = -9 if self.returncode is None else self.returncode
+
+    def stop(self, grace_s: float) -> None:
+        self.kill()
+
+
+def test_no_message_of_a_whole_game_carries_the_key() -> None:
+    transport = MemoryTransport()
+    frames: list[bytes] = []
+    envs: list[dict[str, str]] = []
+
+    def launch(manifest: BotManifest, env: dict[str, str], log: Any) -> _Recorder:
+        envs.append(env)
+        return _Recorder(transport, env, frames)
+
+    stable = Stable(keep=0, transport=transport, launch=launch)
+    manifest = BotManifest.load(ROOT / "bots" / "examples" / "random-py")
+    key = new_seed_key()
+    try:
+        record = play_game(GAME, 3, [manifest, manifest, None], FAST, stable=stable,
+                           seed_key=key)
+    finally:
+        stable.close()
+    assert [t["reason"] for t in record.terminations] == ["ok", "ok", "ok"]
+    assert len(frames) > 50 and len(envs) == 2
+    assert_no_trace_of(key, b"".join(frames))
+    assert_no_trace_of(key, json.dumps(envs).encode())
+    starts = [decode(f, REFEREE_MESSAGES) for f in frames]
+    seeds = sorted(m["bot_seed"] for m in starts if m["type"] == "game_start")
+    assert seeds == sorted(bot_seed(key, 3, s) for s in (0, 1))
+    assert os.environ.get(KEY_FILE_ENV), "the tests run with a fixed key file (conftest)"
