@@ -239,6 +239,11 @@ def test_a_real_bot_gets_the_keyed_seed_and_nothing_of_the_key(
     assert info["bot_seed"] == bot_seed(key, 7, 1)
     assert env["ARENA_SEED"] == str(bot_seed(key, 7, 1))
     assert info["bot_seed"] != derive_seed(7, "bot", 1)
+    # The runner's own settings (the key file's path among them) are not passed on: a bot
+    # sees only the ARENA_* variables the referee gives it.
+    assert os.environ.get(KEY_FILE_ENV)
+    assert {k for k in env if k.startswith("ARENA_")} == {
+        "ARENA_ENDPOINT", "ARENA_TOKEN", "ARENA_PROTOCOL", "ARENA_SEED"}
     assert_no_trace_of(key, blob)
     # Nor is it in the record the game leaves behind.
     assert_no_trace_of(key, json.dumps(record.to_dict()).encode())

@@ -271,10 +271,12 @@ class BotProcess:
     """One running bot: a process group, supervised and killed as a whole."""
 
     def __init__(self, manifest: BotManifest, env: dict[str, str], log: BotLog) -> None:
-        """Start the bot: ``env`` added to this process's environment, its output drained
-        into ``log`` (which owns the pipe from then on). Raises :class:`BotStartError`."""
+        """Start the bot: ``env`` added to this process's environment less the runner's own
+        ``ARENA_*`` settings (such as where the seed key lives), its output drained into
+        ``log`` (which owns the pipe from then on). Raises :class:`BotStartError`."""
         self.manifest = manifest
-        full_env = {**os.environ, **env}
+        inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+        full_env = {**inherited, **env}
         rlimits, prctl = _rlimits(manifest.limits), _resolve_prctl()
         # Non-inheritable: the child keeps it only until its exec.
         report_r, report_w = os.pipe()
