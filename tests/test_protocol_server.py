@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 
-from arena.protocol.messages import MAX_MESSAGE_BYTES, Termination, encode
+from arena.protocol.messages import (
+    MAX_CONTAINER_LEN,
+    MAX_MESSAGE_BYTES,
+    MAX_NESTING,
+    Termination,
+    encode,
+)
 from arena.protocol.server import (
     FLOOD_LIMIT,
     Connection,
@@ -315,6 +321,34 @@ def test_an_oversized_message_is_a_protocol_error() -> None:
     reason, detail = failure(rig.connection)
     assert reason == Termination.PROTOCOL
     assert detail.endswith(f"bytes is over the {MAX_MESSAGE_BYTES} limit")
+
+
+ANSWER = {"type": "action", "request_id": 1, "index": 0}
+COSTLY_MESSAGES = [
+    # what the bot sends, the end of the failure's detail
+    (encode({**ANSWER, "x": [None] * 900_000}),
+     f"an array of 900000 items is over the limit of {MAX_CONTAINER_LEN} items or entries per "
+     "array or map"),
+    (encode(ANSWER).replace(b"\x84", b"\x85", 1) + b"\xa1x" + b"\x91" * 5000 + b"\x00",
+     f"arrays and maps nested deeper than the limit of {MAX_NESTING} levels"),
+    (encode({**ANSWER, "x": "x" * MAX_MESSAGE_BYTES}),
+     f"bytes is over the {MAX_MESSAGE_BYTES} limit"),
+]
+
+
+@pytest.mark.parametrize(("frame", "detail"), COSTLY_MESSAGES,
+                         ids=["900000-elements", "deep-nesting", "long-string"])
+def test_a_message_over_a_decoding_limit_is_a_protocol_error_naming_the_limit(
+    frame: bytes, detail: str
+) -> None:
+    rig = Rig()
+    peer = rig.bot(lambda peer, _frame: peer.send(frame) if last(peer)["type"] == "request"
+                   else None)
+    got = rig.ask()
+    assert isinstance(got, Failure) and got.reason == Termination.PROTOCOL
+    assert got.detail.endswith(detail), got.detail
+    assert (last(peer)["type"], last(peer)["code"]) == ("error", "protocol_error")
+    assert rig.process.kills == 1
 
 
 def test_bytes_that_are_not_msgpack_are_a_protocol_error() -> None:
