@@ -18,6 +18,7 @@ from arena.protocol.messages import (
 )
 from arena.protocol.server import (
     FLOOD_LIMIT,
+    LOST_DETAIL,
     Connection,
     Endpoint,
     Failure,
@@ -349,6 +350,34 @@ def test_a_message_over_a_decoding_limit_is_a_protocol_error_naming_the_limit(
     assert got.detail.endswith(detail), got.detail
     assert (last(peer)["type"], last(peer)["code"]) == ("error", "protocol_error")
     assert rig.process.kills == 1
+
+
+def test_a_connection_the_transport_closes_is_a_protocol_error_naming_the_size_limit() -> None:
+    rig = Rig()
+    peer = rig.bot(lambda peer, _frame: peer.lose() if last(peer)["type"] == "request" else None)
+    got = rig.ask()
+    assert isinstance(got, Failure)
+    assert (got.reason, got.detail) == (Termination.PROTOCOL, LOST_DETAIL)
+    assert f"a message over the {MAX_MESSAGE_BYTES} bytes limit" in LOST_DETAIL
+    assert rig.process.kills == 1
+    assert rig.events[-1] == f"seat 0: protocol_error: {LOST_DETAIL}"
+    assert not peer.connected
+
+
+def test_a_connection_closed_by_a_bot_that_exits_meanwhile_is_its_crash() -> None:
+    rig = Rig()
+    peer = rig.bot()
+    peer.lose()
+    rig.process.running = False  # its exit, seen only after its connection closed
+    rig.pump()
+    assert failure(rig.connection) == (Termination.CRASH, "exited with status 3")
+
+
+def test_a_lost_connection_of_no_bot_of_the_game_is_ignored() -> None:
+    rig = Rig()
+    rig.transport.connect().lose()
+    rig.pump()
+    assert rig.events == [] and rig.connection.failure is None
 
 
 def test_bytes_that_are_not_msgpack_are_a_protocol_error() -> None:
