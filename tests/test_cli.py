@@ -174,6 +174,7 @@ def test_check_bot_passes_the_example_bots(
         ("crash-mid-game", "game", "crash"),
         ("never-reply", "game", "timeout"),
         ("flood", "game", "flood"),
+        ("oversized", "game", "1048576 bytes limit"),
         ("child-left-behind", "shutdown", "left processes behind"),
         ("impostor", "connections", "bad_token"),
     ],

@@ -11,8 +11,12 @@ import pytest
 from arena.protocol import messages
 from arena.protocol.messages import (
     BOT_MESSAGES,
+    MAX_CONTAINER_LEN,
+    MAX_ELEMENTS,
     MAX_MESSAGE_BYTES,
     MAX_NAME_LENGTH,
+    MAX_NESTING,
+    MAX_STRING_BYTES,
     PROTOCOL_VERSION,
     REFEREE_MESSAGES,
     ProtocolError,
@@ -244,6 +248,110 @@ def test_a_hello_name_or_version_must_be_1_to_64_characters(field: str) -> None:
 
 def test_a_negative_index_still_decodes_since_legality_is_the_referees_call() -> None:
     assert decode(pack(action(index=-1)), BOT_MESSAGES)["index"] == -1
+
+
+# ---------------------------------------------------------------- what decoding may cost
+
+#: A field that makes a frame big enough to be walked header by header before it is decoded.
+PADDING = {"padding": "p" * 8192}
+CONTAINER_LIMIT = f"over the limit of {MAX_CONTAINER_LEN} items or entries per array or map"
+ELEMENTS_LIMIT = f"than the limit of {MAX_ELEMENTS} in one message"
+NESTING_LIMIT = f"nested deeper than the limit of {MAX_NESTING} levels"
+
+
+def nested(levels: int) -> Any:
+    """``levels`` arrays, one inside the other, around a 0."""
+    value: Any = 0
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def deeply_nested_action(levels: int) -> bytes:
+    """An action with a field of ``levels`` nested one-item arrays, too deep for msgpack's own
+    packer, so spelled out in bytes."""
+    return pack(action()).replace(b"\x84", b"\x85", 1) + b"\xa1x" + b"\x91" * levels + b"\x00"
+
+
+def test_the_decoding_limits() -> None:
+    assert (MAX_CONTAINER_LEN, MAX_ELEMENTS, MAX_NESTING) == (256, 1024, 4)
+    assert MAX_STRING_BYTES == MAX_MESSAGE_BYTES
+
+
+@pytest.mark.parametrize("padding", [{}, PADDING], ids=["small", "walked"])
+def test_a_container_of_the_limit_is_accepted_and_one_more_is_refused_by_its_header(
+    padding: dict[str, str],
+) -> None:
+    fits = decode(pack(action(x=[0] * MAX_CONTAINER_LEN, **padding)), BOT_MESSAGES)
+    assert len(fits["x"]) == MAX_CONTAINER_LEN
+    assert protocol_error(pack(action(x=[0] * (MAX_CONTAINER_LEN + 1), **padding))) == (
+        f"an array of {MAX_CONTAINER_LEN + 1} items is {CONTAINER_LIMIT}"
+    )
+    wide = pack(action(x={str(i): 0 for i in range(MAX_CONTAINER_LEN + 1)}, **padding))
+    assert protocol_error(wide) == f"a map of {MAX_CONTAINER_LEN + 1} entries is {CONTAINER_LIMIT}"
+
+
+def test_900000_tiny_elements_under_the_size_limit_are_refused_at_the_array_header() -> None:
+    frame = pack(action(x=[None] * 900_000))
+    assert len(frame) < MAX_MESSAGE_BYTES
+    assert protocol_error(frame) == f"an array of 900000 items is {CONTAINER_LIMIT}"
+
+
+@pytest.mark.parametrize("padding", [{}, PADDING], ids=["small", "walked"])
+def test_elements_in_all_of_a_messages_containers_are_limited(padding: dict[str, str]) -> None:
+    # The message's own map has 5 or 6 entries (with x); the lists fill up to the limit exactly.
+    own = len(action(x=None, **padding))
+    full = [[0] * MAX_CONTAINER_LEN] * 3 + [[0] * (MAX_ELEMENTS - own - 4 - 3 * MAX_CONTAINER_LEN)]
+    assert decode(pack(action(x=full, **padding)), BOT_MESSAGES)["x"] == full
+    over = [*full[:3], full[3] + [0]]
+    assert ELEMENTS_LIMIT in protocol_error(pack(action(x=over, **padding)))
+
+
+@pytest.mark.parametrize("padding", [{}, PADDING], ids=["small", "walked"])
+def test_nesting_is_limited_the_messages_map_being_the_first_level(
+    padding: dict[str, str],
+) -> None:
+    deepest = nested(MAX_NESTING - 1)
+    assert decode(pack(action(x=deepest, **padding)), BOT_MESSAGES)["x"] == deepest
+    assert NESTING_LIMIT in protocol_error(pack(action(x=nested(MAX_NESTING), **padding)))
+    # A map counts as a level as much as an array does.
+    assert NESTING_LIMIT in protocol_error(pack(action(x={"y": nested(MAX_NESTING - 1)},
+                                                       **padding)))
+
+
+@pytest.mark.parametrize("levels", [1100, 5000], ids=["past-msgpack's-stack", "walked"])
+def test_nesting_far_past_msgpacks_own_stack_is_the_same_protocol_error(levels: int) -> None:
+    # 1100 levels is under the walking size: msgpack's fixed stack stops it (StackError).
+    assert protocol_error(deeply_nested_action(levels)) == (
+        f"arrays and maps {NESTING_LIMIT}"
+    )
+
+
+def test_a_big_frame_is_refused_by_its_headers_before_msgpack_builds_anything(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The worst case for limits checked only as containers complete: 1000 unfinished arrays of
+    # 255 scalars each (255,000 elements) before the first array completes.
+    body = b"\x00"
+    for _ in range(1000):
+        body = b"\xdc" + (256).to_bytes(2, "big") + b"\x01" * 255 + body
+    frame = pack(action()).replace(b"\x84", b"\x85", 1) + b"\xa1x" + body
+    assert len(frame) < MAX_MESSAGE_BYTES
+
+    def unpackb(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the frame should have been refused before it was decoded")
+
+    monkeypatch.setattr(messages.msgpack, "unpackb", unpackb)
+    assert ELEMENTS_LIMIT in protocol_error(frame)
+
+
+def test_a_string_may_fill_the_message_and_a_longer_one_is_over_the_size_limit() -> None:
+    # Decoding a string costs time in proportion to its bytes, which the size limit bounds.
+    text = "é" * ((MAX_MESSAGE_BYTES - 100) // 2)
+    assert decode(pack({**action(), "note": text}), BOT_MESSAGES)["note"] == text
+    assert f"over the {MAX_MESSAGE_BYTES} limit" in protocol_error(
+        pack({**action(), "note": text + "é" * 60})
+    )
 
 
 # ---------------------------------------------------------------- the referee's constructors

@@ -9,9 +9,16 @@ from typing import Any
 
 import pytest
 
-from arena.protocol.messages import MAX_MESSAGE_BYTES, Termination, encode
+from arena.protocol.messages import (
+    MAX_CONTAINER_LEN,
+    MAX_MESSAGE_BYTES,
+    MAX_NESTING,
+    Termination,
+    encode,
+)
 from arena.protocol.server import (
     FLOOD_LIMIT,
+    LOST_DETAIL,
     Connection,
     Endpoint,
     Failure,
@@ -315,6 +322,62 @@ def test_an_oversized_message_is_a_protocol_error() -> None:
     reason, detail = failure(rig.connection)
     assert reason == Termination.PROTOCOL
     assert detail.endswith(f"bytes is over the {MAX_MESSAGE_BYTES} limit")
+
+
+ANSWER = {"type": "action", "request_id": 1, "index": 0}
+COSTLY_MESSAGES = [
+    # what the bot sends, the end of the failure's detail
+    (encode({**ANSWER, "x": [None] * 900_000}),
+     f"an array of 900000 items is over the limit of {MAX_CONTAINER_LEN} items or entries per "
+     "array or map"),
+    (encode(ANSWER).replace(b"\x84", b"\x85", 1) + b"\xa1x" + b"\x91" * 5000 + b"\x00",
+     f"arrays and maps nested deeper than the limit of {MAX_NESTING} levels"),
+    (encode({**ANSWER, "x": "x" * MAX_MESSAGE_BYTES}),
+     f"bytes is over the {MAX_MESSAGE_BYTES} limit"),
+]
+
+
+@pytest.mark.parametrize(("frame", "detail"), COSTLY_MESSAGES,
+                         ids=["900000-elements", "deep-nesting", "long-string"])
+def test_a_message_over_a_decoding_limit_is_a_protocol_error_naming_the_limit(
+    frame: bytes, detail: str
+) -> None:
+    rig = Rig()
+    peer = rig.bot(lambda peer, _frame: peer.send(frame) if last(peer)["type"] == "request"
+                   else None)
+    got = rig.ask()
+    assert isinstance(got, Failure) and got.reason == Termination.PROTOCOL
+    assert got.detail.endswith(detail), got.detail
+    assert (last(peer)["type"], last(peer)["code"]) == ("error", "protocol_error")
+    assert rig.process.kills == 1
+
+
+def test_a_connection_the_transport_closes_is_a_protocol_error_naming_the_size_limit() -> None:
+    rig = Rig()
+    peer = rig.bot(lambda peer, _frame: peer.lose() if last(peer)["type"] == "request" else None)
+    got = rig.ask()
+    assert isinstance(got, Failure)
+    assert (got.reason, got.detail) == (Termination.PROTOCOL, LOST_DETAIL)
+    assert f"a message over the {MAX_MESSAGE_BYTES} bytes limit" in LOST_DETAIL
+    assert rig.process.kills == 1
+    assert rig.events[-1] == f"seat 0: protocol_error: {LOST_DETAIL}"
+    assert not peer.connected
+
+
+def test_a_connection_closed_by_a_bot_that_exits_meanwhile_is_its_crash() -> None:
+    rig = Rig()
+    peer = rig.bot()
+    peer.lose()
+    rig.process.running = False  # its exit, seen only after its connection closed
+    rig.pump()
+    assert failure(rig.connection) == (Termination.CRASH, "exited with status 3")
+
+
+def test_a_lost_connection_of_no_bot_of_the_game_is_ignored() -> None:
+    rig = Rig()
+    rig.transport.connect().lose()
+    rig.pump()
+    assert rig.events == [] and rig.connection.failure is None
 
 
 def test_bytes_that_are_not_msgpack_are_a_protocol_error() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Game, get_game
-from arena.protocol.messages import Termination
+from arena.protocol.messages import MAX_MESSAGE_BYTES, Termination
 from arena.runner.botlog import DEFAULT_LOG_CAP
 from arena.runner.bots import BotManifest, group_alive
 from arena.runner.clock import TimeControl
@@ -237,6 +238,7 @@ IN_GAME_FAILURES = [
     ("garbage-bytes", "protocol_error", 0),
     ("wrong-request-id", "timeout", 0),
     ("flood", "protocol_error", 0),
+    ("oversized", "protocol_error", 0),
 ]
 
 
@@ -273,6 +275,39 @@ def test_a_crash_mid_game_is_described_with_the_exit_status() -> None:
     assert reasons(record) == ["crash", Termination.OK]
     assert "status 3" in record.terminations[0]["detail"]
     assert record.ranks == [2, 1]
+
+
+def peak_rss_kib() -> int:
+    """This process's peak resident memory since :func:`reset_peak_rss` (or its start), KiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # pragma: no cover
+
+
+def reset_peak_rss() -> None:
+    """Start the peak of :func:`peak_rss_kib` afresh from the memory in use now (Linux)."""
+    Path("/proc/self/clear_refs").write_text("5")
+
+
+def test_a_100_mb_message_is_a_protocol_error_naming_the_limit_and_is_never_buffered(
+    tmp_path: Path,
+) -> None:
+    reset_peak_rss()
+    before = peak_rss_kib()
+    outcome = referee_game([random_py(), faulty("oversized")], seed=3, log_dir=tmp_path)
+    growth_mib = (peak_rss_kib() - before) / 1024
+    record = played(outcome)
+    assert reasons(record) == [Termination.OK, "protocol_error"]
+    detail = record.terminations[1]["detail"]
+    assert f"a message over the {MAX_MESSAGE_BYTES} bytes limit" in detail, detail
+    assert record.ranks == [1, 2]
+    # ZeroMQ cuts the connection as soon as it reads the message's size: the referee neither
+    # holds the 100 MB nor waits for the decision's deadline.
+    assert growth_mib < 20, f"the referee's peak memory grew by {growth_mib:.0f} MiB"
+    assert outcome.seconds < FAST.decision_ms / 1000 + 2
+    log = next(tmp_path.glob("*-faulty-oversized.log")).read_text(encoding="utf-8")
+    assert "sent a message of 104857" in log
 
 
 def test_a_bot_that_answers_only_wrong_request_ids_has_them_ignored_then_times_out() -> None:

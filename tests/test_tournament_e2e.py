@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "bots" / "examples"
 FAULTY = ROOT / "bots" / "faulty"
 #: The environment variable that marks every process of one test's runs.
-TAG_VAR = "ARENA_E2E_TAG"
+TAG_VAR = "E2E_RUN_TAG"  # not ARENA_*: the runner keeps those from bots
 #: How long the runner and its processes get to be gone after a run ends or is killed.
 GONE_S = 6.0
 

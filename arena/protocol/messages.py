@@ -7,6 +7,7 @@ strict: anything that is not exactly one well-formed message of a known type rai
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any, Final
 
@@ -22,6 +23,27 @@ PROTOCOL_VERSION: Final = 1
 #: The largest message a bot may send, encoded.
 MAX_MESSAGE_BYTES: Final = 1 << 20
 MAX_NAME_LENGTH: Final = 64
+
+# What decoding one bot message may cost. Bots send small flat maps, but the size limit alone
+# lets a message hold a million tiny elements (tens of ms to decode, every answer). msgpack
+# checks the container and string limits on each header, before it reads what follows. The
+# element total and the nesting are checked by _Bounds as msgpack completes each container; that
+# alone would let the scalars of up to 1024 unfinished containers (msgpack's stack) through
+# unchecked, so a frame too big for that to matter is first walked header by header
+# (_check_shape), which stops at the first header that breaks a limit.
+#: The most items in one array or entries in one map of a bot's message.
+MAX_CONTAINER_LEN: Final = 256
+#: The most items and entries in all the arrays and maps of a bot's message together.
+MAX_ELEMENTS: Final = 1024
+#: The deepest nesting of arrays and maps in a bot's message; its own map is level 1.
+MAX_NESTING: Final = 4
+#: The longest str, bin or ext value in a bot's message, in bytes. Decoding one costs time in
+#: proportion to its bytes, which the message's size already bounds (an ``error`` may carry a
+#: text as long as the message allows).
+MAX_STRING_BYTES: Final = MAX_MESSAGE_BYTES
+#: Frames up to this size are decoded at once (they cannot hold more elements than bytes);
+#: bigger ones are walked header by header first. Every answer of a bot is far smaller.
+_WALK_ABOVE_BYTES: Final = 4096
 
 
 class Termination(StrEnum):
@@ -52,6 +74,124 @@ class ProtocolError(Exception):
     def __init__(self, message: str, code: str = "protocol_error") -> None:
         super().__init__(message)
         self.code = code
+
+
+_ELEMENTS_ERROR: Final = (f"more array items and map entries than the limit of {MAX_ELEMENTS} "
+                          "in one message")
+_NESTING_ERROR: Final = f"arrays and maps nested deeper than the limit of {MAX_NESTING} levels"
+
+
+def _too_long(kind: str, length: int) -> ProtocolError:
+    """The error for a container or string header over its limit (``kind`` as msgpack names
+    it: array, map, str, bin or ext)."""
+    if kind in ("array", "map"):
+        what = f"an array of {length} items" if kind == "array" else f"a map of {length} entries"
+        return ProtocolError(f"{what} is over the limit of {MAX_CONTAINER_LEN} items or "
+                             "entries per array or map")
+    return ProtocolError(f"a {kind} value of {length} bytes is over the limit of "
+                         f"{MAX_STRING_BYTES} bytes per string")
+
+
+class _Bounds:
+    """The element total and nesting of one bot message, kept as msgpack completes each array
+    and map (innermost first; :meth:`see` is its ``list_hook`` and ``object_hook``). The first that
+    breaks a limit stops the decoding with a :class:`ProtocolError`."""
+
+    __slots__ = ("elements", "heights")
+
+    def __init__(self) -> None:
+        self.elements = 0
+        #: id -> nesting height of each container completed so far. Every one is still held by
+        #: the message being built, so no id can be reused before decoding ends.
+        self.heights: dict[int, int] = {}
+
+    def see(self, container: Any) -> Any:
+        """Count a container just completed; returns it unchanged."""
+        self.elements += len(container)
+        if self.elements > MAX_ELEMENTS:
+            raise ProtocolError(_ELEMENTS_ERROR)
+        height = 1
+        heights = self.heights
+        # Fast path: the map of a flat message is the first container completed, so none of
+        # its values can be a container.
+        if heights:
+            for value in container.values() if type(container) is dict else container:
+                if type(value) is list or type(value) is dict:
+                    height = max(height, heights[id(value)] + 1)
+            if height > MAX_NESTING:
+                raise ProtocolError(_NESTING_ERROR)
+        heights[id(container)] = height
+        return container
+
+
+# msgpack's first bytes of a map or an array header (fixmap, map16, map32; fixarray, array16,
+# array32): the walk looks at the next byte to know what comes without decoding it.
+_MAP_HEADERS: Final = frozenset([*range(0x80, 0x90), 0xDE, 0xDF])
+_ARRAY_HEADERS: Final = frozenset([*range(0x90, 0xA0), 0xDC, 0xDD])
+
+
+def _check_shape(frame: bytes) -> None:
+    """Walk the first object of ``frame`` header by header, skipping scalars undecoded, and
+    raise :class:`ProtocolError` at the first container header that breaks a limit: so the
+    walk reads at most MAX_ELEMENTS elements. Malformed bytes raise msgpack's own errors."""
+    unpacker = msgpack.Unpacker(max_buffer_size=len(frame), max_str_len=MAX_STRING_BYTES,
+                                max_bin_len=MAX_STRING_BYTES, max_ext_len=MAX_STRING_BYTES)
+    unpacker.feed(frame)
+    elements = 0
+    # How many objects are still to be read in each unfinished container, outermost first;
+    # the bottom entry is the frame's one object.
+    left = [1]
+    while left:
+        if not left[-1]:
+            left.pop()
+            continue
+        left[-1] -= 1
+        first = frame[unpacker.tell()]
+        if first in _MAP_HEADERS:
+            length = unpacker.read_map_header()
+            kind, objects = "map", 2 * length
+        elif first in _ARRAY_HEADERS:
+            length = unpacker.read_array_header()
+            kind, objects = "array", length
+        else:
+            unpacker.skip()
+            continue
+        if length > MAX_CONTAINER_LEN:
+            raise _too_long(kind, length)
+        elements += length
+        if elements > MAX_ELEMENTS:
+            raise ProtocolError(_ELEMENTS_ERROR)
+        if len(left) > MAX_NESTING:
+            raise ProtocolError(_NESTING_ERROR)
+        left.append(objects)
+
+
+# How msgpack words a header over one of its max_*_len limits, e.g. "900000 exceeds
+# max_array_len(256)": read back to say it in the protocol's terms.
+_MSGPACK_LIMIT = re.compile(r"^(\d+) exceeds max_(str|bin|ext|array|map)_len\(")
+
+
+def _unpack_bot_message(frame: bytes) -> Any:
+    """msgpack's strict decoder, within the limits above."""
+    if len(frame) > _WALK_ABOVE_BYTES:
+        _check_shape(frame)
+    see = _Bounds().see
+    try:
+        return msgpack.unpackb(
+            frame, raw=False, strict_map_key=True, use_list=True, list_hook=see, object_hook=see,
+            max_array_len=MAX_CONTAINER_LEN, max_map_len=MAX_CONTAINER_LEN,
+            max_str_len=MAX_STRING_BYTES, max_bin_len=MAX_STRING_BYTES,
+            max_ext_len=MAX_STRING_BYTES,
+        )
+    except msgpack.StackError:
+        # msgpack's C decoder has a fixed stack (1024 containers deep) and stops at the header
+        # that would overflow it, before any container is completed for _Bounds to see.
+        raise ProtocolError(_NESTING_ERROR) from None
+    except ValueError as exc:
+        over = _MSGPACK_LIMIT.match(str(exc))
+        if over is None:
+            raise
+        raise _too_long(over.group(2), int(over.group(1))) from None
 
 
 # Field schemas: name -> type. ``int`` never accepts a bool.
@@ -88,9 +228,12 @@ def encode(message: dict[str, Any]) -> bytes:
 def decode(frame: bytes, schemas: dict[str, dict[str, type]]) -> dict[str, Any]:
     """Decode and validate one frame against ``schemas`` (BOT_MESSAGES or REFEREE_MESSAGES).
 
-    Messages from bots (BOT_MESSAGES) are decoded strictly: trailing bytes are an error too.
+    Messages from bots (BOT_MESSAGES) are decoded strictly: trailing bytes are an error too,
+    and so is breaking a limit on what decoding costs (MAX_CONTAINER_LEN, MAX_ELEMENTS,
+    MAX_NESTING, MAX_STRING_BYTES), each checked before the work it bounds is done.
 
-    Raises :class:`ProtocolError`: for more than MAX_MESSAGE_BYTES, bytes that are not exactly
+    Raises :class:`ProtocolError`: for more than MAX_MESSAGE_BYTES, a broken limit (the message
+    names it), bytes that are not exactly
     one msgpack map with string keys, a missing or wrong ``protocol`` (code
     ``protocol_mismatch``), an unknown ``type``, or a missing or mistyped field.
     """
@@ -98,9 +241,11 @@ def decode(frame: bytes, schemas: dict[str, dict[str, type]]) -> dict[str, Any]:
         raise ProtocolError(f"message of {len(frame)} bytes is over the {MAX_MESSAGE_BYTES} limit")
     try:
         if schemas is BOT_MESSAGES:
-            message = msgpack.unpackb(frame, raw=False, strict_map_key=True, use_list=True)
+            message = _unpack_bot_message(frame)
         else:
             message = ormsgpack.unpackb(frame)
+    except ProtocolError:
+        raise
     except Exception as exc:  # each decoder raises several unrelated types for bad input
         raise ProtocolError(f"not a msgpack message: {exc.__class__.__name__}: {exc}") from None
     if type(message) is not dict:

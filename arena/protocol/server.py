@@ -8,8 +8,9 @@ Three layers over a :class:`~arena.protocol.transport.Transport`:
 - :class:`Server`: one game's bots on an endpoint. It routes each incoming message to its
   connection, matches a ``hello`` to a connection by token, and refuses everyone else.
 - :class:`Connection`: one bot of the game: its handshake, requests, pings and the rules a bot
-  must keep (one frame per message, at most 1 MiB, no flood, no second hello). A request ends in
-  a :class:`Reply` or a :class:`Failure`; a failure is final for the connection.
+  must keep (one frame per message, at most 1 MiB, no flood, no second hello, no closing its
+  connection). A request ends in a :class:`Reply` or a :class:`Failure`; a failure is final
+  for the connection.
 
 This layer knows nothing of games: a request carries whatever observation and actions it is
 given, and whether the chosen index is legal is the caller's call.
@@ -29,6 +30,7 @@ from typing import Any, Protocol
 from arena import __version__
 from arena.protocol.messages import (
     BOT_MESSAGES,
+    MAX_MESSAGE_BYTES,
     ProtocolError,
     Termination,
     decode,
@@ -39,12 +41,18 @@ from arena.protocol.messages import (
     shutdown,
     welcome,
 )
-from arena.protocol.transport import POLL_SLICE_MS, SendError, Transport
+from arena.protocol.transport import POLL_SLICE_MS, Lost, SendError, Transport
 
 #: Messages a bot may send without answering a request before it counts as flooding.
 FLOOD_LIMIT = 64
 #: How many wrong request ids a timeout's detail names.
 STALE_IDS_NAMED = 3
+#: How long a bot whose connection was lost has to be seen exited (a crash) before the loss is
+#: its protocol error. An exiting process closes its sockets a moment before it can be reaped.
+EXIT_GRACE_S = 0.2
+#: The detail of a connection lost while its bot's process lives on.
+LOST_DETAIL = (f"the connection was closed: a message over the {MAX_MESSAGE_BYTES} bytes "
+               "limit, or the bot closed it")
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +158,11 @@ class Server:
         frames = self.transport.receive(wait_ms)
         if frames is None:
             return None
+        if isinstance(frames, Lost):
+            connection = self.by_identity.get(frames.identity)
+            if connection is not None:
+                connection.lost()
+            return None
         self.received_at = time.perf_counter()
         identity = frames[0]
         if identity in self.endpoint.refused:
@@ -254,6 +267,20 @@ class Connection:
             self.send(error(reason, detail), quiet=True)
         self.process.kill()
         return self.failure
+
+    def lost(self) -> None:
+        """The transport closed the bot's connection: a crash if its process exits (it may be
+        exiting now), otherwise a protocol error (a message over the size limit, or a
+        connection the bot closed), since nothing the bot sends can arrive any more."""
+        if self.failure is not None:
+            return
+        deadline = time.monotonic() + EXIT_GRACE_S
+        while self.process.alive():
+            if time.monotonic() >= deadline:
+                self.fail(Termination.PROTOCOL, LOST_DETAIL)
+                return
+            time.sleep(0.005)
+        self.fail(Termination.CRASH, self.process.describe_exit())
 
     def send(self, message: dict[str, Any], quiet: bool = False) -> bool:
         """Send ``message`` (built by :mod:`arena.protocol.messages`). If it cannot be sent,

@@ -31,6 +31,8 @@ PROTOCOL = 1
 NAME = "faulty"
 VERSION = "1.0"
 FOREVER_S = 1000.0
+#: The padding of the mode oversized's answer: 100 times the protocol's limit.
+OVERSIZED_BYTES = 100 * 1024 * 1024
 
 #: What a request handler returns: an action index to answer with, or None to send nothing.
 Handler = Callable[[zmq.Socket, dict[str, Any]], "int | None"]
@@ -238,6 +240,41 @@ def flood() -> None:
     serve(sock, on_request)
 
 
+def oversized_frame(size: int) -> tuple[bytearray, int]:
+    """An action of about ``size`` bytes (its padding is ``size`` zero bytes), and where its
+    request_id's 8 bytes (a uint64, zero for now) are, to be written in for a request."""
+    pack = msgpack.packb
+    head = (b"\x85" + pack("type") + pack("action") + pack("protocol") + pack(PROTOCOL)
+            + pack("index") + pack(0) + pack("request_id") + b"\xcf")
+    request_id_at = len(head)
+    head += bytes(8) + pack("padding") + b"\xc6" + size.to_bytes(4, "big")  # bin32
+    frame = bytearray(len(head) + size)  # one allocation: no 100 MB copy
+    frame[:len(head)] = head
+    return frame, request_id_at
+
+
+def oversized() -> None:
+    """Answer the first request with a 100 MB action (an action with 100 MB of padding), then
+    go on serving (protocol_error: a message over the 1 MiB limit; ZeroMQ cuts the connection
+    as soon as it reads the size). The message is built before hello, so that the answer
+    leaves at once however long building 100 MB takes."""
+    frame, request_id_at = oversized_frame(OVERSIZED_BYTES)
+    sent = False
+
+    def on_request(s: zmq.Socket, msg: dict[str, Any]) -> None:
+        nonlocal sent
+        if not sent:
+            sent = True
+            frame[request_id_at:request_id_at + 8] = msg["request_id"].to_bytes(8, "big")
+            s.send(frame, copy=False)
+            log(f"sent a message of {len(frame)} bytes")
+        return None
+
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, on_request)
+
+
 def child_left_behind() -> None:
     """Start a child that sleeps 1000 s in this bot's process group, write its pid to
     FAULTY_PID_FILE (if set), then play randomly and correctly (ok; the referee must kill the
@@ -359,6 +396,7 @@ MODES: dict[str, Callable[[], None]] = {
     "garbage-bytes": garbage_bytes,
     "wrong-request-id": wrong_request_id,
     "flood": flood,
+    "oversized": oversized,
     "child-left-behind": child_left_behind,
     "impostor": impostor,
     "slow": slow,
