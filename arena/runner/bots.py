@@ -6,6 +6,7 @@ A bot is a folder with a ``bot.toml`` manifest::
     version = "1.0"
     language = "python"
     command = ["{python}", "bot.py"]     # run in the bot's folder; {python} is this Python
+    needs = ["../greedy-py"]             # optional: other folders it reads (relative to its own)
 
     [limits]                             # optional; these are the defaults
     memory_mb = 2048                     # address space
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.runner.botlog import BotLog
+from arena.runner.sandbox import Sandbox
 
 MANIFEST = "bot.toml"
 #: How long kill() waits for the processes of a killed group to be gone.
@@ -147,6 +149,9 @@ class BotManifest:
     language: str
     command: tuple[str, ...]
     limits: Limits = field(default_factory=Limits)
+    #: Folders outside its own that the bot reads (absolute): the sandbox shows them to it,
+    #: read-only, at the same paths; it shows nothing else of the file system's bot folders.
+    needs: tuple[Path, ...] = ()
 
     @classmethod
     def load(cls, path: str | Path) -> BotManifest:
@@ -193,9 +198,10 @@ class BotManifest:
             if type(value) is not int or value <= 0:
                 raise ManifestError(f"{where}: limits.{key} must be a positive whole number")
         unknown_top = sorted(set(data) - {"name", "version", "language", "command", "limits",
-                                          "description"})
+                                          "description", "needs"})
         if unknown_top:
             raise ManifestError(f"{where}: unknown field(s): {', '.join(unknown_top)}")
+        needs = _needs(data.get("needs", []), folder, where)
         limits = Limits(**raw_limits)
         # Checked here, so that check-bot, play and a tournament file all refuse the bot before
         # any start, rather than every start failing inside the child.
@@ -204,13 +210,26 @@ class BotManifest:
             key, problem = problems[0]
             default = "" if key in raw_limits else " (the default)"
             raise ManifestError(f"{where}: limits.{key} = {problem}{default}")
-        return cls(folder, name, version, language, tuple(command), limits)
+        return cls(folder, name, version, language, tuple(command), limits, needs)
 
     def argv(self) -> list[str]:
         """The command with ``{python}`` (this interpreter) and ``{node}`` filled in."""
         node = shutil.which("node") or "node"
         return [c.replace("{python}", sys.executable).replace("{node}", node)
                 for c in self.command]
+
+
+def _needs(raw: Any, folder: Path, where: str) -> tuple[Path, ...]:
+    """The manifest's ``needs``: existing folders, relative to the bot's folder or absolute."""
+    if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
+        raise ManifestError(f"{where}: 'needs' must be a list of folder paths")
+    needs: list[Path] = []
+    for entry in raw:
+        path = (folder / entry).resolve()
+        if not path.is_dir():
+            raise ManifestError(f"{where}: needs {entry!r}: {path} is not a folder")
+        needs.append(path)
+    return tuple(needs)
 
 
 #: One limit for the child: its manifest field, say "memory_mb = 2048"; the resource; (soft, hard).
@@ -270,13 +289,24 @@ class BotStartError(RuntimeError):
 class BotProcess:
     """One running bot: a process group, supervised and killed as a whole."""
 
-    def __init__(self, manifest: BotManifest, env: dict[str, str], log: BotLog) -> None:
+    def __init__(
+        self, manifest: BotManifest, env: dict[str, str], log: BotLog,
+        sandbox: Sandbox | None = None,
+    ) -> None:
         """Start the bot: ``env`` added to this process's environment less the runner's own
         ``ARENA_*`` settings (such as where the seed key lives), its output drained into
-        ``log`` (which owns the pipe from then on). Raises :class:`BotStartError`."""
+        ``log`` (which owns the pipe from then on). With a ``sandbox``, the process started
+        is bwrap running the bot inside it, with only ``env``'s ``ARENA_*`` variables and the
+        basics (:mod:`arena.runner.sandbox`); its group is then the bwrap process's, and
+        killing it ends the sandbox and everything in it. Raises :class:`BotStartError`."""
         self.manifest = manifest
+        self.sandboxed = sandbox is not None
         inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
         full_env = {**inherited, **env}
+        argv = manifest.argv()
+        if sandbox is not None:
+            argv = sandbox.wrap(argv, env, manifest.folder, manifest.needs,
+                                python="{python}" in manifest.command)
         rlimits, prctl = _rlimits(manifest.limits), _resolve_prctl()
         # Non-inheritable: the child keeps it only until its exec.
         report_r, report_w = os.pipe()
@@ -286,7 +316,7 @@ class BotProcess:
         # a Python bot needs `arena` importable, which it is when started with {python}.
         try:
             self.popen = subprocess.Popen(
-                manifest.argv(),
+                argv,
                 cwd=manifest.folder,
                 env=full_env,
                 stdin=subprocess.DEVNULL,
@@ -345,14 +375,13 @@ class BotProcess:
         return f"exited with status {code}"
 
     def cpu_seconds(self) -> float | None:
-        """CPU time used so far by the bot's main process (Linux /proc), or None."""
-        try:
-            with open(f"/proc/{self.popen.pid}/stat") as f:
-                stat = f.read()
-        except OSError:
-            return None
-        fields = stat[stat.rfind(")") + 2 :].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """CPU time used so far by the bot's main process (Linux /proc), or None. Sandboxed,
+        the most any one process of the sandbox used (the bwrap process itself uses next to
+        nothing; the limit is per process)."""
+        if not self.sandboxed:
+            return _cpu_of(self.popen.pid)
+        used = [t for t in map(_cpu_of, _descendants(self.popen.pid)) if t is not None]
+        return max(used) if used else None
 
     def kill(self) -> None:
         """Kill the bot's whole process group (SIGKILL), reap the main process, and wait
@@ -370,6 +399,30 @@ class BotProcess:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=grace_s)
         self.kill()
+
+
+def _cpu_of(pid: int) -> float | None:
+    """User plus system CPU time of the process ``pid`` so far, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (Linux /proc), as far as they can be read."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        try:
+            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+        except OSError:
+            continue
+    return found
 
 
 class RunningBot(Protocol):

@@ -1,0 +1,230 @@
+"""The bubblewrap sandbox around a bot process (opt-in: ``sandbox = "bwrap"``).
+
+A sandboxed bot runs under ``bwrap`` with every namespace of its own (``--unshare-all``):
+
+- **processes**: its own PID namespace, so it sees and can signal only its own processes; the
+  namespace's first process is bwrap's init, and when it dies the kernel kills everything left
+  in the namespace, however it was forked (double fork, setsid). The bwrap process outside is
+  what :class:`~arena.runner.bots.BotProcess` starts in its own process group and kills, and
+  ``--die-with-parent`` ends the sandbox if the runner dies first.
+- **network**: its own network namespace (only a down loopback): no TCP at all. It reaches the
+  referee through an ``ipc://`` socket in the endpoint folder, mounted at
+  :data:`INSIDE_ENDPOINT_DIR` (a path-based unix socket works across network namespaces).
+- **files**: a fresh root holding read-only ``/usr`` (and the ``/bin``, ``/lib`` links or
+  folders), the few files of ``/etc`` that the dynamic linker and runtimes read
+  (:data:`ETC_FILES`), the runtime the command needs read-only (for ``{python}``: the
+  virtual environment, the base installation and the ``arena`` package; otherwise the program's
+  own installation if outside ``/usr``), the bot's folder read-only at its own path (its
+  working directory), the folders its manifest ``needs`` read-only at theirs, a private
+  writable ``/tmp`` (tmpfs, gone with the sandbox), the endpoint folder, ``/proc`` of its own
+  PID namespace and a minimal ``/dev``. Nothing else: not the tournament file, journal, game
+  records, logs, seed key, other bots' folders or the runner's tree.
+- **environment**: cleared, then only ``ARENA_*``, ``PATH``, ``HOME=/tmp``, ``TMPDIR=/tmp``,
+  ``LANG`` and ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only).
+
+The resource limits are applied to the bwrap process before its exec and are inherited by
+everything inside.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+#: The sandbox modes a tournament file, ``play`` and ``check-bot`` accept.
+MODES = ("none", "bwrap")
+#: Where the endpoint folder appears inside the sandbox.
+INSIDE_ENDPOINT_DIR = "/run/arena"
+#: The socket's name in the endpoint folder.
+SOCKET_NAME = "arena.sock"
+#: Files of /etc a bot may need: the dynamic linker's cache and configuration (libraries in
+#: multiarch folders are found through it), the time zone, and name-service basics so that
+#: runtimes asking "who am I" (getpwuid) get an answer instead of an error. No secrets: no
+#: shadow, no ssl keys, no resolver (there is no network to resolve on).
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "passwd", "group",
+             "nsswitch.conf")
+#: The size of the private /tmp (a tmpfs lives in memory, outside the address-space limit).
+TMP_BYTES = 256 * 1024 * 1024
+#: The PATH inside: the system's folders, then the command's own (added when it has one).
+INSIDE_PATH = "/usr/local/bin:/usr/bin:/bin"
+#: How long the detection's trivial sandbox may take to start and exit.
+PROBE_TIMEOUT_S = 10.0
+
+
+class SandboxError(RuntimeError):
+    """The sandbox was asked for and cannot work here; the message is one line saying why."""
+
+
+def _base_args() -> list[str]:
+    """The namespaces and the system part of the root, common to every sandbox."""
+    args = ["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64"):
+        top = Path("/") / name
+        if top.is_symlink():
+            # A merged-/usr system: keep the link, so paths like /lib64/ld-linux... resolve.
+            args += ["--symlink", os.readlink(top), str(top)]
+        elif top.is_dir():
+            args += ["--ro-bind", str(top), str(top)]
+    for name in ETC_FILES:
+        path = Path("/etc") / name
+        if path.exists():
+            args += ["--ro-bind", str(path), str(path)]
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    return args
+
+
+@functools.cache
+def sandbox_problem() -> str | None:
+    """Why the sandbox cannot work here (one line), or None if it does: bwrap must be on
+    PATH and start a trivial sandbox. Looked at once per process."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return ("bubblewrap is not installed: no 'bwrap' on PATH "
+                "(Debian/Ubuntu: apt-get install bubblewrap)")
+    true = shutil.which("true") or "/usr/bin/true"
+    try:
+        done = subprocess.run([bwrap, *_base_args(), "--", true], capture_output=True,
+                              timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap cannot start a sandbox here: {exc}"
+    if done.returncode != 0:
+        why = done.stderr.decode(errors="replace").strip().splitlines()
+        return (f"bwrap cannot start a sandbox here (exit status {done.returncode}): "
+                f"{why[-1] if why else 'no message'}")
+    return None
+
+
+def require_sandbox(mode: str) -> None:
+    """Raise :class:`SandboxError` if ``mode`` is "bwrap" and the sandbox cannot work here, or
+    ``mode`` is not a known mode. Never falls back to running unsandboxed."""
+    if mode not in MODES:
+        raise SandboxError(f"unknown sandbox {mode!r}: one of {', '.join(MODES)}")
+    if mode == "bwrap":
+        problem = sandbox_problem()
+        if problem is not None:
+            raise SandboxError(f"the bwrap sandbox was asked for but {problem}")
+
+
+def inside_endpoint() -> str:
+    """ARENA_ENDPOINT as a sandboxed bot sees it."""
+    return f"ipc://{INSIDE_ENDPOINT_DIR}/{SOCKET_NAME}"
+
+
+def _python_binds() -> Iterator[str]:
+    """What ``{python}`` needs: the virtual environment, the installation it was made from,
+    and the ``arena`` package (an editable install points into the source tree: binding only
+    the package keeps the rest of that tree out of sight)."""
+    import arena
+
+    yield sys.prefix
+    yield os.path.realpath(sys.base_prefix)
+    yield str(Path(arena.__file__).resolve().parent)
+
+
+def _program(argv0: str, folder: Path) -> str:
+    """The absolute path of the command's program, found the way the bot's folder would."""
+    if "/" in argv0:
+        return str((folder / argv0).resolve()) if not os.path.isabs(argv0) else argv0
+    return shutil.which(argv0) or argv0
+
+
+def _program_binds(program: str) -> Iterator[str]:
+    """A program outside /usr comes with its installation: the folder above its ``bin``
+    (a runtime's libraries live beside it), else its own folder."""
+    real = Path(os.path.realpath(program))
+    for path in {Path(program), real}:
+        if path.is_relative_to("/usr") or not path.is_absolute():
+            continue
+        folder = path.parent
+        yield str(folder.parent if folder.name == "bin" else folder)
+
+
+class Sandbox:
+    """Wraps bot commands in bwrap, with ``endpoint_dir`` (the folder of the referee's ipc
+    socket) mounted at :data:`INSIDE_ENDPOINT_DIR`."""
+
+    def __init__(self, endpoint_dir: str | Path) -> None:
+        self.endpoint_dir = str(endpoint_dir)
+        self.bwrap = shutil.which("bwrap") or "bwrap"
+
+    def wrap(
+        self, argv: list[str], env: dict[str, str], folder: Path,
+        needs: Sequence[Path] = (), python: bool = False,
+    ) -> list[str]:
+        """The bwrap command line running a bot's command, with only ``env``'s ``ARENA_*``
+        variables and the basics set.
+
+        Args:
+            argv: the command to run inside, as it would run outside (filled in).
+            env: the variables meant for the bot; only ``ARENA_*`` ones pass.
+            folder: the bot's folder (absolute): read-only, its working directory.
+            needs: other folders (absolute) it reads, read-only.
+            python: the command runs ``{python}``, this interpreter: its installation is
+                mounted too.
+        """
+        program = _program(argv[0], folder)
+        binds: list[str] = []
+        if python:
+            binds += _python_binds()
+        binds += _program_binds(program)
+        args = [self.bwrap, *_base_args()]
+        for path in dict.fromkeys(binds):
+            args += ["--ro-bind", path, path]
+        # The bot's own folder after the runtimes: a bot inside a bound tree still sees its
+        # folder as it is (read-only all the same).
+        for own in (folder, *needs):
+            args += ["--ro-bind", str(own), str(own)]
+        args += ["--bind", self.endpoint_dir, INSIDE_ENDPOINT_DIR, "--chdir", str(folder)]
+        path_var = INSIDE_PATH
+        if not program.startswith("/usr/"):
+            path_var = f"{Path(program).parent}:{path_var}"
+        inside = {k: v for k, v in env.items() if k.startswith("ARENA_")}
+        inside.update(PATH=path_var, HOME="/tmp", TMPDIR="/tmp",
+                      LANG=os.environ.get("LANG", "C.UTF-8"), PYTHONDONTWRITEBYTECODE="1")
+        args.append("--clearenv")
+        for key, value in inside.items():
+            args += ["--setenv", key, value]
+        return [*args, "--", program, *argv[1:]]
+
+
+def pid_namespace(pid: int) -> str | None:
+    """The PID namespace of the process ``pid`` (as ``pid:[inode]``), or None if it is gone."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def sandbox_namespace(bwrap_pid: int) -> str | None:
+    """The PID namespace of the sandbox started by the bwrap process ``bwrap_pid``: that of
+    its child (bwrap's init inside), or None if there is none (yet, or any more)."""
+    try:
+        children = Path(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children").read_text().split()
+    except OSError:
+        return None
+    outside = pid_namespace(bwrap_pid)
+    for child in children:
+        ns = pid_namespace(int(child))
+        if ns is not None and ns != outside:
+            return ns
+    return None
+
+
+def namespace_alive(namespace: str) -> bool:
+    """True if any process of the PID namespace ``namespace`` is still running (zombies
+    do not count)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or pid_namespace(int(entry.name)) != namespace:
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if stat[stat.rfind(")") + 2:].split()[:1] not in (["Z"], ["X"]):
+            return True
+    return False
