@@ -129,6 +129,33 @@ def _terminate_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
+def _sandbox_mode(on: bool) -> str:
+    """The sandbox mode of --sandbox/--no-sandbox; with --sandbox, a clear error (no
+    fallback) if the sandbox cannot work here."""
+    from arena.runner.sandbox import SandboxError, require_sandbox
+
+    mode = "bwrap" if on else "none"
+    try:
+        require_sandbox(mode)
+    except SandboxError as exc:
+        _fail(str(exc))
+    return mode
+
+
+@app.command()
+def doctor() -> None:
+    """Say whether bots can be sandboxed here (bubblewrap), and why not: exit 0 if they can,
+    1 if not."""
+    from arena.runner.sandbox import sandbox_problem
+
+    problem = sandbox_problem()
+    if problem is None:
+        out.print("[green]ok[/]    sandbox: bubblewrap works here (--sandbox, sandbox = \"bwrap\")")
+        return
+    out.print(f"[red]FAIL[/]  sandbox: {escape(problem)}")
+    raise typer.Exit(1)
+
+
 TC = TimeControl()
 DecisionMs = Annotated[
     int, typer.Option("--decision-ms", help="Time limit of one decision, ms.")
@@ -167,6 +194,10 @@ def play(
     bank_ms: BankMs = TC.bank_ms,
     handshake_ms: HandshakeMs = TC.handshake_ms,
     log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
+    sandbox: Annotated[
+        bool, typer.Option("--sandbox/--no-sandbox",
+                           help="Run each bot in a bubblewrap sandbox (see `arena doctor`).")
+    ] = False,
 ) -> None:
     """Play one game and print the final table.
 
@@ -183,11 +214,12 @@ def play(
     g = _game(game, n)
     seats: list[BotManifest | None] = [*manifests, *[None] * (n - len(manifests))]
     seed_key = _user_seed_key()
+    mode = _sandbox_mode(sandbox)
     _terminate_on_sigterm()
     try:
         rec = play_game(g, seed, seats, _time_control(decision_ms, bank_ms, handshake_ms),
                         log_dir=log_dir if manifests else None, log_cap=log_cap_mb * MIB,
-                        seed_key=seed_key)
+                        seed_key=seed_key, sandbox=mode)
     except VoidGame as exc:
         _fail(f"void game (nobody loses; try again): {exc}", code=3)
     if record is not None:
@@ -242,6 +274,10 @@ def check_bot(
         Path, typer.Option("--log-dir", help="Where the bot's output is written.")
     ] = Path("arena-logs"),
     log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
+    sandbox: Annotated[
+        bool, typer.Option("--sandbox/--no-sandbox",
+                           help="Check the bot in a bubblewrap sandbox (see `arena doctor`).")
+    ] = False,
 ) -> None:
     """Check a bot: manifest, start, handshake, ping, a game against built-in random players,
     and a clean shutdown. Prints pass/fail per check; exit 0 only if all pass."""
@@ -249,9 +285,10 @@ def check_bot(
 
     g = _game(game)
     _user_seed_key()  # the referee uses it too: a broken key file is named here, not raised
+    mode = _sandbox_mode(sandbox)
     _terminate_on_sigterm()
     tc = _time_control(decision_ms, TC.bank_ms, handshake_ms)
-    results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB)
+    results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB, sandbox=mode)
     for check in results:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
         out.print(f"{mark}  {check.name:<10} {check.detail}")

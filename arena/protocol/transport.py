@@ -73,7 +73,7 @@ LOST_CHECK_EVERY = 64
 
 
 class ZmqTransport:
-    """A ZeroMQ ROUTER socket on a random loopback port.
+    """A ZeroMQ ROUTER socket on a random loopback port, or on a given endpoint.
 
     Sending to a bot that has gone raises (ROUTER_MANDATORY) instead of dropping the message
     silently; closing never lingers. A message over MAX_MESSAGE_BYTES makes ZeroMQ close that
@@ -83,9 +83,10 @@ class ZmqTransport:
     first message came through.
     """
 
-    def __init__(self, bind: bool = True) -> None:
-        """``bind``: listen on ``tcp://127.0.0.1:<random port>``. A game without bot processes
-        needs no port."""
+    def __init__(self, bind: bool = True, endpoint: str | None = None) -> None:
+        """``bind``: listen on ``endpoint`` if given (such as ``ipc:///some/dir/arena.sock``,
+        for bots that have no network), else on ``tcp://127.0.0.1:<random port>``. A game
+        without bot processes needs no port."""
         self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
         self._sock = self._ctx.socket(zmq.ROUTER)
         self._sock.setsockopt(zmq.LINGER, 0)
@@ -105,7 +106,10 @@ class ZmqTransport:
         self._lost: collections.deque[Lost] = collections.deque()
         self._unwatched = 0
         self._address = ""
-        if bind:
+        if bind and endpoint is not None:
+            self._sock.bind(endpoint)
+            self._address = endpoint
+        elif bind:
             port = self._sock.bind_to_random_port("tcp://127.0.0.1")
             self._address = f"tcp://127.0.0.1:{port}"
 
@@ -142,7 +146,7 @@ class ZmqTransport:
             # The closing of this descriptor's previous connection was reported before the
             # descriptor could be reused: hear it first, so it is not blamed on this one.
             self._watch()
-            # The descriptor the frame was read through (TCP only, which is all this binds);
+            # The descriptor the frame was read through (TCP or ipc: both are stream sockets);
             # libzmq warns it may be closed, even reused, by now: then this connection is gone
             # already and its sends will fail.
             fd = data.get(zmq.SRCFD)

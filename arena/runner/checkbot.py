@@ -27,11 +27,13 @@ class Check:
 
 def check_bot(
     path: Path, game: Game, seed: int, time_control: TimeControl, log_dir: Path | None,
-    log_cap: int = DEFAULT_LOG_CAP,
+    log_cap: int = DEFAULT_LOG_CAP, sandbox: str = "none",
 ) -> list[Check]:
     """Run the checks in order, stopping at the first failure. Never raises for a bot's
     misbehaviour; the bot's processes are all gone when this returns. The bot's output goes to
-    a log under ``log_dir`` (none if None), at most ``log_cap`` bytes of it."""
+    a log under ``log_dir`` (none if None), at most ``log_cap`` bytes of it. ``sandbox``:
+    "bwrap" checks it inside the bubblewrap sandbox (raises
+    :class:`~arena.runner.sandbox.SandboxError` if that cannot work here)."""
     checks: list[Check] = []
     try:
         manifest = BotManifest.load(path)
@@ -41,7 +43,8 @@ def check_bot(
                                           f"({manifest.language}): {' '.join(manifest.command)}"))
     players = max(2, game.min_players)
     referee = Referee(game, seed, [manifest] + [None] * (players - 1), time_control, log_dir,
-                      game_id=f"check-{manifest.name}-{seed}", log_cap=log_cap)
+                      game_id=f"check-{manifest.name}-{seed}", log_cap=log_cap,
+                      sandbox=sandbox)
     seat = referee.seats[0]
     try:
         try:

@@ -83,7 +83,8 @@ class Referee:
 
     ``seed_key`` is the secret key bots' seeds are derived with (:func:`arena.seeds.bot_seed`);
     it never leaves the runner. None: the user's key (:func:`arena.seeds.user_seed_key`), so the
-    same seed gives the same game, as ``arena play`` promises.
+    same seed gives the same game, as ``arena play`` promises. ``sandbox`` ("none" or "bwrap")
+    applies to the referee's own stable, made when no ``stable`` is shared.
     """
 
     def __init__(
@@ -97,6 +98,7 @@ class Referee:
         stable: Stable | None = None,
         log_cap: int = DEFAULT_LOG_CAP,
         seed_key: bytes | None = None,
+        sandbox: str = "none",
     ) -> None:
         n = len(bots)
         if not game.min_players <= n <= game.max_players:
@@ -117,7 +119,8 @@ class Referee:
         # A private stable (nothing kept) unless the caller shares one across games. Only a
         # game with bot processes needs a bound socket; built-in seats play in-process.
         self.owns_stable = stable is None
-        self.stable = stable or Stable(keep=0, bind=any(b is not None for b in bots))
+        self.stable = stable or Stable(keep=0, bind=any(b is not None for b in bots),
+                                       sandbox=sandbox)
         self.server = Server(self.stable.endpoint, self.event)
         self._games_before: dict[int, int] = {}
         self.finished = False
@@ -159,7 +162,7 @@ class Referee:
                 seat.process = self.stable.launch(
                     seat.manifest,
                     {
-                        "ARENA_ENDPOINT": self.stable.endpoint.address,
+                        "ARENA_ENDPOINT": self.stable.bot_address,
                         "ARENA_TOKEN": token,
                         "ARENA_PROTOCOL": str(PROTOCOL_VERSION),
                         "ARENA_SEED": str(self.bot_seed(seat.seat)),
@@ -332,6 +335,7 @@ def play_game(
     stable: Stable | None = None,
     log_cap: int | None = None,
     seed_key: bytes | None = None,
+    sandbox: str = "none",
 ) -> GameRecord:
     """Play one refereed game. ``bots[s]`` is seat s's manifest, or None for a built-in random
     player. Raises :class:`VoidGame` if the game could not be played. Without a ``stable``, no
@@ -339,9 +343,12 @@ def play_game(
     (the stable's owner stops them). Each bot's output is logged under ``log_dir`` (nowhere if
     None), at most ``log_cap`` bytes of it for this game (default
     :data:`~arena.runner.botlog.DEFAULT_LOG_CAP`). ``seed_key``: the secret the bots' seeds are
-    derived with (see :class:`Referee`); the same key and seed give the same game."""
+    derived with (see :class:`Referee`); the same key and seed give the same game.
+    ``sandbox``: "bwrap" starts each bot in a bubblewrap sandbox (without a ``stable``; a
+    shared stable has its own setting), raising
+    :class:`~arena.runner.sandbox.SandboxError` if that cannot work here."""
     referee = Referee(game, seed, bots, time_control, log_dir, game_id, stable,
-                      DEFAULT_LOG_CAP if log_cap is None else log_cap, seed_key)
+                      DEFAULT_LOG_CAP if log_cap is None else log_cap, seed_key, sandbox)
     try:
         referee.launch()
         referee.handshake()

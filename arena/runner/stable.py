@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +14,7 @@ from arena.protocol.server import Endpoint
 from arena.protocol.transport import Transport, ZmqTransport
 from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog
 from arena.runner.bots import BotManifest, BotProcess, Launcher, RunningBot
+from arena.runner.sandbox import SOCKET_NAME, Sandbox, inside_endpoint, require_sandbox
 
 #: How long a bot gets to exit by itself after shutdown before its group is killed.
 SHUTDOWN_GRACE_S = 1.0
@@ -37,9 +41,11 @@ class Stable:
     stopped first), and a process is retired after ``max_games`` games or half its CPU-time
     limit. With ``keep`` = 0 every bot is stopped after its game.
 
-    The endpoint is a ZeroMQ socket on a random loopback port (none if not ``bind``), unless a
-    ``transport`` is given; bots are started as processes (:class:`BotProcess`) unless a
-    ``launch`` is given. Both seams let tests play whole games inside one process.
+    The endpoint is a ZeroMQ socket on a random loopback port (none if not ``bind``), or with
+    the sandbox a unix socket in a private folder (``bot_address`` is where bots connect, as
+    they see it), unless a ``transport`` is given; bots are started as processes
+    (:class:`BotProcess`) unless a ``launch`` is given. Both seams let tests play whole games
+    inside one process.
     """
 
     def __init__(
@@ -48,12 +54,35 @@ class Stable:
         max_games: int = 200,
         bind: bool = True,
         transport: Transport | None = None,
-        launch: Launcher = BotProcess,
+        launch: Launcher | None = None,
+        sandbox: str = "none",
     ) -> None:
+        """``sandbox``: "none", or "bwrap" to start every bot in a bubblewrap sandbox
+        (:mod:`arena.runner.sandbox`); raises :class:`~arena.runner.sandbox.SandboxError` if
+        the sandbox cannot work here (never falls back to running bots unsandboxed)."""
+        require_sandbox(sandbox)
         self.keep = keep
         self.max_games = max_games
-        self.endpoint = Endpoint(transport if transport is not None else ZmqTransport(bind))
-        self.launch = launch
+        self.sandbox = sandbox
+        # Sandboxed bots have no network: the endpoint is a unix socket in a private folder
+        # (only this user may enter it) that the sandbox mounts in; bots see it at a fixed path.
+        self._endpoint_dir: str | None = None
+        self.bot_address = ""
+        if transport is None and bind and sandbox == "bwrap":
+            self._endpoint_dir = tempfile.mkdtemp(prefix="arena-endpoint-")
+            os.chmod(self._endpoint_dir, 0o700)
+            transport = ZmqTransport(
+                endpoint=f"ipc://{self._endpoint_dir}/{SOCKET_NAME}")
+            self.bot_address = inside_endpoint()
+        elif transport is None:
+            transport = ZmqTransport(bind)
+        self.endpoint = Endpoint(transport)
+        self.bot_address = self.bot_address or self.endpoint.address
+        if launch is None:
+            launch = BotProcess
+            if self._endpoint_dir is not None:
+                launch = functools.partial(BotProcess, sandbox=Sandbox(self._endpoint_dir))
+        self.launch: Launcher = launch
         self.idle: dict[str, Session] = {}  # by bot name, oldest first
         self.launches = 0
 
@@ -115,3 +144,6 @@ class Stable:
         while self.idle:
             self._stop(self.idle.pop(next(iter(self.idle))))
         self.endpoint.close()
+        if self._endpoint_dir is not None:
+            shutil.rmtree(self._endpoint_dir, ignore_errors=True)
+            self._endpoint_dir = None
