@@ -17,6 +17,8 @@
                                      # games (false: a fresh process for every game)
     log_cap_mb = 10                  # optional: the most of a bot's output kept in its log
                                      # per game, MiB (0..10240; the rest is dropped)
+    sandbox = "none"                 # optional: "bwrap" runs every bot in a bubblewrap
+                                     # sandbox (arena.runner.sandbox); default "none"
     candidates = ["greedy-py"]       # gauntlet only: the bots the field plays against
 
     [time_control]                   # optional; any of these, in milliseconds
@@ -40,12 +42,13 @@ from arena.engine import UnknownGameError, get_game
 from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.bots import NAME_RULE, BotManifest, ManifestError, read_toml
 from arena.runner.clock import TimeControl
+from arena.runner.sandbox import MODES as SANDBOX_MODES
 
 FORMATS = ("round-robin", "swiss", "gauntlet")
 _KNOWN = {
     "name", "game", "format", "players", "rounds", "max_games", "seat_rotation", "seed",
     "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
-    "reuse_bots", "log_cap_mb",
+    "reuse_bots", "log_cap_mb", "sandbox",
 }
 
 
@@ -74,6 +77,7 @@ class TournamentConfig:
     time_control: TimeControl
     bots: tuple[BotManifest, ...]
     source: Path
+    sandbox: str = "none"  #: how bots are run: "none" or "bwrap" (arena.runner.sandbox)
 
     @property
     def log_cap(self) -> int:
@@ -87,8 +91,8 @@ class TournamentConfig:
     def identity(self) -> dict[str, Any]:
         """What defines the tournament's games: a resumed run must match it exactly.
 
-        Concurrency, the output folder and the log cap may change between runs; nothing else
-        may.
+        Concurrency, the output folder, the log cap and the sandbox may change between runs;
+        nothing else may (the sandbox changes where bots run, not what the games are).
         """
         return {
             "name": self.name,
@@ -176,6 +180,9 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     concurrency = whole("concurrency", 1, 64, default=os.cpu_count() or 1)
     void_retries = whole("void_retries", 0, 100, default=2)
     log_cap_mb = whole("log_cap_mb", 0, MAX_LOG_CAP_MB, default=DEFAULT_LOG_CAP // MIB)
+    sandbox = text("sandbox", "none")
+    if sandbox not in SANDBOX_MODES:
+        raise fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
     output = Path("leaderboards") / name
     if "output" in data:
         output = Path(text("output"))
@@ -234,7 +241,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         max_games=max_games, seat_rotation=rotation, seed=seed, concurrency=concurrency,
         output=output, void_retries=void_retries, reuse_bots=reuse, log_cap_mb=log_cap_mb,
         candidates=candidates,
-        time_control=time_control, bots=tuple(bots), source=file,
+        time_control=time_control, bots=tuple(bots), source=file, sandbox=sandbox,
     )
     # The schedule itself must be possible (e.g. max_games holds at least one table's games).
     from arena.runner.schedule import make_scheduler

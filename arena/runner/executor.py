@@ -49,6 +49,7 @@ class GameJob:
     log_dir: str
     seed_key: bytes  #: the tournament's key of bots' seeds (arena.seeds.bot_seed)
     log_cap: int | None = None  # bytes of each bot's output kept per game; None: the default
+    sandbox: str = "none"  #: how the bots run: "none" or "bwrap" (arena.runner.sandbox)
 
 
 class JobStatus(StrEnum):
@@ -93,8 +94,8 @@ class Executor(Protocol):
 
 
 def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
-    """Play one job in this process (what a worker does). With a ``stable``, bot processes are
-    kept between the jobs of this process."""
+    """Play one job in this process (what a worker does). With a ``stable`` (whose sandbox
+    setting must be the job's), bot processes are kept between the jobs of this process."""
     from arena.runner.bots import BotManifest
     from arena.runner.clock import TimeControl
     from arena.runner.referee import VoidGame, play_game
@@ -105,7 +106,8 @@ def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
         bots = [BotManifest.load(job.bot_folders[name]) for name in p.bots]
         record = play_game(job.game, p.seed, bots,
                            TimeControl.from_dict(job.time_control), job.log_dir, p.game_id,
-                           stable, log_cap=job.log_cap, seed_key=job.seed_key)
+                           stable, log_cap=job.log_cap, seed_key=job.seed_key,
+                           sandbox=job.sandbox)
     except VoidGame as exc:
         return JobResult(p.game_id, JobStatus.VOID, str(exc), duration_s=time.monotonic() - t0)
     except Exception as exc:
@@ -151,15 +153,21 @@ def _worker(
     threading.Thread(target=_watch_lifeline, args=(lifeline,), daemon=True).start()
     # Bot processes wait here between this worker's games (start-up and handshake are most of
     # a short game's cost); they are stopped when the worker stops, however it stops.
-    stable = Stable(keep=keep_bots)
+    # One stable per sandbox setting, made at the first job that asks for it (the tournament
+    # has checked that the sandbox works before handing out jobs).
+    stables: dict[str, Stable] = {}
     try:
         while True:
             job = jobs.get()
             if job is None:
                 return
+            stable = stables.get(job.sandbox)
+            if stable is None:
+                stable = stables[job.sandbox] = Stable(keep=keep_bots, sandbox=job.sandbox)
             results.put(play_job(job, stable))
     finally:
-        stable.close()
+        for stable in stables.values():
+            stable.close()
 
 
 class LocalExecutor:

@@ -33,6 +33,7 @@ from arena.runner.executor import (
 from arena.runner.live import Snapshot
 from arena.runner.outputs import write_standings
 from arena.runner.ratings import RatingTracker, Standings
+from arena.runner.sandbox import SandboxError, require_sandbox
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
 from arena.runner.storage import disk_full_message, is_disk_full
@@ -145,7 +146,7 @@ class Tournament:
             time_control=self.config.time_control.to_dict(),
             record_path=str(record_file(self.folder, p.game_id)),
             log_dir=str(self.folder / "logs"), log_cap=self.config.log_cap,
-            seed_key=self.seed_key,
+            seed_key=self.seed_key, sandbox=self.config.sandbox,
         )
 
     def _finish(self, p: Pairing, r: JobResult) -> None:
@@ -180,6 +181,12 @@ class Tournament:
             return self._run()
 
     def _run(self) -> TournamentResult:
+        try:
+            # Before any worker starts: a sandbox that cannot work stops the run with one line,
+            # and bots are never run unsandboxed instead.
+            require_sandbox(self.config.sandbox)
+        except SandboxError as exc:
+            raise TournamentError(str(exc)) from None
         queue: list[Pairing] = self.journal.pairings("scheduled")
         keep = KEEP_BOTS_PER_WORKER if self.config.reuse_bots else 0
         executor = self.executor_factory(self.config.concurrency, keep)
