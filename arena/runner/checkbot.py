@@ -14,6 +14,7 @@ from arena.runner.bots import BotManifest, ManifestError, group_alive
 from arena.runner.clock import TimeControl
 from arena.runner.record import verify
 from arena.runner.referee import Referee, VoidGame
+from arena.runner.sandbox import BOT_PID_INSIDE, namespace_processes, sandbox_namespace
 
 SHUTDOWN_WAIT_S = 3.0
 
@@ -91,11 +92,21 @@ def check_bot(
             return [*checks, Check("ping", False, f"after the game: {rtt.reason}: "
                                                   f"{rtt.detail}")]
         checks.append(Check("ping", True, f"answered a ping after the game in {rtt:.1f} ms"))
-        referee.send_shutdown(seat)
         proc = seat.process
+        # Sandboxed, the bot's own processes are in the sandbox's PID namespace, not in the
+        # bwrap process's group, and the sandbox ends them all when the bot exits: what the
+        # bot left running is what was still there beside it until it exited.
+        namespace = sandbox_namespace(proc.pid) if sandbox != "none" else None
+        extra: dict[int, int] = {}
+        referee.send_shutdown(seat)
         deadline = time.monotonic() + SHUTDOWN_WAIT_S
         while proc.alive() and time.monotonic() < deadline:
-            time.sleep(0.01)
+            if namespace is not None:
+                now = namespace_processes(namespace)
+                if proc.alive():  # else the sandbox may be ending them already
+                    extra = {i: o for i, o in now.items() if i > BOT_PID_INSIDE}
+            time.sleep(0.005)
+        left_inside = namespace is not None and bool(namespace_processes(namespace))
         if proc.alive():
             checks.append(Check("shutdown", False,
                                 f"still running {SHUTDOWN_WAIT_S:.0f} s after shutdown"))
@@ -104,8 +115,18 @@ def check_bot(
         elif group_alive(proc.pgid):
             checks.append(Check("shutdown", False,
                                 "exited, but left processes behind in its process group"))
+        elif extra:
+            checks.append(Check("shutdown", False,
+                                f"exited, but left {len(extra)} process(es) behind in its "
+                                f"sandbox (pids {', '.join(map(str, extra.values()))}; the "
+                                f"sandbox ended them)"))
+        elif left_inside:
+            checks.append(Check("shutdown", False,
+                                "exited, but processes of its sandbox are still running"))
         else:
-            checks.append(Check("shutdown", True, "exited with status 0, nothing left behind"))
+            where = " in its process group or its sandbox" if namespace is not None else ""
+            checks.append(Check("shutdown", True,
+                                f"exited with status 0, nothing left behind{where}"))
         return checks
     finally:
         referee.kill_all()

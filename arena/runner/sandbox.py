@@ -36,6 +36,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+#: The bot's command's pid inside its sandbox (1 is bwrap's init, which forks it first).
+BOT_PID_INSIDE = 2
 #: The sandbox modes a tournament file, ``play`` and ``check-bot`` accept.
 MODES = ("none", "bwrap")
 #: Where the endpoint folder appears inside the sandbox.
@@ -215,16 +217,22 @@ def sandbox_namespace(bwrap_pid: int) -> str | None:
     return None
 
 
-def namespace_alive(namespace: str) -> bool:
-    """True if any process of the PID namespace ``namespace`` is still running (zombies
-    do not count)."""
+def namespace_processes(namespace: str) -> dict[int, int]:
+    """The running processes of the PID namespace ``namespace`` (zombies do not count), as
+    {pid inside: pid outside}. Inside a bwrap sandbox, 1 is bwrap's init and
+    :data:`BOT_PID_INSIDE` the bot's command."""
+    found: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or pid_namespace(int(entry.name)) != namespace:
             continue
         try:
-            stat = (entry / "stat").read_text()
+            status = (entry / "status").read_text()
         except OSError:
+            continue  # it ended while we looked
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("State", "").split()[:1] in (["Z"], ["X"]):
             continue
-        if stat[stat.rfind(")") + 2:].split()[:1] not in (["Z"], ["X"]):
-            return True
-    return False
+        inner = fields.get("NSpid", "").split()
+        if inner:
+            found[int(inner[-1])] = int(entry.name)
+    return found

@@ -384,6 +384,72 @@ def flood_output() -> None:
     serve(sock, on_request)
 
 
+def sandbox_probe() -> None:
+    """Report what this bot can reach, then play randomly and correctly (ok). Arguments after
+    the mode: ``--read PATH`` (try to read the file), ``--write PATH`` (try to create it),
+    ``--tcp PORT`` (try to connect to 127.0.0.1:PORT), ``--orphan MARKER`` (before hello,
+    leave a process that escaped by a double fork and setsid, sleeping with MARKER on its
+    command line). Reports on standard error, one line each: ``probe: processes N: cmd; ...``
+    (every process this bot can see in /proc), ``probe: read PATH: ok|denied (...)``,
+    ``probe: write PATH: ok|denied (...)``, ``probe: tcp PORT: connected|refused (...)``."""
+    args = sys.argv[2:]
+    wanted = [(args[i], args[i + 1]) for i in range(0, len(args) - 1, 2)]
+    for what, value in wanted:
+        if what == "--orphan":
+            leave_orphan(value)
+    seen = []
+    for entry in sorted(os.listdir("/proc")):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    seen.append(f.read().replace(b"\0", b" ").decode(errors="replace").strip())
+            except OSError:
+                continue
+    log(f"probe: processes {len(seen)}: {' | '.join(seen)}")
+    for what, value in wanted:
+        try:
+            if what == "--read":
+                with open(value, "rb") as f:
+                    f.read(1)
+                log(f"probe: read {value}: ok")
+            elif what == "--write":
+                with open(value, "w", encoding="utf-8") as f:
+                    f.write("probe\n")
+                log(f"probe: write {value}: ok")
+            elif what == "--tcp":
+                import socket
+
+                with socket.create_connection(("127.0.0.1", int(value)), timeout=2):
+                    log(f"probe: tcp {value}: connected")
+        except OSError as exc:
+            verb = {"--read": "read", "--write": "write", "--tcp": "tcp"}[what]
+            outcome = "refused" if what == "--tcp" else "denied"
+            log(f"probe: {verb} {value}: {outcome} ({exc.strerror or exc})")
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, random_index(rng()))
+
+
+def leave_orphan(marker: str) -> None:
+    """Fork twice, the middle process in a new session, so that the grandchild belongs to no
+    process group of this bot and has no parent of it: it sleeps with ``marker`` on its
+    command line (where a test outside can find it)."""
+    # Closed on exec (not inheritable): EOF here means the grandchild runs its command.
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execv(sys.executable, [sys.executable, "-c",
+                                      f"import time; time.sleep({FOREVER_S})", marker])
+        os._exit(0)
+    os.close(ready_w)
+    os.waitpid(pid, 0)
+    os.read(ready_r, 1)
+    os.close(ready_r)
+    log(f"left an orphan in its own session ({marker})")
+
+
 MODES: dict[str, Callable[[], None]] = {
     "crash-start": crash_start,
     "hang-start": hang_start,
@@ -401,6 +467,7 @@ MODES: dict[str, Callable[[], None]] = {
     "impostor": impostor,
     "slow": slow,
     "flood-output": flood_output,
+    "sandbox-probe": sandbox_probe,
 }
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""

@@ -1,0 +1,236 @@
+"""The bubblewrap sandbox (opt-in): real bwrap, real bot processes, real sockets.
+
+Skipped, with the reason, where bwrap cannot start a sandbox (``arena doctor`` says why).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from arena.engine.stoneage import STONE_AGE
+from arena.runner.botlog import BotLog
+from arena.runner.bots import BotManifest, BotProcess, group_alive
+from arena.runner.checkbot import check_bot
+from arena.runner.clock import TimeControl
+from arena.runner.record import verify
+from arena.runner.referee import Referee, play_game
+from arena.runner.sandbox import Sandbox, SandboxError, require_sandbox, sandbox_problem
+from arena.runner.stable import Stable
+from arena.seeds import KEY_FILE_ENV
+
+PROBLEM = sandbox_problem()
+pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "bots" / "examples"
+FAULTY = ROOT / "bots" / "faulty"
+FAST = TimeControl(handshake_ms=10_000, decision_ms=2_000, bank_ms=60_000)
+
+
+def write_bot(folder: Path, command: list[str], needs: list[str] | None = None) -> BotManifest:
+    """A bot folder with this manifest; the manifest, loaded."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = ['name = "probe"', 'version = "1.0"', 'language = "python"',
+             f"command = {command!r}".replace("'", '"')]
+    if needs is not None:
+        lines.append(f"needs = {needs!r}".replace("'", '"'))
+    (folder / "bot.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return BotManifest.load(folder)
+
+
+def processes_with(marker: str) -> dict[int, int]:
+    """{pid: process group} of every running ``python -c ... marker`` (an orphan left by
+    a test bot; the bot's own command line may name the marker too)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        args = cmdline.rstrip(b"\0").split(b"\0")
+        if args[-1] == marker.encode() and args[1:2] == [b"-c"] and fields[0] not in "ZX":
+            found[int(entry.name)] = int(fields[2])
+    return found
+
+
+def wait_for(condition: object, seconds: float = 3.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(0.01)
+    return bool(condition())  # type: ignore[operator]
+
+
+ORPHAN = """
+import os, sys, time
+marker = sys.argv[1]
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(1000)", marker])
+    os._exit(0)
+os.waitpid(pid, 0)
+time.sleep(1000)
+"""
+
+
+def test_killing_the_bwrap_group_kills_a_double_forked_setsid_child(tmp_path: Path) -> None:
+    """The orphan is in no process group of the bot's (setsid) and has no parent of it, yet
+    killing the bwrap process's group ends it: it dies with the sandbox's PID namespace."""
+    folder = tmp_path / "orphan"
+    folder.mkdir()
+    (folder / "orphan.py").write_text(ORPHAN, encoding="utf-8")
+    marker = f"arena-orphan-{os.getpid()}-{time.monotonic_ns()}"
+    manifest = write_bot(folder, ["{python}", "orphan.py", marker])
+    endpoint = tmp_path / "endpoint"
+    endpoint.mkdir()
+    log = BotLog(None, 1 << 20)
+    bot = BotProcess(manifest, {}, log, sandbox=Sandbox(endpoint))
+    try:
+        assert wait_for(lambda: processes_with(marker)), "the orphan never started"
+        ((orphan, orphan_group),) = processes_with(marker).items()
+        assert orphan_group != bot.pgid  # out of the group that is killed
+        bot.kill()
+        assert wait_for(lambda: not processes_with(marker), 2.0), f"{orphan} survived"
+        assert not group_alive(bot.pgid)
+    finally:
+        bot.kill()
+        log.close()
+
+
+def test_the_example_bots_play_whole_sandboxed_games_that_verify(tmp_path: Path) -> None:
+    bots = [BotManifest.load(EXAMPLES / n) for n in ("random-py", "random-js", "greedy-py")]
+    record = play_game(STONE_AGE, 7, bots, FAST, log_dir=tmp_path, sandbox="bwrap")
+    assert [t["reason"] for t in record.terminations] == ["ok", "ok", "ok"]
+    assert all(d[3] == "bot" for d in record.decisions)
+    assert verify(record).ok
+
+
+def test_the_search_bot_reads_its_sibling_policy_in_the_sandbox(tmp_path: Path) -> None:
+    """mcts-py imports greedy-py's policy: its manifest's ``needs`` shows it that folder."""
+    mcts = BotManifest.load(EXAMPLES / "mcts-py")
+    assert mcts.needs == ((EXAMPLES / "greedy-py").resolve(),)
+    quick = replace(mcts, command=("{python}", "bot.py", "--iterations", "1"))
+    record = play_game(STONE_AGE, 3, [quick, None], FAST, log_dir=tmp_path, sandbox="bwrap")
+    assert [t["reason"] for t in record.terminations] == ["ok", "ok"]
+    assert all(d[3] == "bot" for d in record.decisions if d[0] == 0)
+    assert verify(record).ok
+
+
+def test_a_sandboxed_bot_sees_only_its_own_processes_files_and_no_network(
+    tmp_path: Path,
+) -> None:
+    """A probe bot reports what it can reach; and a process it leaves behind by a double fork
+    and setsid is running during the game and gone after it."""
+    secret = tmp_path / "tournament" / "journal.sqlite"
+    secret.parent.mkdir()
+    secret.write_text("the tournament's key\n", encoding="utf-8")
+    other_bot = EXAMPLES / "random-py" / "bot.py"
+    key_file = os.environ[KEY_FILE_ENV]
+    folder = tmp_path / "probe"
+    own = folder / "bot.toml"
+    marker = f"arena-probe-orphan-{os.getpid()}-{time.monotonic_ns()}"
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    probe = write_bot(folder, [
+        "{python}", str(FAULTY / "faulty.py"), "sandbox-probe",
+        "--read", str(own), "--read", str(secret), "--read", str(other_bot),
+        "--read", key_file, "--write", str(folder / "written"), "--write", "/tmp/scratch",
+        "--tcp", str(port), "--orphan", marker,
+    ], needs=[str(FAULTY)])
+    referee = Referee(STONE_AGE, 4, [probe, None], FAST, tmp_path / "logs", sandbox="bwrap")
+    try:
+        referee.launch()
+        referee.handshake()
+        assert wait_for(lambda: processes_with(marker)), "the orphan never started"
+        record = referee.play()
+    finally:
+        referee.kill_all()
+        referee.close()
+        listener.close()
+    assert [t["reason"] for t in record.terminations] == ["ok", "ok"]
+    assert wait_for(lambda: not processes_with(marker), 2.0), "the orphan outlived its game"
+    (log,) = (tmp_path / "logs").glob("*-probe.log")
+    lines = [line.split("probe: ", 1)[1] for line in log.read_text().splitlines()
+             if "probe: " in line]
+    seen = next(line for line in lines if line.startswith("processes")).split(": ", 1)[1]
+    # bwrap's init, the bot, the orphan: none of the runner's or anyone else's.
+    commands = seen.split(" | ")
+    assert len(commands) == 3, seen
+    assert all(c.startswith("bwrap") or "sandbox-probe" in c or marker in c
+               for c in commands), seen
+    assert f"read {own}: ok" in lines
+    for hidden in (secret, other_bot, key_file):
+        assert any(line.startswith(f"read {hidden}: denied") for line in lines), lines
+    assert any(line.startswith(f"write {folder / 'written'}: denied") for line in lines)
+    assert "write /tmp/scratch: ok" in lines
+    assert any(line.startswith(f"tcp {port}: refused") for line in lines), lines
+    assert not (folder / "written").exists()
+
+
+def test_kept_sandboxed_bots_serve_the_next_games(tmp_path: Path) -> None:
+    bots = [BotManifest.load(EXAMPLES / "random-py"), BotManifest.load(EXAMPLES / "random-js")]
+    stable = Stable(keep=4, sandbox="bwrap")
+    endpoint_dir = stable.bot_address and stable._endpoint_dir
+    assert stable.bot_address == "ipc:///run/arena/arena.sock"
+    assert endpoint_dir is not None and os.stat(endpoint_dir).st_mode & 0o777 == 0o700
+    try:
+        pids = []
+        for seed in (1, 2):
+            record = play_game(STONE_AGE, seed, bots[::1 if seed == 1 else -1], FAST,
+                               stable=stable)
+            assert [t["reason"] for t in record.terminations] == ["ok", "ok"]
+            pids.append({name: s.process.pid for name, s in stable.idle.items()})
+        assert pids[0] == pids[1] and set(pids[0]) == {"random-py", "random-js"}
+    finally:
+        stable.close()
+    assert not any(group_alive(pid) for pid in pids[0].values())
+    assert not os.path.exists(endpoint_dir)
+
+
+def test_check_bot_passes_sandboxed_and_still_sees_a_child_left_behind(tmp_path: Path) -> None:
+    good = check_bot(EXAMPLES / "random-py", STONE_AGE, 1, FAST, tmp_path, sandbox="bwrap")
+    assert all(c.passed for c in good), good
+    assert "its sandbox" in good[-1].detail
+    bad = check_bot(FAULTY / "child-left-behind", STONE_AGE, 1, FAST, tmp_path,
+                    sandbox="bwrap")
+    assert bad[-1].name == "shutdown" and not bad[-1].passed
+    assert "left 1 process(es) behind in its sandbox" in bad[-1].detail
+
+
+def test_an_unknown_or_unavailable_sandbox_is_an_error_never_a_fallback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(SandboxError, match="unknown sandbox"):
+        require_sandbox("docker")
+    sandbox_problem.cache_clear()
+    monkeypatch.setenv("PATH", "/nonexistent")
+    try:
+        with pytest.raises(SandboxError, match="bubblewrap is not installed"):
+            Stable(sandbox="bwrap")
+    finally:
+        sandbox_problem.cache_clear()
+
+
+def test_a_tournament_file_chooses_the_sandbox(tmp_path: Path) -> None:
+    from arena.runner.config import ConfigError, parse_config
+
+    data = {"name": "t", "game": "stoneage", "format": "round-robin", "players": 2, "seed": 1,
+            "bots": [{"path": str(EXAMPLES / "random-py")}, {"path": str(EXAMPLES / "greedy-py")}]}
+    file = tmp_path / "t.toml"
+    assert parse_config(data, file).sandbox == "none"
+    assert parse_config({**data, "sandbox": "bwrap"}, file).sandbox == "bwrap"
+    with pytest.raises(ConfigError, match="'sandbox' must be one of none, bwrap"):
+        parse_config({**data, "sandbox": "docker"}, file)
