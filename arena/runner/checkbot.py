@@ -94,17 +94,26 @@ def check_bot(
         checks.append(Check("ping", True, f"answered a ping after the game in {rtt:.1f} ms"))
         proc = seat.process
         # Sandboxed, the bot's own processes are in the sandbox's PID namespace, not in the
-        # bwrap process's group, and the sandbox ends them all when the bot exits: what the
-        # bot left running is what was still there beside it until it exited.
+        # bwrap process's group, and the sandbox ends them all as soon as the bot exits: what
+        # the bot left running is what was still there beside it when last seen before it
+        # exited (at worst, what it had when told to shut down, if it exited at once). A bot
+        # that ends its helpers a few milliseconds before exiting may be judged on that
+        # earlier look; one that leaves them running never passes.
         namespace = sandbox_namespace(proc.pid) if sandbox != "none" else None
-        extra: dict[int, int] = {}
+
+        def beside_the_bot() -> dict[int, int]:
+            assert namespace is not None
+            return {i: o for i, o in namespace_processes(namespace).items()
+                    if i > BOT_PID_INSIDE}
+
+        extra = beside_the_bot() if namespace is not None else {}
         referee.send_shutdown(seat)
         deadline = time.monotonic() + SHUTDOWN_WAIT_S
         while proc.alive() and time.monotonic() < deadline:
             if namespace is not None:
-                now = namespace_processes(namespace)
+                now = beside_the_bot()
                 if proc.alive():  # else the sandbox may be ending them already
-                    extra = {i: o for i, o in now.items() if i > BOT_PID_INSIDE}
+                    extra = now
             time.sleep(0.005)
         left_inside = namespace is not None and bool(namespace_processes(namespace))
         if proc.alive():
