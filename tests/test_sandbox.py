@@ -1,6 +1,7 @@
 """The bubblewrap sandbox (opt-in): real bwrap, real bot processes, real sockets.
 
-Skipped, with the reason, where bwrap cannot start a sandbox (``arena doctor`` says why).
+The tests that need bwrap are skipped, with the reason, where it cannot start a sandbox
+(``arena doctor`` says why).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from arena.runner.stable import Stable
 from arena.seeds import KEY_FILE_ENV
 
 PROBLEM = sandbox_problem()
-pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")
+needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "bots" / "examples"
@@ -86,6 +87,7 @@ time.sleep(1000)
 """
 
 
+@needs_bwrap
 def test_killing_the_bwrap_group_kills_a_double_forked_setsid_child(tmp_path: Path) -> None:
     """The orphan is in no process group of the bot's (setsid) and has no parent of it, yet
     killing the bwrap process's group ends it: it dies with the sandbox's PID namespace."""
@@ -110,6 +112,7 @@ def test_killing_the_bwrap_group_kills_a_double_forked_setsid_child(tmp_path: Pa
         log.close()
 
 
+@needs_bwrap
 def test_the_example_bots_play_whole_sandboxed_games_that_verify(tmp_path: Path) -> None:
     bots = [BotManifest.load(EXAMPLES / n) for n in ("random-py", "random-js", "greedy-py")]
     record = play_game(STONE_AGE, 7, bots, FAST, log_dir=tmp_path, sandbox="bwrap")
@@ -118,6 +121,7 @@ def test_the_example_bots_play_whole_sandboxed_games_that_verify(tmp_path: Path)
     assert verify(record).ok
 
 
+@needs_bwrap
 def test_the_search_bot_reads_its_sibling_policy_in_the_sandbox(tmp_path: Path) -> None:
     """mcts-py imports greedy-py's policy: its manifest's ``needs`` shows it that folder."""
     mcts = BotManifest.load(EXAMPLES / "mcts-py")
@@ -129,6 +133,7 @@ def test_the_search_bot_reads_its_sibling_policy_in_the_sandbox(tmp_path: Path) 
     assert verify(record).ok
 
 
+@needs_bwrap
 def test_a_sandboxed_bot_sees_only_its_own_processes_files_and_no_network(
     tmp_path: Path,
 ) -> None:
@@ -171,6 +176,7 @@ def test_a_sandboxed_bot_sees_only_its_own_processes_files_and_no_network(
     assert len(commands) == 3, seen
     assert all(c.startswith("bwrap") or "sandbox-probe" in c or marker in c
                for c in commands), seen
+    assert "capabilities 0000000000000000" in lines
     assert f"read {own}: ok" in lines
     for hidden in (secret, other_bot, key_file):
         assert any(line.startswith(f"read {hidden}: denied") for line in lines), lines
@@ -180,6 +186,7 @@ def test_a_sandboxed_bot_sees_only_its_own_processes_files_and_no_network(
     assert not (folder / "written").exists()
 
 
+@needs_bwrap
 def test_kept_sandboxed_bots_serve_the_next_games(tmp_path: Path) -> None:
     bots = [BotManifest.load(EXAMPLES / "random-py"), BotManifest.load(EXAMPLES / "random-js")]
     stable = Stable(keep=4, sandbox="bwrap")
@@ -200,6 +207,7 @@ def test_kept_sandboxed_bots_serve_the_next_games(tmp_path: Path) -> None:
     assert not os.path.exists(endpoint_dir)
 
 
+@needs_bwrap
 def test_check_bot_passes_sandboxed_and_still_sees_a_child_left_behind(tmp_path: Path) -> None:
     good = check_bot(EXAMPLES / "random-py", STONE_AGE, 1, FAST, tmp_path, sandbox="bwrap")
     assert all(c.passed for c in good), good
@@ -234,3 +242,16 @@ def test_a_tournament_file_chooses_the_sandbox(tmp_path: Path) -> None:
     assert parse_config({**data, "sandbox": "bwrap"}, file).sandbox == "bwrap"
     with pytest.raises(ConfigError, match="'sandbox' must be one of none, bwrap"):
         parse_config({**data, "sandbox": "docker"}, file)
+
+
+def test_a_manifest_declares_the_folders_it_reads_and_they_must_exist(tmp_path: Path) -> None:
+    from arena.runner.bots import ManifestError
+
+    (tmp_path / "lib").mkdir()
+    bot = write_bot(tmp_path / "bot", ["{python}", "bot.py"], needs=["../lib"])
+    assert bot.needs == ((tmp_path / "lib").resolve(),)
+    assert write_bot(tmp_path / "plain", ["{python}", "bot.py"]).needs == ()
+    with pytest.raises(ManifestError, match=r"needs '\.\./missing'.*is not a folder"):
+        write_bot(tmp_path / "bad", ["{python}", "bot.py"], needs=["../missing"])
+    with pytest.raises(ManifestError, match="'needs' must be a list of folder paths"):
+        write_bot(tmp_path / "worse", ["{python}", "bot.py"], needs=[""])

@@ -16,11 +16,14 @@ A sandboxed bot runs under ``bwrap`` with every namespace of its own (``--unshar
   virtual environment, the base installation and the ``arena`` package; otherwise the program's
   own installation if outside ``/usr``), the bot's folder read-only at its own path (its
   working directory), the folders its manifest ``needs`` read-only at theirs, a private
-  writable ``/tmp`` (tmpfs, gone with the sandbox), the endpoint folder, ``/proc`` of its own
-  PID namespace and a minimal ``/dev``. Nothing else: not the tournament file, journal, game
-  records, logs, seed key, other bots' folders or the runner's tree.
+  writable ``/tmp`` (tmpfs, gone with the sandbox), the endpoint folder (read-only: enough
+  to connect), ``/proc`` of its own PID namespace and a minimal ``/dev``. Nothing else: not
+  the tournament file, journal, game records, logs, seed key, other bots' folders or the
+  runner's tree.
 - **environment**: cleared, then only ``ARENA_*``, ``PATH``, ``HOME=/tmp``, ``TMPDIR=/tmp``,
   ``LANG`` and ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only).
+
+- **privileges**: every capability dropped, even when the runner is root.
 
 The resource limits are applied to the bwrap process before its exec and are inherited by
 everything inside.
@@ -64,7 +67,10 @@ class SandboxError(RuntimeError):
 
 def _base_args() -> list[str]:
     """The namespaces and the system part of the root, common to every sandbox."""
-    args = ["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"]
+    # --cap-drop ALL: the runner may be root, and without a user namespace (where the host
+    # forbids one, --unshare-all goes on without) the bot would keep root's capabilities.
+    args = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64"):
         top = Path("/") / name
         if top.is_symlink():
@@ -181,7 +187,9 @@ class Sandbox:
         # folder as it is (read-only all the same).
         for own in (folder, *needs):
             args += ["--ro-bind", str(own), str(own)]
-        args += ["--bind", self.endpoint_dir, INSIDE_ENDPOINT_DIR, "--chdir", str(folder)]
+        # Read-only: connecting to a unix socket needs no write access to its folder, and so
+        # no bot can remove the socket or plant another beside it for the bots after it.
+        args += ["--ro-bind", self.endpoint_dir, INSIDE_ENDPOINT_DIR, "--chdir", str(folder)]
         path_var = INSIDE_PATH
         if not program.startswith("/usr/"):
             path_var = f"{Path(program).parent}:{path_var}"

@@ -390,7 +390,8 @@ def sandbox_probe() -> None:
     ``--tcp PORT`` (try to connect to 127.0.0.1:PORT), ``--orphan MARKER`` (before hello,
     leave a process that escaped by a double fork and setsid, sleeping with MARKER on its
     command line). Reports on standard error, one line each: ``probe: processes N: cmd; ...``
-    (every process this bot can see in /proc), ``probe: read PATH: ok|denied (...)``,
+    (every process this bot can see in /proc), ``probe: capabilities HEX`` (its effective
+    capabilities), ``probe: read PATH: ok|denied (...)``,
     ``probe: write PATH: ok|denied (...)``, ``probe: tcp PORT: connected|refused (...)``."""
     args = sys.argv[2:]
     wanted = [(args[i], args[i + 1]) for i in range(0, len(args) - 1, 2)]
@@ -406,6 +407,9 @@ def sandbox_probe() -> None:
             except OSError:
                 continue
     log(f"probe: processes {len(seen)}: {' | '.join(seen)}")
+    with open("/proc/self/status", encoding="ascii") as f:
+        caps = next(line.split()[1] for line in f if line.startswith("CapEff:"))
+    log(f"probe: capabilities {caps}")
     for what, value in wanted:
         try:
             if what == "--read":
