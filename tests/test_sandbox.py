@@ -255,3 +255,28 @@ def test_a_manifest_declares_the_folders_it_reads_and_they_must_exist(tmp_path: 
         write_bot(tmp_path / "bad", ["{python}", "bot.py"], needs=["../missing"])
     with pytest.raises(ManifestError, match="'needs' must be a list of folder paths"):
         write_bot(tmp_path / "worse", ["{python}", "bot.py"], needs=[""])
+
+
+def test_doctor_says_whether_the_sandbox_works_and_sandbox_flags_never_fall_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    runner = CliRunner()
+    sandbox_problem.cache_clear()
+    try:
+        if PROBLEM is None:
+            done = runner.invoke(app, ["doctor"])
+            assert done.exit_code == 0 and "bubblewrap works here" in done.output
+        monkeypatch.setenv("PATH", "/nonexistent")
+        sandbox_problem.cache_clear()
+        done = runner.invoke(app, ["doctor"])
+        assert done.exit_code == 1 and "bubblewrap is not installed" in done.output
+        done = runner.invoke(app, ["play", "stoneage", "--sandbox", "--players", "2",
+                                   "--bot", str(EXAMPLES / "random-py")])
+        assert done.exit_code == 2
+        assert "the bwrap sandbox was asked for but bubblewrap is not installed" in done.output
+    finally:
+        sandbox_problem.cache_clear()
