@@ -280,3 +280,41 @@ def test_doctor_says_whether_the_sandbox_works_and_sandbox_flags_never_fall_back
         assert "the bwrap sandbox was asked for but bubblewrap is not installed" in done.output
     finally:
         sandbox_problem.cache_clear()
+
+
+RUNNER = """
+import sys, time
+from pathlib import Path
+from arena.runner.botlog import BotLog
+from arena.runner.bots import BotManifest, BotProcess
+from arena.runner.sandbox import Sandbox
+bot = BotProcess(BotManifest.load(sys.argv[1]), {}, BotLog(None, 1 << 20),
+                 sandbox=Sandbox(sys.argv[2]))
+print(bot.pid, flush=True)
+time.sleep(1000)
+"""
+
+
+@needs_bwrap
+def test_a_runner_killed_outright_takes_the_whole_sandbox_with_it(tmp_path: Path) -> None:
+    """SIGKILL leaves the runner no chance to kill anything: the bwrap process dies by its
+    parent-death signal, and with it the sandbox, the orphan included."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / "orphan"
+    folder.mkdir()
+    (folder / "orphan.py").write_text(ORPHAN, encoding="utf-8")
+    marker = f"arena-orphan-{os.getpid()}-{time.monotonic_ns()}"
+    write_bot(folder, ["{python}", "orphan.py", marker])
+    runner = subprocess.Popen([sys.executable, "-c", RUNNER, str(folder), str(tmp_path)],
+                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert runner.stdout is not None
+        bwrap_pid = int(runner.stdout.readline())
+        assert wait_for(lambda: processes_with(marker)), "the orphan never started"
+    finally:
+        runner.kill()
+        runner.wait()
+    assert wait_for(lambda: not processes_with(marker), 3.0), "the orphan outlived the runner"
+    assert wait_for(lambda: not group_alive(bwrap_pid), 3.0)
