@@ -318,3 +318,22 @@ def test_a_runner_killed_outright_takes_the_whole_sandbox_with_it(tmp_path: Path
         runner.wait()
     assert wait_for(lambda: not processes_with(marker), 3.0), "the orphan outlived the runner"
     assert wait_for(lambda: not group_alive(bwrap_pid), 3.0)
+
+
+def test_a_program_named_by_path_brings_no_folder_into_the_sandbox(tmp_path: Path) -> None:
+    """Only a program found on PATH (a runtime such as node) has its installation mounted; a
+    manifest naming an executable elsewhere by its path must not get that folder shown."""
+    elsewhere = tmp_path / "organiser" / "bin"
+    elsewhere.mkdir(parents=True)
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        f'name = "b"\nversion = "1"\nlanguage = "x"\ncommand = ["{elsewhere}/tool"]\n',
+        encoding="utf-8")
+    manifest = BotManifest.load(folder)
+    argv = Sandbox(tmp_path / "ep").wrap(list(manifest.command), {}, manifest.folder,
+                                         runtime=False)
+    assert not any(str(tmp_path / "organiser") in a for a in argv[:argv.index("--")])
+    node = Sandbox(tmp_path / "ep").wrap(["/opt/node/bin/node", "bot.mjs"], {}, folder,
+                                         runtime=True)
+    assert node[node.index("/opt/node") - 1:][:3] == ["--ro-bind", "/opt/node", "/opt/node"]

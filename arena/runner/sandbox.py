@@ -7,19 +7,20 @@ A sandboxed bot runs under ``bwrap`` with every namespace of its own (``--unshar
   in the namespace, however it was forked (double fork, setsid). The bwrap process outside is
   what :class:`~arena.runner.bots.BotProcess` starts in its own process group and kills, and
   ``--die-with-parent`` ends the sandbox if the runner dies first.
-- **network**: its own network namespace (only a down loopback): no TCP at all. It reaches the
-  referee through an ``ipc://`` socket in the endpoint folder, mounted at
-  :data:`INSIDE_ENDPOINT_DIR` (a path-based unix socket works across network namespaces).
+- **network**: its own network namespace (only a loopback of its own): no TCP to anything
+  outside it. It reaches the referee through an ``ipc://`` socket in the endpoint folder,
+  mounted at :data:`INSIDE_ENDPOINT_DIR` (a path-based unix socket works across network
+  namespaces).
 - **files**: a fresh root holding read-only ``/usr`` (and the ``/bin``, ``/lib`` links or
   folders), the few files of ``/etc`` that the dynamic linker and runtimes read
   (:data:`ETC_FILES`), the runtime the command needs read-only (for ``{python}``: the
-  virtual environment, the base installation and the ``arena`` package; otherwise the program's
-  own installation if outside ``/usr``), the bot's folder read-only at its own path (its
-  working directory), the folders its manifest ``needs`` read-only at theirs, a private
-  writable ``/tmp`` (tmpfs, gone with the sandbox), the endpoint folder (read-only: enough
-  to connect), ``/proc`` of its own PID namespace and a minimal ``/dev``. Nothing else: not
-  the tournament file, journal, game records, logs, seed key, other bots' folders or the
-  runner's tree.
+  virtual environment, the base installation and the ``arena`` package; for a program named
+  without a path, such as ``node``, its installation if outside ``/usr``), the bot's folder
+  read-only at its own path (its working directory), the folders its manifest ``needs``
+  read-only at theirs, a private writable ``/tmp`` (tmpfs, gone with the sandbox), the
+  endpoint folder (read-only: enough to connect), ``/proc`` of its own PID namespace and a
+  minimal ``/dev``. Nothing else: not the tournament file, journal, game records, logs, seed
+  key, other bots' folders or the runner's tree.
 - **environment**: cleared, then only ``ARENA_*``, ``PATH``, ``HOME=/tmp``, ``TMPDIR=/tmp``,
   ``LANG`` and ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only).
 
@@ -162,7 +163,7 @@ class Sandbox:
 
     def wrap(
         self, argv: list[str], env: dict[str, str], folder: Path,
-        needs: Sequence[Path] = (), python: bool = False,
+        needs: Sequence[Path] = (), python: bool = False, runtime: bool = False,
     ) -> list[str]:
         """The bwrap command line running a bot's command, with only ``env``'s ``ARENA_*``
         variables and the basics set.
@@ -174,12 +175,18 @@ class Sandbox:
             needs: other folders (absolute) it reads, read-only.
             python: the command runs ``{python}``, this interpreter: its installation is
                 mounted too.
+            runtime: the program was named without a path (found on the runner's PATH, as
+                ``node`` is) or is ``{node}``: its installation is mounted too if it is
+                outside /usr. A program given by its path is not: it must be in what the
+                sandbox shows already (else a manifest could have any folder holding an
+                executable mounted for it).
         """
         program = _program(argv[0], folder)
         binds: list[str] = []
         if python:
             binds += _python_binds()
-        binds += _program_binds(program)
+        if runtime:
+            binds += _program_binds(program)
         args = [self.bwrap, *_base_args()]
         for path in dict.fromkeys(binds):
             args += ["--ro-bind", path, path]
@@ -191,7 +198,7 @@ class Sandbox:
         # no bot can remove the socket or plant another beside it for the bots after it.
         args += ["--ro-bind", self.endpoint_dir, INSIDE_ENDPOINT_DIR, "--chdir", str(folder)]
         path_var = INSIDE_PATH
-        if not program.startswith("/usr/"):
+        if runtime and not program.startswith("/usr/"):
             path_var = f"{Path(program).parent}:{path_var}"
         inside = {k: v for k, v in env.items() if k.startswith("ARENA_")}
         inside.update(PATH=path_var, HOME="/tmp", TMPDIR="/tmp",
