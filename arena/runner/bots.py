@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.runner.botlog import BotLog
-from arena.runner.sandbox import Sandbox
+from arena.runner.sandbox import Sandbox, namespace_processes, pid_namespace, sandbox_init
 
 MANIFEST = "bot.toml"
 #: How long kill() waits for the processes of a killed group to be gone.
@@ -387,13 +387,29 @@ class BotProcess:
 
     def kill(self) -> None:
         """Kill the bot's whole process group (SIGKILL), reap the main process, and wait
-        (bounded) until no process of the group is still running."""
+        (bounded) until no process of the group is still running. Sandboxed, first kill the
+        sandbox's init, which ends every process in the sandbox, and wait for them too."""
+        namespace = None
+        # Only while the bwrap process is unreaped (poll() reaps it): its pid, and so its
+        # children, are then surely ours. Once it has exited, so has its init.
+        if self.sandboxed and self.popen.poll() is None:
+            # bwrap's init runs in a session of its own, out of the group's reach; killed
+            # from outside its namespace, it dies, and the kernel kills all that is inside,
+            # without relying on bwrap's parent-death signal.
+            init = sandbox_init(self.popen.pid)
+            namespace = pid_namespace(init) if init is not None else None
+            if init is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(init, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pgid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=5)
         deadline = time.monotonic() + KILL_WAIT_S
         while group_alive(self.pgid) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        while (namespace is not None and namespace_processes(namespace)
+               and time.monotonic() < deadline):
             time.sleep(0.005)
 
     def stop(self, grace_s: float) -> None:

@@ -5,8 +5,10 @@ A sandboxed bot runs under ``bwrap`` with every namespace of its own (``--unshar
 - **processes**: its own PID namespace, so it sees and can signal only its own processes; the
   namespace's first process is bwrap's init, and when it dies the kernel kills everything left
   in the namespace, however it was forked (double fork, setsid). The bwrap process outside is
-  what :class:`~arena.runner.bots.BotProcess` starts in its own process group and kills, and
-  ``--die-with-parent`` ends the sandbox if the runner dies first.
+  what :class:`~arena.runner.bots.BotProcess` starts in its own process group; bwrap puts its
+  init in a session of its own, so killing that group is not enough: BotProcess kills the
+  init first (:func:`sandbox_init`). ``--die-with-parent`` ends the sandbox if the bwrap
+  process dies first (the runner's death kills it: a parent-death signal).
 - **network**: its own network namespace (only a loopback of its own): no TCP to anything
   outside it. It reaches the referee through an ``ipc://`` socket in the endpoint folder,
   mounted at :data:`INSIDE_ENDPOINT_DIR` (a path-based unix socket works across network
@@ -217,19 +219,27 @@ def pid_namespace(pid: int) -> str | None:
         return None
 
 
-def sandbox_namespace(bwrap_pid: int) -> str | None:
-    """The PID namespace of the sandbox started by the bwrap process ``bwrap_pid``: that of
-    its child (bwrap's init inside), or None if there is none (yet, or any more)."""
+def sandbox_init(bwrap_pid: int) -> int | None:
+    """The pid (as seen here) of bwrap's init inside the sandbox started by the bwrap process
+    ``bwrap_pid``: its child in another PID namespace; None if there is none (yet, or any
+    more)."""
     try:
         children = Path(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children").read_text().split()
     except OSError:
         return None
     outside = pid_namespace(bwrap_pid)
-    for child in children:
-        ns = pid_namespace(int(child))
+    for child in map(int, children):
+        ns = pid_namespace(child)
         if ns is not None and ns != outside:
-            return ns
+            return child
     return None
+
+
+def sandbox_namespace(bwrap_pid: int) -> str | None:
+    """The PID namespace of the sandbox started by the bwrap process ``bwrap_pid``, or None
+    if it has none (yet, or any more)."""
+    init = sandbox_init(bwrap_pid)
+    return pid_namespace(init) if init is not None else None
 
 
 def namespace_processes(namespace: str) -> dict[int, int]:
