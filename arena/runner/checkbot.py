@@ -10,7 +10,7 @@ from arena.engine import Game
 from arena.protocol.messages import Termination
 from arena.protocol.server import Failure
 from arena.runner.botlog import DEFAULT_LOG_CAP, size_text
-from arena.runner.bots import BotManifest, ManifestError, group_alive
+from arena.runner.bots import KILL_WAIT_S, BotManifest, ManifestError, group_alive
 from arena.runner.clock import TimeControl
 from arena.runner.record import verify
 from arena.runner.referee import Referee, VoidGame
@@ -114,6 +114,12 @@ def check_bot(
                 now = beside_the_bot()
                 if proc.alive():  # else the sandbox may be ending them already
                     extra = now
+            time.sleep(0.005)
+        # The bwrap process may exit a moment before its init has: give the sandbox the
+        # time a kill gets to empty.
+        settle = time.monotonic() + KILL_WAIT_S
+        while (namespace is not None and namespace_processes(namespace)
+               and time.monotonic() < settle):
             time.sleep(0.005)
         left_inside = namespace is not None and bool(namespace_processes(namespace))
         if proc.alive():
