@@ -331,9 +331,13 @@ def test_a_program_named_by_path_brings_no_folder_into_the_sandbox(tmp_path: Pat
         f'name = "b"\nversion = "1"\nlanguage = "x"\ncommand = ["{elsewhere}/tool"]\n',
         encoding="utf-8")
     manifest = BotManifest.load(folder)
-    argv = Sandbox(tmp_path / "ep").wrap(list(manifest.command), {}, manifest.folder,
-                                         runtime=False)
+    argv, _env = Sandbox(tmp_path / "ep").wrap(list(manifest.command), {}, manifest.folder,
+                                               runtime=False)
     assert not any(str(tmp_path / "organiser") in a for a in argv[:argv.index("--")])
-    node = Sandbox(tmp_path / "ep").wrap(["/opt/node/bin/node", "bot.mjs"], {}, folder,
-                                         runtime=True)
+    node, env = Sandbox(tmp_path / "ep").wrap(["/opt/node/bin/node", "bot.mjs"],
+                                              {"ARENA_TOKEN": "t", "SECRET": "s"}, folder,
+                                              runtime=True)
+    # Only what a bot needs, and off the command line (readable by any local user).
+    assert env["ARENA_TOKEN"] == "t" and "SECRET" not in env and env["HOME"] == "/tmp"
+    assert not any("ARENA_TOKEN" in a or a == "t" for a in node)
     assert node[node.index("/opt/node") - 1:][:3] == ["--ro-bind", "/opt/node", "/opt/node"]

@@ -306,9 +306,9 @@ class BotProcess:
         argv = manifest.argv()
         if sandbox is not None:
             first = manifest.command[0]
-            argv = sandbox.wrap(argv, env, manifest.folder, manifest.needs,
-                                python="{python}" in manifest.command,
-                                runtime=first == "{node}" or "/" not in first)
+            argv, full_env = sandbox.wrap(argv, env, manifest.folder, manifest.needs,
+                                          python="{python}" in manifest.command,
+                                          runtime=first == "{node}" or "/" not in first)
         rlimits, prctl = _rlimits(manifest.limits), _resolve_prctl()
         # Non-inheritable: the child keeps it only until its exec.
         report_r, report_w = os.pipe()

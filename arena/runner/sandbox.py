@@ -23,9 +23,9 @@ A sandboxed bot runs under ``bwrap`` with every namespace of its own (``--unshar
   endpoint folder (read-only: enough to connect), ``/proc`` of its own PID namespace and a
   minimal ``/dev``. Nothing else: not the tournament file, journal, game records, logs, seed
   key, other bots' folders or the runner's tree.
-- **environment**: cleared, then only ``ARENA_*``, ``PATH``, ``HOME=/tmp``, ``TMPDIR=/tmp``,
-  ``LANG`` and ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only).
-
+- **environment**: only ``ARENA_*``, ``PATH``, ``HOME=/tmp``, ``TMPDIR=/tmp``, ``LANG`` and
+  ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only), handed to bwrap as its own
+  environment rather than on its command line, where any local user could read the token.
 - **privileges**: every capability dropped, even when the runner is root.
 
 The resource limits are applied to the bwrap process before its exec and are inherited by
@@ -166,9 +166,11 @@ class Sandbox:
     def wrap(
         self, argv: list[str], env: dict[str, str], folder: Path,
         needs: Sequence[Path] = (), python: bool = False, runtime: bool = False,
-    ) -> list[str]:
-        """The bwrap command line running a bot's command, with only ``env``'s ``ARENA_*``
-        variables and the basics set.
+    ) -> tuple[list[str], dict[str, str]]:
+        """The bwrap command line running a bot's command, and the whole environment to start
+        it with: only ``env``'s ``ARENA_*`` variables and the basics. The environment goes
+        through bwrap's own (not --setenv), so that the seat's token is never on a command
+        line, which any local user can read.
 
         Args:
             argv: the command to run inside, as it would run outside (filled in).
@@ -205,10 +207,7 @@ class Sandbox:
         inside = {k: v for k, v in env.items() if k.startswith("ARENA_")}
         inside.update(PATH=path_var, HOME="/tmp", TMPDIR="/tmp",
                       LANG=os.environ.get("LANG", "C.UTF-8"), PYTHONDONTWRITEBYTECODE="1")
-        args.append("--clearenv")
-        for key, value in inside.items():
-            args += ["--setenv", key, value]
-        return [*args, "--", program, *argv[1:]]
+        return [*args, "--", program, *argv[1:]], inside
 
 
 def pid_namespace(pid: int) -> str | None:
