@@ -42,12 +42,20 @@ class SeedKeyError(ValueError):
     """A seed key (or the file holding one) is not usable."""
 
 
+def _label(master: int, parts: tuple[object, ...]) -> bytes:
+    return "/".join([str(master), *map(str, parts)]).encode()
+
+
+def _seed_of(digest: bytes) -> int:
+    """A seed in ``0..2**63-1`` from the first 8 bytes of a digest."""
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
 def derive_seed(master: int, *parts: object) -> int:
     """A seed derived from ``master`` and a key (``parts``, joined with ``/``): a pure function,
     stable across runs and platforms, in ``0..2**63-1``. Anyone who knows ``master`` can compute
     it: never hand one to a bot (see :func:`bot_seed`)."""
-    key = "/".join([str(master), *map(str, parts)]).encode()
-    return int.from_bytes(blake2b(key, digest_size=8).digest(), "big") >> 1
+    return _seed_of(blake2b(_label(master, parts), digest_size=8).digest())
 
 
 def new_seed_key() -> bytes:
@@ -66,9 +74,7 @@ def keyed_seed(key: bytes, master: int, *parts: object) -> int:
     """Like :func:`derive_seed`, but keyed: HMAC-SHA256 under ``key`` of ``master`` and
     ``parts``, in ``0..2**63-1``. Without ``key`` it cannot be computed, and no number of them
     reveals ``master`` or ``key``."""
-    message = "/".join([str(master), *map(str, parts)]).encode()
-    digest = hmac.new(check_seed_key(key), message, hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return _seed_of(hmac.new(check_seed_key(key), _label(master, parts), hashlib.sha256).digest())
 
 
 def bot_seed(key: bytes, game_seed: int, seat: int) -> int:
@@ -109,9 +115,9 @@ def seed_key_from_text(text: str, where: object) -> bytes:
 def user_key_path() -> Path:
     """The key file of single games: ``$ARENA_SEED_KEY_FILE`` if set, else ``arena/seed-key``
     under ``$XDG_DATA_HOME`` (by default ``~/.local/share``)."""
-    named = os.environ.get(KEY_FILE_ENV)
-    if named:
-        return Path(named).expanduser()
+    named = configured_key_file()
+    if named is not None:
+        return named
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "arena" / "seed-key"
 
