@@ -301,21 +301,20 @@ class BotProcess:
         killing it ends the sandbox and everything in it. Raises :class:`BotStartError`."""
         self.manifest = manifest
         self.sandboxed = sandbox is not None
-        inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-        full_env = {**inherited, **env}
         argv = manifest.argv()
         if sandbox is not None:
             first = manifest.command[0]
             argv, full_env = sandbox.wrap(argv, env, manifest.folder, manifest.needs,
                                           python="{python}" in manifest.command,
                                           runtime=first == "{node}" or "/" not in first)
+        else:
+            inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+            full_env = {**inherited, **env}
         rlimits, prctl = _rlimits(manifest.limits), _resolve_prctl()
         # Non-inheritable: the child keeps it only until its exec.
         report_r, report_w = os.pipe()
         out_r, out_w = os.pipe()
         started = False
-        # The bot must not inherit the runner's own virtual-environment quirks beyond PATH; but
-        # a Python bot needs `arena` importable, which it is when started with {python}.
         try:
             self.popen = subprocess.Popen(
                 argv,
