@@ -15,14 +15,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from arena.protocol.messages import FAILURES, Termination
 from arena.runner.ratings import Standings
+from arena.runner.storage import write_atomic
 
 JSON_NAME = "standings.json"
 CSV_NAME = "standings.csv"
@@ -69,7 +68,7 @@ def write_standings(folder: Path, standings: Standings, meta: Mapping[str, Any])
     paths = []
     for name, text in contents:
         path = folder / name
-        _write_atomic(path, text)
+        write_atomic(path, text)
         paths.append(path)
     return paths
 
@@ -146,24 +145,6 @@ def standings_markdown(standings: Standings, meta: Mapping[str, Any]) -> str:
     for s in standings.seat_stats:
         out.append(_row([str(s.seat), str(s.games), str(s.wins), _pct(s.win_rate)]))
     return "\n".join(out) + "\n"
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        # mkstemp makes the file private (0600); results are for everyone who may read the
-        # folder, like any file this user creates.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _num(x: float | None) -> str:

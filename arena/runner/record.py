@@ -10,6 +10,7 @@ from typing import Any
 from arena.engine import IllegalActionError, get_game
 from arena.protocol.messages import Termination
 from arena.runner.schedule.base import GameOutcome, Pairing
+from arena.runner.storage import write_atomic
 
 RECORD_FORMAT = "arena-game-record"
 RECORD_VERSION = 1
@@ -101,13 +102,7 @@ class GameRecord:
         """Write the record as JSON (atomically: a temporary file, then a rename)."""
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(p.name + ".tmp")
-        try:
-            tmp.write_text(json.dumps(self.to_dict(), separators=(",", ":")), encoding="utf-8")
-            tmp.replace(p)
-        except BaseException:
-            tmp.unlink(missing_ok=True)  # a full disk must not also leave a half file behind
-            raise
+        write_atomic(p, json.dumps(self.to_dict(), separators=(",", ":")))
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:

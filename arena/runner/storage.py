@@ -1,4 +1,4 @@
-"""Recognising a full disk among the errors of the runner's writes.
+"""Writing the runner's files safely, and recognising a full disk among the errors of its writes.
 
 A tournament writes its journal (SQLite), the game records (in the workers), the bots' log
 folder and the standings files. On a full disk each fails in its own way: ``OSError`` with
@@ -10,8 +10,10 @@ folder, instead of a traceback from wherever the write happened to be.
 from __future__ import annotations
 
 import errno
+import os
 import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
@@ -53,3 +55,24 @@ def disk_full_message(folder: Path, detail: object) -> str:
     """The one message a tournament stopped by a full disk ends with."""
     return (f"the disk holding {folder} is full ({detail}); every finished game is kept in the "
             "journal: free some space and run the same command to resume")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that the file is complete or absent (written aside and
+    synced, then renamed into place); on failure, a full disk included, no stray file is left
+    behind. The file gets the usual permissions of this user's files."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        # mkstemp makes the file private (0600); results are for everyone who may read the
+        # folder, like any file this user creates.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
