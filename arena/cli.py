@@ -196,8 +196,9 @@ def play(
     log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
     sandbox: Annotated[
         bool, typer.Option("--sandbox/--no-sandbox",
-                           help="Run each bot in a bubblewrap sandbox (see `arena doctor`).")
-    ] = False,
+                           help="Run each bot in a bubblewrap sandbox (see `arena doctor`); "
+                                "--no-sandbox only for bots you trust.")
+    ] = True,
 ) -> None:
     """Play one game and print the final table.
 
@@ -214,7 +215,7 @@ def play(
     g = _game(game, n)
     seats: list[BotManifest | None] = [*manifests, *[None] * (n - len(manifests))]
     seed_key = _user_seed_key()
-    mode = _sandbox_mode(sandbox)
+    mode = _sandbox_mode(sandbox) if manifests else "none"  # built-in players run in-process
     _terminate_on_sigterm()
     try:
         rec = play_game(g, seed, seats, _time_control(decision_ms, bank_ms, handshake_ms),
@@ -276,8 +277,9 @@ def check_bot(
     log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
     sandbox: Annotated[
         bool, typer.Option("--sandbox/--no-sandbox",
-                           help="Check the bot in a bubblewrap sandbox (see `arena doctor`).")
-    ] = False,
+                           help="Check the bot in a bubblewrap sandbox (see `arena doctor`); "
+                                "--no-sandbox only for a bot you trust.")
+    ] = True,
 ) -> None:
     """Check a bot: manifest, start, handshake, ping, a game against built-in random players,
     and a clean shutdown. Prints pass/fail per check; exit 0 only if all pass."""
@@ -376,6 +378,11 @@ def run(
     plain: Annotated[
         bool, typer.Option("--plain", help="Progress lines instead of the live view.")
     ] = False,
+    no_sandbox: Annotated[
+        bool, typer.Option("--no-sandbox",
+                           help="Run the bots without a sandbox (as sandbox = \"none\" in the "
+                                "file), only for bots you trust.")
+    ] = False,
 ) -> None:
     """Run (or resume) a tournament and show live standings.
 
@@ -408,6 +415,8 @@ def run(
         if concurrency < 1:
             _fail("--concurrency must be at least 1")
         config = dataclasses.replace(config, concurrency=concurrency)
+    if no_sandbox:
+        config = dataclasses.replace(config, sandbox="none")
 
     stop = StopRequest()
 

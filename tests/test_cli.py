@@ -196,7 +196,7 @@ def test_interrupting_arena_play_leaves_no_bot_process(sig: int, tmp_path: Path)
     env = {**os.environ, "FAULTY_PID_FILE": str(pid_file)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "play", "stoneage", "--bot", str(FAULTY / "slow"),
-         "--players", "2", "--log-dir", str(tmp_path)],
+         "--players", "2", "--log-dir", str(tmp_path), "--no-sandbox"],
         env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:

@@ -29,6 +29,7 @@ from arena.runner.bots import BotManifest, group_alive
 from arena.runner.clock import TimeControl
 from arena.runner.record import GameRecord, verify
 from arena.runner.referee import Referee, VoidGame, play_game
+from arena.runner.sandbox import DEFAULT_MODE
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "bots" / "examples"
@@ -80,10 +81,11 @@ def referee_game(
     log_dir: Path | None = None,
     check_processes: bool = True,
     game: Game = GAME,
+    sandbox: str = DEFAULT_MODE,
 ) -> Outcome:
     """Launch, handshake, play and close like ``play_game``, always closing; then (unless told
     not to) assert that no process of any seat's process group is left."""
-    referee = Referee(game, seed, bots, tc, log_dir)
+    referee = Referee(game, seed, bots, tc, log_dir, sandbox=sandbox)
     record: GameRecord | None = None
     void: VoidGame | None = None
     t0 = time.monotonic()
@@ -376,8 +378,10 @@ def test_a_child_the_bot_leaves_behind_is_killed_with_its_process_group(
 ) -> None:
     pid_file = tmp_path / "child.pid"
     monkeypatch.setenv("FAULTY_PID_FILE", str(pid_file))
+    # Unsandboxed (the sandbox's own case is in test_sandbox.py): the child's pid file is
+    # written where the test reads it.
     outcome = referee_game([faulty("child-left-behind"), random_py()], seed=4,
-                           check_processes=False)
+                           check_processes=False, sandbox="none")
     record = played(outcome)
     assert reasons(record) == [Termination.OK, Termination.OK]
     assert verify(record).ok
@@ -418,7 +422,8 @@ def test_interrupting_play_game_kills_the_bot_it_started(tmp_path: Path) -> None
         "from arena.runner.bots import BotManifest\n"
         "from arena.runner.referee import play_game\n"
         "try:\n"
-        "    play_game(get_game('stoneage'), 1, [BotManifest.load(sys.argv[1]), None])\n"
+        "    play_game(get_game('stoneage'), 1, [BotManifest.load(sys.argv[1]), None],\n"
+        "              sandbox='none')\n"
         "except KeyboardInterrupt:\n"
         "    sys.exit(42)\n"
         "sys.exit(0)\n"

@@ -34,13 +34,17 @@ FAULTY = ROOT / "bots" / "faulty"
 FAST = TimeControl(handshake_ms=10_000, decision_ms=2_000, bank_ms=60_000)
 
 
-def write_bot(folder: Path, command: list[str], needs: list[str] | None = None) -> BotManifest:
-    """A bot folder with this manifest; the manifest, loaded."""
+def write_bot(folder: Path, command: list[str], needs: list[str] | None = None,
+              limits: str = "") -> BotManifest:
+    """A bot folder with this manifest (``limits``: the lines of its [limits] table); the
+    manifest, loaded."""
     folder.mkdir(parents=True, exist_ok=True)
     lines = ['name = "probe"', 'version = "1.0"', 'language = "python"',
              f"command = {command!r}".replace("'", '"')]
     if needs is not None:
         lines.append(f"needs = {needs!r}".replace("'", '"'))
+    if limits:
+        lines += ["[limits]", limits]
     (folder / "bot.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return BotManifest.load(folder)
 
@@ -190,10 +194,14 @@ def test_a_sandboxed_bot_sees_only_its_own_processes_files_and_no_network(
 def test_kept_sandboxed_bots_serve_the_next_games(tmp_path: Path) -> None:
     bots = [BotManifest.load(EXAMPLES / "random-py"), BotManifest.load(EXAMPLES / "random-js")]
     stable = Stable(keep=4, sandbox="bwrap")
-    endpoint_dir = stable.bot_address and stable._endpoint_dir
-    assert stable.bot_address == "ipc:///run/arena/arena.sock"
-    assert endpoint_dir is not None and os.stat(endpoint_dir).st_mode & 0o777 == 0o700
+    private = stable._private_dir
     try:
+        assert stable.bot_address == "ipc:///run/arena/arena.sock"
+        # Only this user may enter the private folder; the endpoint folder in it and the
+        # socket are open, for bots that run as users of their own.
+        assert private is not None and os.stat(private).st_mode & 0o777 == 0o700
+        assert os.stat(os.path.join(private, "endpoint")).st_mode & 0o777 == 0o711
+        assert os.stat(os.path.join(private, "endpoint", "arena.sock")).st_mode & 0o777 == 0o666
         pids = []
         for seed in (1, 2):
             record = play_game(STONE_AGE, seed, bots[::1 if seed == 1 else -1], FAST,
@@ -204,7 +212,7 @@ def test_kept_sandboxed_bots_serve_the_next_games(tmp_path: Path) -> None:
     finally:
         stable.close()
     assert not any(group_alive(pid) for pid in pids[0].values())
-    assert not os.path.exists(endpoint_dir)
+    assert not os.path.exists(private)
 
 
 @needs_bwrap
@@ -215,7 +223,7 @@ def test_check_bot_passes_sandboxed_and_still_sees_a_child_left_behind(tmp_path:
     bad = check_bot(FAULTY / "child-left-behind", STONE_AGE, 1, FAST, tmp_path,
                     sandbox="bwrap")
     assert bad[-1].name == "shutdown" and not bad[-1].passed
-    assert "left 1 process(es) behind in its sandbox" in bad[-1].detail
+    assert "left processes behind in its sandbox: 1" in bad[-1].detail
 
 
 def test_an_unknown_or_unavailable_sandbox_is_an_error_never_a_fallback(
@@ -238,8 +246,8 @@ def test_a_tournament_file_chooses_the_sandbox(tmp_path: Path) -> None:
     data = {"name": "t", "game": "stoneage", "format": "round-robin", "players": 2, "seed": 1,
             "bots": [{"path": str(EXAMPLES / "random-py")}, {"path": str(EXAMPLES / "greedy-py")}]}
     file = tmp_path / "t.toml"
-    assert parse_config(data, file).sandbox == "none"
-    assert parse_config({**data, "sandbox": "bwrap"}, file).sandbox == "bwrap"
+    assert parse_config(data, file).sandbox == "bwrap"  # unless the file opts out
+    assert parse_config({**data, "sandbox": "none"}, file).sandbox == "none"
     with pytest.raises(ConfigError, match="'sandbox' must be one of none, bwrap"):
         parse_config({**data, "sandbox": "docker"}, file)
 
@@ -274,10 +282,17 @@ def test_doctor_says_whether_the_sandbox_works_and_sandbox_flags_never_fall_back
         sandbox_problem.cache_clear()
         done = runner.invoke(app, ["doctor"])
         assert done.exit_code == 1 and "bubblewrap is not installed" in done.output
-        done = runner.invoke(app, ["play", "stoneage", "--sandbox", "--players", "2",
-                                   "--bot", str(EXAMPLES / "random-py")])
-        assert done.exit_code == 2
-        assert "the bwrap sandbox was asked for but bubblewrap is not installed" in done.output
+        bot = str(EXAMPLES / "random-py")
+        for args in (["play", "stoneage", "--players", "2", "--bot", bot],
+                     ["check-bot", bot]):
+            done = runner.invoke(app, args)  # sandboxed by default: refused, never unsandboxed
+            assert done.exit_code == 2, done.output
+            line = " ".join(done.output.split())
+            assert line.startswith("error: bots run in a bubblewrap sandbox, which cannot work "
+                                   "here: bubblewrap is not installed"), line
+            assert "--no-sandbox" in line
+        # Built-in players need no sandbox; bots do unless the user opts out.
+        assert runner.invoke(app, ["play", "stoneage", "--players", "2"]).exit_code == 0
     finally:
         sandbox_problem.cache_clear()
 
@@ -341,3 +356,48 @@ def test_a_program_named_by_path_brings_no_folder_into_the_sandbox(tmp_path: Pat
     assert env["ARENA_TOKEN"] == "t" and "SECRET" not in env and env["HOME"] == "/tmp"
     assert not any("ARENA_TOKEN" in a or a == "t" for a in node)
     assert node[node.index("/opt/node") - 1:][:3] == ["--ro-bind", "/opt/node", "/opt/node"]
+
+
+FORKER = """
+import os, sys, time
+print("uid", os.getuid(), flush=True)
+children = 0
+try:
+    while children < 200:
+        if os.fork() == 0:
+            time.sleep(1000)
+            os._exit(0)
+        children += 1
+except OSError as exc:
+    print("refused", children, exc.errno, flush=True)
+print("done", children, flush=True)
+time.sleep(1000)
+"""
+
+
+@needs_bwrap
+def test_a_fork_bomb_stops_at_the_bots_process_limit_as_a_user_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """``processes`` caps the sandbox's processes and threads (a fork bomb stays inside), and
+    a root runner's bot runs as an unprivileged user of its own (to which the limit applies;
+    root is exempt from it)."""
+    import errno
+
+    from arena.runner.sandbox import BOT_UID_BASE
+
+    bot = write_bot(tmp_path / "forker", ["{python}", "forker.py"], limits="processes = 12")
+    (bot.folder / "forker.py").write_text(FORKER, encoding="utf-8")
+    log = BotLog(tmp_path / "forker.log", 1 << 20)
+    proc = BotProcess(bot, {}, log, sandbox=Sandbox(tmp_path))
+    try:
+        assert wait_for(lambda: "done" in log.path.read_text(), 10), log.path.read_text()
+    finally:
+        proc.kill()
+        log.close()
+    words = dict(line.split(" ", 1) for line in log.path.read_text().splitlines() if line)
+    uid = int(words["uid"])
+    assert uid >= BOT_UID_BASE if os.geteuid() == 0 else uid == os.getuid()
+    children, code = map(int, words["refused"].split())
+    assert code == errno.EAGAIN
+    assert 0 < children < 12  # the bot itself and bwrap's init count too

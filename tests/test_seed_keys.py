@@ -230,7 +230,10 @@ def test_a_real_bot_gets_the_keyed_seed_and_nothing_of_the_key(
     spy_file = tmp_path / "spy.msgpack"
     monkeypatch.setenv("SPY_FILE", str(spy_file))
     key = new_seed_key()
-    record = play_game(GAME, 7, [None, spy_bot(tmp_path / "spy")], FAST, seed_key=key)
+    # Unsandboxed, where a bot inherits the most (the runner's environment): even then,
+    # nothing of the key. (A sandboxed spy could not write its report out.)
+    record = play_game(GAME, 7, [None, spy_bot(tmp_path / "spy")], FAST, seed_key=key,
+                       sandbox="none")
     assert record.terminations[1]["reason"] == "ok", record.terminations
     blob = spy_file.read_bytes()
     seen = list(msgpack.Unpacker(io.BytesIO(blob), raw=False))

@@ -6,7 +6,11 @@ paths, ``output`` inside ``tmp_path``). Each `arena run` is started in a new ses
 unique marker in its environment (:data:`TAG_VAR`) that every process it starts inherits (the
 fork server, the game workers, the bots and their children). "No process of ours is left" then
 means: no live process in /proc carries that marker, and the runner's session and the bots'
-process groups have no live (non-zombie) member. Processes are only ever stopped by the pid or
+process groups have no live (non-zombie) member. The marker cannot reach into a bot's sandbox
+(a sandboxed bot's environment is cleared): sandboxed bots count as the run's while their
+worker lives, as its descendants; the tests that follow the slow bot by the pid it writes, or
+bots after their worker has died, run their bots unsandboxed (the sandbox's own life cycle is
+tested in test_sandbox.py). Processes are only ever stopped by the pid or
 process group of a run these tests started, or by the pid of a process carrying the test's
 marker (what a run left behind, cleared after the test has reported it).
 """
@@ -198,16 +202,26 @@ def processes() -> Iterator[Proc]:
 
 
 def tagged(tag: str) -> dict[int, Proc]:
-    """Live processes started (directly or not) by a run carrying ``tag``."""
+    """Live processes started (directly or not) by a run carrying ``tag``, and their
+    descendants (a sandboxed bot's environment is cleared, so it and its bwrap processes are
+    found as children of a tagged worker)."""
     marker = f"{TAG_VAR}={tag}".encode()
     found = {}
-    for p in processes():
+    everything = list(processes())
+    for p in everything:
         try:
             environ = Path(f"/proc/{p.pid}/environ").read_bytes().split(b"\0")
         except OSError:
             continue
         if marker in environ:
             found[p.pid] = p
+    grown = True
+    while grown:
+        grown = False
+        for p in everything:
+            if p.pid not in found and p.ppid in found:
+                found[p.pid] = p
+                grown = True
     return found
 
 
@@ -559,6 +573,7 @@ def test_sigkill_of_the_runner_leaves_no_worker_and_no_bot(tmp_path: Path, runs:
     file = write_tournament(
         tmp_path, "sigkill.toml", name="sigkill", output=tmp_path / "out",
         bots=[example("random-py"), faulty("slow")],
+        sandbox="none",  # the slow bot's pid file, and the marker env (see above)
         time_control={"decision_ms": 1000, "bank_ms": 8000, "increment_ms": 0},
     )
     pid_file = tmp_path / "slow.pid"
@@ -751,6 +766,7 @@ def test_a_lost_game_worker_stops_the_run_with_a_clear_message_and_resume_comple
     file = write_tournament(
         tmp_path, "lost.toml", name="lost", output=out,
         bots=[example("random-py"), faulty("slow")],
+        sandbox="none",  # the slow bot's pid file, and the marker env (see above)
         time_control={"decision_ms": 1000, "bank_ms": 4000, "increment_ms": 0},
     )
     schedule = schedule_of(file)
@@ -784,6 +800,7 @@ def slow_tournament(tmp_path: Path, name: str, bank_ms: int, **fields: Any) -> P
     return write_tournament(
         tmp_path, f"{name}.toml", name=name, output=tmp_path / name,
         bots=[example("greedy-py"), example("random-py"), faulty("slow")],
+        sandbox="none",  # the slow bot's pid file, and the marker env (see above)
         time_control={"decision_ms": 1000, "bank_ms": bank_ms, "increment_ms": 0},
         **fields,
     )

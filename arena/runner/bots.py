@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import os
 import re
 import resource
@@ -41,7 +42,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.runner.botlog import BotLog
-from arena.runner.sandbox import Sandbox, namespace_processes, pid_namespace, sandbox_init
+from arena.runner.sandbox import (
+    Sandbox,
+    namespace_processes,
+    pid_namespace,
+    runs_as_root,
+    sandbox_init,
+)
 
 MANIFEST = "bot.toml"
 #: How long kill() waits for the processes of a killed group to be gone.
@@ -69,6 +76,9 @@ class Limits:
     memory_mb: int = 2048
     cpu_seconds: int = 600
     open_files: int = 256
+    #: Processes and threads at once; sandboxed bots only (unsandboxed, the kernel's count
+    #: would hold every process of the runner's user).
+    processes: int = 64
 
 
 #: The fewest open files a bot may ask for: standard streams, the socket, the interpreter's own.
@@ -78,6 +88,10 @@ MIN_OPEN_FILES = 32
 MAX_MEMORY_MB = 1 << 20
 MAX_CPU_SECONDS = 7 * 24 * 3600
 MAX_OPEN_FILES = 1 << 20
+#: The fewest processes and threads a bot may ask for (a runtime has a few threads of its own),
+#: and the most.
+MIN_PROCESSES = 8
+MAX_PROCESSES = 4096
 #: The bot's hard CPU limit is this much above its soft limit (SIGXCPU first, then SIGKILL).
 CPU_HARD_EXTRA_S = 5
 _MIB = 1024 * 1024
@@ -136,6 +150,7 @@ def limit_problems(limits: Limits, host: HostLimits) -> list[tuple[str, str]]:
           f"{CPU_HARD_EXTRA_S} s above its cpu_seconds")
     check("open_files", limits.open_files, MIN_OPEN_FILES, MAX_OPEN_FILES, host.open_files,
           f"the runner's hard RLIMIT_NOFILE is {host.open_files}")
+    check("processes", limits.processes, MIN_PROCESSES, MAX_PROCESSES, None, "")
     return problems
 
 
@@ -190,7 +205,7 @@ class BotManifest:
         raw_limits = data.get("limits", {})
         if not isinstance(raw_limits, dict):
             raise ManifestError(f"{where}: [limits] must be a table")
-        known = {"memory_mb", "cpu_seconds", "open_files"}
+        known = {f.name for f in dataclasses.fields(Limits)}
         unknown = sorted(set(raw_limits) - known)
         if unknown:
             raise ManifestError(f"{where}: unknown [limits] field(s): {', '.join(unknown)}")
@@ -236,11 +251,14 @@ def _needs(raw: Any, folder: Path, where: str) -> tuple[Path, ...]:
 _RLimit = tuple[str, int, tuple[int, int]]
 
 
-def _rlimits(limits: Limits) -> list[_RLimit]:
+def _rlimits(limits: Limits, own_user: bool = False) -> list[_RLimit]:
     """The limits to set, computed before the fork so that the child does nothing but the
-    system calls."""
+    system calls. ``own_user``: the bot will run as a user of its own (sandboxed by root,
+    :func:`arena.runner.sandbox.inner_command`), so the process limit is set here too."""
     mem = limits.memory_mb * _MIB
-    return [
+    nproc = [(f"processes = {limits.processes}", resource.RLIMIT_NPROC,
+              (limits.processes, limits.processes))] if own_user else []
+    return [*nproc,
         (f"memory_mb = {limits.memory_mb}", resource.RLIMIT_AS, (mem, mem)),
         (f"cpu_seconds = {limits.cpu_seconds}", resource.RLIMIT_CPU,
          (limits.cpu_seconds, limits.cpu_seconds + CPU_HARD_EXTRA_S)),
@@ -306,11 +324,13 @@ class BotProcess:
             first = manifest.command[0]
             argv, full_env = sandbox.wrap(argv, env, manifest.folder, manifest.needs,
                                           python="{python}" in manifest.command,
-                                          runtime=first == "{node}" or "/" not in first)
+                                          runtime=first == "{node}" or "/" not in first,
+                                          processes=manifest.limits.processes)
         else:
             inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
             full_env = {**inherited, **env}
-        rlimits, prctl = _rlimits(manifest.limits), _resolve_prctl()
+        rlimits = _rlimits(manifest.limits, own_user=self.sandboxed and runs_as_root())
+        prctl = _resolve_prctl()
         # Non-inheritable: the child keeps it only until its exec.
         report_r, report_w = os.pipe()
         out_r, out_w = os.pipe()

@@ -14,7 +14,12 @@ from arena.runner.bots import KILL_WAIT_S, BotManifest, ManifestError, group_ali
 from arena.runner.clock import TimeControl
 from arena.runner.record import verify
 from arena.runner.referee import Referee, VoidGame
-from arena.runner.sandbox import BOT_PID_INSIDE, namespace_processes, sandbox_namespace
+from arena.runner.sandbox import (
+    BOT_PID_INSIDE,
+    DEFAULT_MODE,
+    namespace_processes,
+    sandbox_namespace,
+)
 
 SHUTDOWN_WAIT_S = 3.0
 
@@ -28,7 +33,7 @@ class Check:
 
 def check_bot(
     path: Path, game: Game, seed: int, time_control: TimeControl, log_dir: Path | None,
-    log_cap: int = DEFAULT_LOG_CAP, sandbox: str = "none",
+    log_cap: int = DEFAULT_LOG_CAP, sandbox: str = DEFAULT_MODE,
 ) -> list[Check]:
     """Run the checks in order, stopping at the first failure. Never raises for a bot's
     misbehaviour; the bot's processes are all gone when this returns. The bot's output goes to
@@ -132,9 +137,9 @@ def check_bot(
                                 "exited, but left processes behind in its process group"))
         elif extra:
             checks.append(Check("shutdown", False,
-                                f"exited, but left {len(extra)} process(es) behind in its "
-                                f"sandbox (pids {', '.join(map(str, extra.values()))}; the "
-                                f"sandbox ended them)"))
+                                f"exited, but left processes behind in its sandbox: "
+                                f"{len(extra)} (pids {', '.join(map(str, extra.values()))}; "
+                                f"the sandbox ended them)"))
         elif left_inside:
             checks.append(Check("shutdown", False,
                                 "exited, but processes of its sandbox are still running"))

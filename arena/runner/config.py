@@ -17,8 +17,8 @@
                                      # games (false: a fresh process for every game)
     log_cap_mb = 10                  # optional: the most of a bot's output kept in its log
                                      # per game, MiB (0..10240; the rest is dropped)
-    sandbox = "none"                 # optional: "bwrap" runs every bot in a bubblewrap
-                                     # sandbox (arena.runner.sandbox); default "none"
+    sandbox = "bwrap"                # optional: every bot runs in a bubblewrap sandbox
+                                     # (arena.runner.sandbox); "none" only for trusted bots
     candidates = ["greedy-py"]       # gauntlet only: the bots the field plays against
 
     [time_control]                   # optional; any of these, in milliseconds
@@ -42,6 +42,7 @@ from arena.engine import UnknownGameError, get_game
 from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.bots import NAME_RULE, BotManifest, ManifestError, read_toml
 from arena.runner.clock import TimeControl
+from arena.runner.sandbox import DEFAULT_MODE
 from arena.runner.sandbox import MODES as SANDBOX_MODES
 
 FORMATS = ("round-robin", "swiss", "gauntlet")
@@ -77,7 +78,7 @@ class TournamentConfig:
     time_control: TimeControl
     bots: tuple[BotManifest, ...]
     source: Path
-    sandbox: str = "none"  #: how bots are run: "none" or "bwrap" (arena.runner.sandbox)
+    sandbox: str = DEFAULT_MODE  #: how bots are run: "none" or "bwrap" (arena.runner.sandbox)
 
     @property
     def log_cap(self) -> int:
@@ -180,7 +181,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     concurrency = whole("concurrency", 1, 64, default=os.cpu_count() or 1)
     void_retries = whole("void_retries", 0, 100, default=2)
     log_cap_mb = whole("log_cap_mb", 0, MAX_LOG_CAP_MB, default=DEFAULT_LOG_CAP // MIB)
-    sandbox = text("sandbox", "none")
+    sandbox = text("sandbox", DEFAULT_MODE)
     if sandbox not in SANDBOX_MODES:
         raise fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
     output = Path("leaderboards") / name

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Protocol
 
 from arena.engine import Game
+from arena.runner.sandbox import DEFAULT_MODE
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.stable import Stable
 from arena.runner.storage import is_disk_full
@@ -49,7 +50,7 @@ class GameJob:
     log_dir: str
     seed_key: bytes  #: the tournament's key of bots' seeds (arena.seeds.bot_seed)
     log_cap: int | None = None  # bytes of each bot's output kept per game; None: the default
-    sandbox: str = "none"  #: how the bots run: "none" or "bwrap" (arena.runner.sandbox)
+    sandbox: str = DEFAULT_MODE  #: how the bots run: "none" or "bwrap" (arena.runner.sandbox)
 
 
 class JobStatus(StrEnum):

@@ -32,6 +32,7 @@ from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog
 from arena.runner.bots import BotManifest, BotStartError, RunningBot
 from arena.runner.clock import Clock, TimeControl
 from arena.runner.record import GameRecord, final_ranks
+from arena.runner.sandbox import DEFAULT_MODE
 from arena.runner.stable import SHUTDOWN_GRACE_S, Session, Stable
 from arena.seeds import bot_seed, check_seed_key, fallback_rng, user_seed_key
 
@@ -98,7 +99,7 @@ class Referee:
         stable: Stable | None = None,
         log_cap: int = DEFAULT_LOG_CAP,
         seed_key: bytes | None = None,
-        sandbox: str = "none",
+        sandbox: str = DEFAULT_MODE,
     ) -> None:
         n = len(bots)
         if not game.min_players <= n <= game.max_players:
@@ -335,7 +336,7 @@ def play_game(
     stable: Stable | None = None,
     log_cap: int | None = None,
     seed_key: bytes | None = None,
-    sandbox: str = "none",
+    sandbox: str = DEFAULT_MODE,
 ) -> GameRecord:
     """Play one refereed game. ``bots[s]`` is seat s's manifest, or None for a built-in random
     player. Raises :class:`VoidGame` if the game could not be played. Without a ``stable``, no

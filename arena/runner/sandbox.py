@@ -26,15 +26,24 @@ A sandboxed bot runs under ``bwrap`` with every namespace of its own (``--unshar
 - **environment**: only ``ARENA_*``, ``PATH``, ``HOME=/tmp``, ``TMPDIR=/tmp``, ``LANG`` and
   ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only), handed to bwrap as its own
   environment rather than on its command line, where any local user could read the token.
-- **privileges**: every capability dropped, even when the runner is root.
+- **privileges**: no capabilities. Run by root, bwrap sets the sandbox up with root's rights
+  and the bot runs as a user of its own, a high user id no account has (:func:`bot_uid`), so
+  that it cannot read what only root may, and the process limit counts its processes alone.
+  Run by anyone else, the sandbox has a user namespace of its own, mapping the bot to the
+  runner's user.
+- **process count**: at most ``limits.processes`` processes and threads (RLIMIT_NPROC, set
+  where the kernel counts only the sandbox's processes: :func:`inner_command`); a fork bomb
+  stops there.
 
-The resource limits are applied to the bwrap process before its exec and are inherited by
-everything inside.
+The other resource limits are applied to the bwrap process before its exec and are inherited
+by everything inside; they are per process, so a bot's memory is at most ``processes`` x
+``memory_mb`` plus its ``/tmp`` (:data:`TMP_BYTES`).
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import shutil
 import subprocess
@@ -46,6 +55,8 @@ from pathlib import Path
 BOT_PID_INSIDE = 2
 #: The sandbox modes a tournament file, ``play`` and ``check-bot`` accept.
 MODES = ("none", "bwrap")
+#: Bots are sandboxed unless the user opts out (``--no-sandbox``, ``sandbox = "none"``).
+DEFAULT_MODE = "bwrap"
 #: Where the endpoint folder appears inside the sandbox.
 INSIDE_ENDPOINT_DIR = "/run/arena"
 #: The socket's name in the endpoint folder.
@@ -62,18 +73,50 @@ TMP_BYTES = 256 * 1024 * 1024
 INSIDE_PATH = "/usr/local/bin:/usr/bin:/bin"
 #: How long the detection's trivial sandbox may take to start and exit.
 PROBE_TIMEOUT_S = 10.0
+#: The util-linux programs that hand the bot over inside the sandbox (:func:`inner_command`).
+SETPRIV = "/usr/bin/setpriv"
+PRLIMIT = "/usr/bin/prlimit"
+#: The process limit of the detection's trivial sandbox.
+PROBE_PROCESSES = 8
 
 
 class SandboxError(RuntimeError):
     """The sandbox was asked for and cannot work here; the message is one line saying why."""
 
 
+def runs_as_root() -> bool:
+    """True if the runner is root: bwrap then sets the sandbox up with root's rights and the
+    bot is handed to an unprivileged user of its own (:func:`bot_uid`) by ``setpriv``."""
+    return os.geteuid() == 0
+
+
+#: The first of the user ids a root runner gives its bots (far above any real account).
+BOT_UID_BASE = 0x60000000
+_launches = itertools.count()
+
+
+def bot_uid() -> int:
+    """A user id for the next bot this process starts as root: one of 256 per runner process,
+    taken in turn (a kept bot may live while its successors start, so no two bots alive in
+    one process share one unless 256 start while it lives; two that do share only their
+    process budget, as they see and reach nothing of each other's)."""
+    return BOT_UID_BASE + ((os.getpid() & 0xFFFFF) << 8) + (next(_launches) & 0xFF)
+
+
 def _base_args() -> list[str]:
     """The namespaces and the system part of the root, common to every sandbox."""
-    # --cap-drop ALL: the runner may be root, and without a user namespace (where the host
-    # forbids one, --unshare-all goes on without) the bot would keep root's capabilities.
-    args = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--ro-bind", "/usr", "/usr"]
+    if runs_as_root():
+        # Every namespace but the user one: a user namespace of root's would map the bot to
+        # root outside, which the kernel exempts from the process limit. The bot gets a user
+        # of its own instead (setpriv, :func:`inner_command`), which needs these three
+        # capabilities until then, and no others.
+        args = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                "--unshare-cgroup-try", "--cap-drop", "ALL"]
+        args += [a for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
+                 for a in ("--cap-add", cap)]
+    else:
+        args = ["--unshare-all", "--unshare-user", "--cap-drop", "ALL"]
+    args += ["--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64"):
         top = Path("/") / name
         if top.is_symlink():
@@ -81,12 +124,47 @@ def _base_args() -> list[str]:
             args += ["--symlink", os.readlink(top), str(top)]
         elif top.is_dir():
             args += ["--ro-bind", str(top), str(top)]
+    args += ["--perms", "0755", "--dir", "/etc"]
     for name in ETC_FILES:
         path = Path("/etc") / name
         if path.exists():
             args += ["--ro-bind", str(path), str(path)]
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     return args
+
+
+#: The trees the system part of the root binds whole, and the folders it makes.
+_SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
+_SYSTEM_FOLDERS = ("/etc", "/proc", "/dev", "/tmp")
+
+
+def _open_parents(paths: Sequence[str]) -> list[str]:
+    """bwrap arguments making the folders above ``paths`` (bound next) open to all: bwrap
+    would make them readable by root alone, and a root runner's bot is not root. Folders the
+    root holds already (the system's, or one of ``paths``) are left as they are."""
+    held = [*_SYSTEM_TREES, *paths]
+    parents = {str(parent) for path in paths for parent in Path(path).parents
+               if str(parent) not in ("/", *_SYSTEM_FOLDERS)
+               and not any(parent.is_relative_to(h) for h in held)}
+    return [a for parent in sorted(parents, key=lambda d: (d.count("/"), d))
+            for a in ("--perms", "0755", "--dir", parent)]
+
+
+def inner_command(processes: int) -> list[str]:
+    """What runs the bot's command inside the sandbox, limiting it to ``processes`` processes
+    and threads (RLIMIT_NPROC counts both).
+
+    The kernel counts a user's processes per user namespace. As root: ``setpriv`` makes the
+    bot a user of its own (:func:`bot_uid`), whose count holds only its processes, with the
+    limit set before bwrap started. Otherwise: the sandbox has a user namespace of its own,
+    where the count holds only the sandbox's processes, and ``prlimit`` sets the limit there
+    (set outside, it would count every process of the user)."""
+    if runs_as_root():
+        uid = str(bot_uid())
+        return [SETPRIV, "--reuid", uid, "--regid", uid, "--clear-groups",
+                "--inh-caps=-all", "--bounding-set=-all", "--"]
+    return [PRLIMIT, f"--nproc={processes}:{processes}", "--"]
 
 
 @functools.cache
@@ -97,9 +175,14 @@ def sandbox_problem() -> str | None:
     if bwrap is None:
         return ("bubblewrap is not installed: no 'bwrap' on PATH "
                 "(Debian/Ubuntu: apt-get install bubblewrap)")
+    helper = SETPRIV if runs_as_root() else PRLIMIT
+    if not os.access(helper, os.X_OK):
+        return (f"{helper} is missing (Debian/Ubuntu: apt-get install util-linux); it hands "
+                f"the bot over inside the sandbox")
     true = shutil.which("true") or "/usr/bin/true"
     try:
-        done = subprocess.run([bwrap, *_base_args(), "--", true], capture_output=True,
+        done = subprocess.run([bwrap, *_base_args(), "--",
+                               *inner_command(PROBE_PROCESSES), true], capture_output=True,
                               timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap cannot start a sandbox here: {exc}"
@@ -118,7 +201,10 @@ def require_sandbox(mode: str) -> None:
     if mode == "bwrap":
         problem = sandbox_problem()
         if problem is not None:
-            raise SandboxError(f"the bwrap sandbox was asked for but {problem}")
+            raise SandboxError(
+                f"bots run in a bubblewrap sandbox, which cannot work here: {problem}; run "
+                f"`arena doctor` for more, or opt out with --no-sandbox (sandbox = \"none\" in "
+                f"a tournament file) for bots you trust")
 
 
 def inside_endpoint() -> str:
@@ -166,6 +252,7 @@ class Sandbox:
     def wrap(
         self, argv: list[str], env: dict[str, str], folder: Path,
         needs: Sequence[Path] = (), python: bool = False, runtime: bool = False,
+        processes: int = 64,
     ) -> tuple[list[str], dict[str, str]]:
         """The bwrap command line running a bot's command, and the whole environment to start
         it with: only ``env``'s ``ARENA_*`` variables and the basics. The environment goes
@@ -184,6 +271,8 @@ class Sandbox:
                 outside /usr. A program given by its path is not: it must be in what the
                 sandbox shows already (else a manifest could have any folder holding an
                 executable mounted for it).
+            processes: how many processes and threads the bot may have at once
+                (:func:`inner_command`).
         """
         program = _program(argv[0], folder)
         binds: list[str] = []
@@ -191,13 +280,15 @@ class Sandbox:
             binds += _python_binds()
         if runtime:
             binds += _program_binds(program)
-        args = [self.bwrap, *_base_args()]
-        for path in dict.fromkeys(binds):
+        binds = list(dict.fromkeys(binds))
+        own = [str(path) for path in (folder, *needs)]
+        args = [self.bwrap, *_base_args(), *_open_parents([*binds, *own, INSIDE_ENDPOINT_DIR])]
+        for path in binds:
             args += ["--ro-bind", path, path]
         # The bot's own folder after the runtimes: a bot inside a bound tree still sees its
         # folder as it is (read-only all the same).
-        for own in (folder, *needs):
-            args += ["--ro-bind", str(own), str(own)]
+        for path in own:
+            args += ["--ro-bind", path, path]
         # Read-only: connecting to a unix socket needs no write access to its folder, and so
         # no bot can remove the socket or plant another beside it for the bots after it.
         args += ["--ro-bind", self.endpoint_dir, INSIDE_ENDPOINT_DIR, "--chdir", str(folder)]
@@ -207,7 +298,7 @@ class Sandbox:
         inside = {k: v for k, v in env.items() if k.startswith("ARENA_")}
         inside.update(PATH=path_var, HOME="/tmp", TMPDIR="/tmp",
                       LANG=os.environ.get("LANG", "C.UTF-8"), PYTHONDONTWRITEBYTECODE="1")
-        return [*args, "--", program, *argv[1:]], inside
+        return [*args, "--", *inner_command(processes), program, *argv[1:]], inside
 
 
 def pid_namespace(pid: int) -> str | None:

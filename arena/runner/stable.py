@@ -14,7 +14,13 @@ from arena.protocol.server import Endpoint
 from arena.protocol.transport import Transport, ZmqTransport
 from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog
 from arena.runner.bots import BotManifest, BotProcess, Launcher, RunningBot
-from arena.runner.sandbox import SOCKET_NAME, Sandbox, inside_endpoint, require_sandbox
+from arena.runner.sandbox import (
+    DEFAULT_MODE,
+    SOCKET_NAME,
+    Sandbox,
+    inside_endpoint,
+    require_sandbox,
+)
 
 #: How long a bot gets to exit by itself after shutdown before its group is killed.
 SHUTDOWN_GRACE_S = 1.0
@@ -55,24 +61,30 @@ class Stable:
         bind: bool = True,
         transport: Transport | None = None,
         launch: Launcher | None = None,
-        sandbox: str = "none",
+        sandbox: str = DEFAULT_MODE,
     ) -> None:
         """``sandbox``: "none", or "bwrap" to start every bot in a bubblewrap sandbox
         (:mod:`arena.runner.sandbox`); raises :class:`~arena.runner.sandbox.SandboxError` if
         the sandbox cannot work here (never falls back to running bots unsandboxed)."""
-        require_sandbox(sandbox)
+        if launch is None and bind:
+            require_sandbox(sandbox)  # only a stable that starts bot processes needs one
         self.keep = keep
         self.max_games = max_games
         self.sandbox = sandbox
-        # Sandboxed bots have no network: the endpoint is a unix socket in a private folder
-        # (only this user may enter it) that the sandbox mounts in; bots see it at a fixed path.
-        self._endpoint_dir: str | None = None
+        # Sandboxed bots have no network: the endpoint is a unix socket in a folder that the
+        # sandbox mounts in (bots see it at a fixed path). That folder sits in a private one
+        # (only this user may enter it), and is itself open to all, as is the socket, because
+        # a root runner's bots run as users of their own.
+        self._private_dir: str | None = None
         self.bot_address = ""
         if transport is None and bind and sandbox == "bwrap":
-            self._endpoint_dir = tempfile.mkdtemp(prefix="arena-endpoint-")
-            os.chmod(self._endpoint_dir, 0o700)
-            transport = ZmqTransport(
-                endpoint=f"ipc://{self._endpoint_dir}/{SOCKET_NAME}")
+            self._private_dir = tempfile.mkdtemp(prefix="arena-endpoint-")  # mode 0700
+            endpoint_dir = os.path.join(self._private_dir, "endpoint")
+            os.mkdir(endpoint_dir)
+            os.chmod(endpoint_dir, 0o711)
+            socket_path = os.path.join(endpoint_dir, SOCKET_NAME)
+            transport = ZmqTransport(endpoint=f"ipc://{socket_path}")
+            os.chmod(socket_path, 0o666)
             self.bot_address = inside_endpoint()
         elif transport is None:
             transport = ZmqTransport(bind)
@@ -80,8 +92,9 @@ class Stable:
         self.bot_address = self.bot_address or self.endpoint.address
         if launch is None:
             launch = BotProcess
-            if self._endpoint_dir is not None:
-                launch = functools.partial(BotProcess, sandbox=Sandbox(self._endpoint_dir))
+            if self._private_dir is not None:
+                launch = functools.partial(
+                    BotProcess, sandbox=Sandbox(os.path.join(self._private_dir, "endpoint")))
         self.launch: Launcher = launch
         self.idle: dict[str, Session] = {}  # by bot name, oldest first
         self.launches = 0
@@ -144,6 +157,6 @@ class Stable:
         while self.idle:
             self._stop(self.idle.pop(next(iter(self.idle))))
         self.endpoint.close()
-        if self._endpoint_dir is not None:
-            shutil.rmtree(self._endpoint_dir, ignore_errors=True)
-            self._endpoint_dir = None
+        if self._private_dir is not None:
+            shutil.rmtree(self._private_dir, ignore_errors=True)
+            self._private_dir = None
