@@ -193,6 +193,44 @@ def test_a_tournament_hands_its_workers_the_journals_key_and_a_resumed_run_the_s
         Tournament(config, seed_key=new_seed_key())
 
 
+
+def test_a_tournament_without_a_seed_draws_a_secret_one_and_keeps_it(tmp_path: Path) -> None:
+    """A seed in the file is public (anyone who knows or guesses it can compute every deck and
+    die). Without one, each tournament draws its own from the system's generator and keeps it
+    in its journal: a resume plays the same games; another tournament other games."""
+    from arena.runner.config import load_config
+    from arena.runner.store import SECRET_SEED
+    from arena.runner.tournament import Tournament
+
+    bots = ROOT / "bots" / "examples"
+
+    def config(out: str, seed: str = "") -> Any:
+        file = tmp_path / f"{out}.toml"
+        file.write_text(
+            'name = "secret"\ngame = "stoneage"\nformat = "round-robin"\nplayers = 2\n'
+            f'{seed}rounds = 1\noutput = "{tmp_path / out}"\n'
+            f'[[bots]]\npath = "{bots / "random-py"}"\n[[bots]]\npath = "{bots / "greedy-py"}"\n',
+            encoding="utf-8")
+        return load_config(file)
+
+    def game_seeds(t: Tournament) -> list[int]:
+        seeds = [p.seed for p in t.scheduler.next_round([]) or []]
+        t.journal.close()
+        return seeds
+
+    first = Tournament(config("a"))
+    drawn = first.master_seed
+    assert first.journal.meta()[SECRET_SEED] == drawn and drawn >= 1 << 20
+    seeds = game_seeds(first)
+    resumed = Tournament(config("a"))
+    assert resumed.master_seed == drawn and game_seeds(resumed) == seeds
+    other = Tournament(config("b"))
+    assert other.master_seed != drawn and not set(game_seeds(other)) & set(seeds)
+    # A seed in the file is used as it is, and nothing is drawn.
+    public = Tournament(config("c", "seed = 7\n"))
+    assert public.master_seed == 7 and SECRET_SEED not in public.journal.meta()
+    public.journal.close()
+
 # ---------------------------------------------------------------------------- what bots see
 SPY_BOT = """\
 import json, os, sys

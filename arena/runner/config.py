@@ -9,7 +9,9 @@
     seat_rotation = true             # play every seat rotation of each table (same seed);
                                      # default: true, except swiss (one game per table, seats
                                      # assigned to even out each bot's seat history)
-    seed = 1                         # master seed: the same seed gives the same tournament
+    seed = 1                         # optional master seed: the same seed gives the same
+                                     # games; without it, a secret one is drawn (a known or
+                                     # guessable seed tells a bot every deck and die)
     concurrency = 2                  # optional: games at once (default: the number of cores)
     output = "leaderboards/example"  # optional (default: leaderboards/<name>)
     void_retries = 2                 # optional: retries of a void game before the run stops
@@ -68,7 +70,7 @@ class TournamentConfig:
     rounds: int
     max_games: int | None
     seat_rotation: bool | None
-    seed: int
+    seed: int | None  #: the master seed; None: a secret one, drawn when the run starts
     concurrency: int
     output: Path
     void_retries: int
@@ -177,7 +179,8 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         raise fail("reuse_bots", f"must be true or false, got {reuse!r}")
     if max_games is not None and fmt == "swiss":
         raise fail("max_games", "does not apply to a swiss tournament: its size is 'rounds'")
-    seed = whole("seed", 0)
+    # No seed: the tournament draws a secret one (Tournament), which no entrant can guess.
+    seed = whole("seed", 0) if "seed" in data else None
     concurrency = whole("concurrency", 1, 64, default=os.cpu_count() or 1)
     void_retries = whole("void_retries", 0, 100, default=2)
     log_cap_mb = whole("log_cap_mb", 0, MAX_LOG_CAP_MB, default=DEFAULT_LOG_CAP // MIB)
@@ -248,7 +251,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     from arena.runner.schedule import make_scheduler
 
     try:
-        make_scheduler(fmt, tuple(names), players, seed, rounds, rotation, max_games,
+        make_scheduler(fmt, tuple(names), players, seed or 0, rounds, rotation, max_games,
                        candidates)
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from None

@@ -10,6 +10,7 @@ a runner killed at any moment (SIGKILL included) loses no committed game, and re
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -26,6 +27,8 @@ JOURNAL = "journal.sqlite"
 #: The meta entry holding the tournament's secret key of bots' seeds. Not part of the identity:
 #: journals written before keys existed get one on first use and still resume.
 SEED_KEY = "seed_key"
+#: The meta entry holding the master seed a tournament drew because its file gives none.
+SECRET_SEED = "secret_seed"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -88,13 +91,27 @@ class Journal:
         rows = self.db.execute("SELECT key, value FROM meta").fetchall()
         return {r["key"]: json.loads(r["value"]) for r in rows}
 
-    def bind(self, identity: dict[str, Any], describe: str) -> bool:
-        """Tie the journal to a tournament. Returns True if it already held this tournament
-        (a resume); raises JournalError naming what differs if it held another one."""
+    def secret_seed(self) -> int:
+        """The master seed this journal's tournament drew (:data:`SECRET_SEED`), or, for a
+        journal that holds none yet, a fresh one from the operating system's cryptographic
+        generator (:meth:`bind` stores it with the tournament)."""
+        drawn = self.meta().get(SECRET_SEED)
+        if drawn is None:
+            return secrets.randbits(63)
+        if type(drawn) is not int:
+            raise JournalError(f"{self.path}: damaged {SECRET_SEED}: {drawn!r}")
+        return drawn
+
+    def bind(self, identity: dict[str, Any], describe: str,
+             extra: dict[str, Any] | None = None) -> bool:
+        """Tie the journal to a tournament (a new journal also stores ``extra``'s entries).
+        Returns True if it already held this tournament (a resume); raises JournalError
+        naming what differs if it held another one."""
         meta = self.meta()
         if not meta:
             with self._tx():
                 for key, value in (
+                    *(extra or {}).items(),
                     ("schema_version", SCHEMA_VERSION),
                     ("identity", identity),
                     ("schedule", describe),

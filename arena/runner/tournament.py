@@ -37,7 +37,7 @@ from arena.runner.sandbox import SandboxError, require_sandbox
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
 from arena.runner.storage import disk_full_message, is_disk_full
-from arena.runner.store import JOURNAL, Journal
+from arena.runner.store import JOURNAL, SECRET_SEED, Journal
 
 RECENT = 8
 
@@ -68,10 +68,14 @@ class TournamentResult:
     outputs: list[Path] = field(default_factory=list)
 
 
-def make_tournament_scheduler(config: TournamentConfig) -> Scheduler:
+def make_tournament_scheduler(config: TournamentConfig, seed: int | None = None) -> Scheduler:
+    """The tournament's scheduler, with ``seed`` as master seed if the file gives none."""
     names = config.bot_names
+    master = config.seed if config.seed is not None else seed
+    if master is None:
+        raise ValueError("the tournament file gives no seed, and none was drawn")
     return make_scheduler(
-        config.format, names, config.players, config.seed, config.rounds,
+        config.format, names, config.players, master, config.rounds,
         config.seat_rotation, config.max_games, config.candidates,
     )
 
@@ -99,10 +103,16 @@ class Tournament:
         self.executor_factory = executor_factory
         self.on_snapshot = on_snapshot
         self.stop = stop or StopRequest()
-        self.scheduler = make_tournament_scheduler(config)
         with self._full_disk_stops_the_run():
             self.journal = Journal(self.folder / JOURNAL)
-            self.resumed = self.journal.bind(config.identity(), self.scheduler.describe())
+            # Without a seed in the file, the master seed is a secret drawn for this
+            # tournament and kept in its journal: resumes use it, and no entrant can guess it.
+            drawn = self.journal.secret_seed() if config.seed is None else None
+            self.master_seed = config.seed if config.seed is not None else drawn
+            self.scheduler = make_tournament_scheduler(config, self.master_seed)
+            self.resumed = self.journal.bind(
+                config.identity(), self.scheduler.describe(),
+                {SECRET_SEED: drawn} if drawn is not None else {})
             # The key of the bots' seeds lives in the journal, so a resumed run hands bots
             # the seeds an uninterrupted one would have.
             self.seed_key = self.journal.seed_key(seed_key)
@@ -256,7 +266,7 @@ class Tournament:
             "format": self.config.format,
             "players": self.config.players,
             "schedule": self.scheduler.describe(),
-            "seed": self.config.seed,
+            "seed": self.master_seed,
             "games": done,
             "complete": complete,
             "void_retries": self.voids,
