@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import random
 import time
+from pathlib import Path
 from typing import Any
 
-from arena.engine import Game, State
+from arena.engine import Game, State, get_game
 
 
 def bench_engine(game: Game, players: int, games: int, seed: int) -> dict[str, Any]:
@@ -91,7 +92,7 @@ def _median(values: list[float]) -> float:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-def bench_protocol(game: Game, games: int, seed: int) -> dict[str, Any]:
+def bench_protocol(game: Game, games: int, seed: int, sandbox: str = "bwrap") -> dict[str, Any]:
     """Round trips through the real referee path against a bare pyzmq ping-pong.
 
     The referee path: a Python SDK bot process (``arena.protocol.reference_bot``) plays
@@ -104,23 +105,25 @@ def bench_protocol(game: Game, games: int, seed: int) -> dict[str, Any]:
     The run (and so every process it starts) is pinned to one core: on two cores the figures
     otherwise swing by a factor of two with where the scheduler happens to place the two
     processes, which would swamp the protocol's own cost that this benchmark compares.
+
+    ``sandbox``: how the bot runs ("bwrap", the default: over the sandbox's ipc endpoint;
+    "none": over loopback TCP, like the bare path).
     """
     original = os.sched_getaffinity(0)
     core = min(original)
     os.sched_setaffinity(0, {core})
     try:
-        figures = _bench_protocol_pinned(game, games, seed)
+        figures = _bench_protocol_pinned(game, games, seed, sandbox)
     finally:
         os.sched_setaffinity(0, original)
     figures["pinned_core"] = core
     return figures
 
 
-def _bench_protocol_pinned(game: Game, games: int, seed: int) -> dict[str, Any]:
+def _bench_protocol_pinned(game: Game, games: int, seed: int, sandbox: str) -> dict[str, Any]:
     import subprocess
     import sys
     import tempfile
-    from pathlib import Path
 
     import zmq
 
@@ -153,7 +156,7 @@ def _bench_protocol_pinned(game: Game, games: int, seed: int) -> dict[str, Any]:
             bot = BotManifest.load(folder)
             # The two paths alternate game by game, so both see the same machine load.
             for g in range(games):
-                record = play_game(game, seed + g, [bot, None])
+                record = play_game(game, seed + g, [bot, None], sandbox=sandbox)
                 # The bare path replays the same game and, like the referee, builds each
                 # request between round trips, so both paths run amid the same work and the
                 # ratio isolates the protocol's own cost.
@@ -184,6 +187,7 @@ def _bench_protocol_pinned(game: Game, games: int, seed: int) -> dict[str, Any]:
     return {
         "game": game.name,
         "games": games,
+        "sandbox": sandbox,
         "round_trips": len(referee_ms),
         "mean_request_bytes": round(sum(sizes) / len(sizes)),
         "referee_median_ms": round(ref, 4),
@@ -218,14 +222,15 @@ def _pss_mb(pid: int) -> float:
 
 def bench_tournament(games: int, seed: int) -> dict[str, Any]:
     """The same small round-robin of random SDK bots at concurrency 1 and at one game per core,
-    timed in one run; then at 8 games in flight, with the runner's memory sampled.
+    timed in one run; at one game per core again without the sandbox (the cost of the sandbox,
+    with kept processes as by default); then at 8 games in flight, with the runner's memory
+    sampled. Bots are sandboxed except in the run without.
 
     Memory: the runner process's peak RSS, and the peak of runner + game workers (PSS, so
     pages the forked workers share are counted once); bot processes are not the runner's.
     """
     import tempfile
     import threading
-    from pathlib import Path
 
     from arena.runner.config import parse_config
     from arena.runner.tournament import Tournament
@@ -234,7 +239,7 @@ def bench_tournament(games: int, seed: int) -> dict[str, Any]:
     per_round = 3 * 2  # three 2-player tables, two rotations each
     rounds = max(1, round(games / per_round))
 
-    def run(folder: Path, concurrency: int) -> tuple[float, int]:
+    def run(folder: Path, concurrency: int, sandbox: str = "bwrap") -> tuple[float, int]:
         bots = []
         for name in ("random-a", "random-b", "random-c"):
             bot = folder / "bots" / name
@@ -247,7 +252,7 @@ def bench_tournament(games: int, seed: int) -> dict[str, Any]:
         data = {
             "name": f"bench-{concurrency}", "game": "stoneage", "format": "round-robin",
             "players": 2, "rounds": rounds, "seed": seed, "concurrency": concurrency,
-            "output": str(folder / "out"), "bots": bots,
+            "output": str(folder / "out"), "bots": bots, "sandbox": sandbox,
         }
         config = parse_config(data, folder / "bench.toml")
         t0 = time.perf_counter()
@@ -258,6 +263,7 @@ def bench_tournament(games: int, seed: int) -> dict[str, Any]:
         base = Path(tmp)
         serial_s, n = run(base / "serial", 1)
         parallel_s, n2 = run(base / "parallel", cores)
+        bare_s, n3 = run(base / "unsandboxed", cores, "none")
 
         peak = {"runner_rss": 0.0, "total_pss": 0.0}
         done = threading.Event()
@@ -285,6 +291,8 @@ def bench_tournament(games: int, seed: int) -> dict[str, Any]:
         "serial_games_per_minute": round(n / serial_s * 60, 1),
         "parallel_games_per_minute": round(n2 / parallel_s * 60, 1),
         "ratio": round((n2 / parallel_s) / (n / serial_s), 2),
+        "unsandboxed_parallel_games_per_minute": round(n3 / bare_s * 60, 1),
+        "sandboxed_to_unsandboxed": round((n2 / parallel_s) / (n3 / bare_s), 2),
         "runner_peak_rss_mb_8_in_flight": round(peak["runner_rss"], 1),
         "runner_and_workers_peak_pss_mb_8_in_flight": round(peak["total_pss"], 1),
     }
@@ -318,3 +326,35 @@ def _is_python_worker(pid: int) -> bool:
         return os.getsid(pid) == os.getsid(0)
     except OSError:
         return False
+
+
+def bench_start(bots: list[Path], starts: int) -> dict[str, Any]:
+    """Start-to-hello of each bot with and without the sandbox: the time from starting its
+    process to its hello being accepted, median of ``starts`` starts each, alternating the two
+    ways so both see the same machine load."""
+    from arena.runner.bots import BotManifest
+    from arena.runner.referee import Referee
+
+    game = get_game("stoneage")
+    figures: dict[str, Any] = {"starts": starts, "bots": {}}
+    for path in bots:
+        manifest = BotManifest.load(path)
+        times: dict[str, list[float]] = {"bwrap": [], "none": []}
+        for k in range(2 * starts):
+            mode = "bwrap" if k % 2 == 0 else "none"
+            referee = Referee(game, k, [manifest, None], sandbox=mode, game_id=f"start-{k}")
+            try:
+                t0 = time.perf_counter()
+                referee.launch()
+                referee.handshake()
+                times[mode].append((time.perf_counter() - t0) * 1000)
+            finally:
+                referee.kill_all()
+                referee.close()
+        sandboxed, bare = _median(times["bwrap"]), _median(times["none"])
+        figures["bots"][manifest.name] = {
+            "sandboxed_median_ms": round(sandboxed, 1),
+            "unsandboxed_median_ms": round(bare, 1),
+            "ratio": round(sandboxed / bare, 2),
+        }
+    return figures

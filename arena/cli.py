@@ -344,6 +344,10 @@ def bench_protocol_cmd(
     games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 4,
     seed: Annotated[int, typer.Option()] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    sandbox: Annotated[
+        bool, typer.Option("--sandbox/--no-sandbox",
+                           help="Run the bot sandboxed, over the sandbox's ipc endpoint.")
+    ] = True,
 ) -> None:
     """Referee round trip with a Python SDK bot against a bare pyzmq ping-pong of the same
     messages, measured in the same run: both medians and their ratio."""
@@ -352,10 +356,11 @@ def bench_protocol_cmd(
     if games_ < 1:
         _fail("--games must be at least 1")
     g = _game("stoneage")
-    figures = bench_protocol(g, games_, seed)
+    figures = bench_protocol(g, games_, seed, _sandbox_mode(sandbox))
+    endpoint = "sandboxed, ipc" if sandbox else "unsandboxed, tcp"
     _print_figures(
         f"protocol benchmark: {figures['round_trips']} round trips, requests of "
-        f"{figures['mean_request_bytes']} bytes on average (pinned to core "
+        f"{figures['mean_request_bytes']} bytes on average (bot {endpoint}; pinned to core "
         f"{figures['pinned_core']})",
         figures,
         [
@@ -502,8 +507,41 @@ def bench_tournament_cmd(
         (f"games per minute, concurrency {figures['cores']} (cores)",
          f"{figures['parallel_games_per_minute']:,.1f}"),
         ("ratio", f"{figures['ratio']:.2f}"),
+        (f"games per minute, concurrency {figures['cores']}, without the sandbox",
+         f"{figures['unsandboxed_parallel_games_per_minute']:,.1f}"),
+        ("sandboxed / unsandboxed", f"{figures['sandboxed_to_unsandboxed']:.2f}"),
         ("runner peak RSS, 8 games in flight",
          f"{figures['runner_peak_rss_mb_8_in_flight']:.0f} MB"),
         ("runner + workers peak PSS, 8 games in flight",
          f"{figures['runner_and_workers_peak_pss_mb_8_in_flight']:.0f} MB"),
     ], as_json)
+
+
+@bench_app.command("start")
+def bench_start_cmd(
+    bot: Annotated[
+        list[Path] | None,
+        typer.Option("--bot", "-b", help="A bot folder (repeatable; default: the example "
+                                         "random bots in Python and JavaScript)."),
+    ] = None,
+    starts: Annotated[int, typer.Option("--starts", "-n", help="Starts each way.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Bot start-to-hello with and without the sandbox, measured in one run: medians and
+    their ratio per bot."""
+    from arena.bench import bench_start
+
+    if starts < 1:
+        _fail("--starts must be at least 1")
+    examples = Path(__file__).resolve().parent.parent / "bots" / "examples"
+    folders = bot or [examples / "random-py", examples / "random-js"]
+    _manifests(folders)  # a bad manifest is named here
+    _sandbox_mode(True)
+    figures = bench_start(folders, starts)
+    rows = []
+    for name, f in figures["bots"].items():
+        rows += [(f"{name}: sandboxed, median", f"{f['sandboxed_median_ms']:.1f} ms"),
+                 (f"{name}: unsandboxed, median", f"{f['unsandboxed_median_ms']:.1f} ms"),
+                 (f"{name}: ratio", f"{f['ratio']:.2f}")]
+    _print_figures(f"start-to-hello benchmark: {starts} starts each way", figures, rows,
+                   as_json)

@@ -224,6 +224,19 @@ def test_bench_protocol_json_compares_both_paths() -> None:
     assert data["round_trips"] > 50
     assert data["referee_median_ms"] > 0 and data["bare_median_ms"] > 0
     assert abs(data["ratio"] - data["referee_median_ms"] / data["bare_median_ms"]) < 0.05
+    assert data["sandbox"] == "bwrap"  # the bot as a tournament runs it
+
+
+def test_bench_start_times_each_bot_both_ways() -> None:
+    r = runner.invoke(app, ["bench", "start", "--starts", "2", "--json",
+                            "--bot", str(EXAMPLES / "random-py")])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    figures = data["bots"]["random-py"]
+    assert data["starts"] == 2 and set(data["bots"]) == {"random-py"}
+    assert figures["sandboxed_median_ms"] > 0 and figures["unsandboxed_median_ms"] > 0
+    assert abs(figures["ratio"] - figures["sandboxed_median_ms"]
+               / figures["unsandboxed_median_ms"]) < 0.05
 
 
 def test_replay_names_a_decision_whose_recorded_action_differs(tmp_path: Path) -> None:
