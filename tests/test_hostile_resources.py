@@ -124,3 +124,13 @@ def test_the_seed_thief_recovers_nothing_from_a_tournament_without_a_seed(
     secret = log_of(thief_tournament(tmp_path, "secret", None), "hostile-seed-thief")
     assert len(re.findall(r"not recovered \(\d+ candidates tried\)", secret)) == 2, secret
     assert "recovered game seed" not in secret
+
+
+@needs_bwrap
+def test_check_bot_fails_the_fork_bomb_for_the_processes_it_leaves(tmp_path: Path) -> None:
+    from arena.runner.checkbot import check_bot
+
+    checks = check_bot(HOSTILE / "fork-bomb", STONE_AGE, 1, SLOW_OK, tmp_path)
+    assert [c.name for c in checks if not c.passed] == ["shutdown"]
+    found = re.search(r"left processes behind in its sandbox: (\d+)", checks[-1].detail)
+    assert found and int(found.group(1)) > 10, checks[-1].detail
