@@ -146,11 +146,14 @@ def _sandbox_mode(on: bool) -> str:
 def doctor() -> None:
     """Say whether bots can be sandboxed here (bubblewrap), and why not: exit 0 if they can,
     1 if not."""
-    from arena.runner.sandbox import sandbox_problem
+    from arena.runner.sandbox import runs_as_root, sandbox_problem
 
     problem = sandbox_problem()
     if problem is None:
-        out.print("[green]ok[/]    sandbox: bubblewrap works here (--sandbox, sandbox = \"bwrap\")")
+        how = ("each as a user id of its own (Arena runs as root)" if runs_as_root() else
+               "each in a user namespace of its own, as you")
+        out.print(f"[green]ok[/]    sandbox: bubblewrap works here; bots run in it by default, "
+                  f"{how}")
         return
     out.print(f"[red]FAIL[/]  sandbox: {escape(problem)}")
     raise typer.Exit(1)
