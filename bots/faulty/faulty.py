@@ -88,9 +88,11 @@ def action(sock: zmq.Socket, request_id: int, index: int) -> None:
     send(sock, {"type": "action", "request_id": request_id, "index": index})
 
 
-def serve(sock: zmq.Socket, on_request: Handler) -> None:
+def serve(sock: zmq.Socket, on_request: Handler,
+          on_start: Callable[[dict[str, Any]], None] | None = None) -> None:
     """The protocol loop after hello: answer pings, hand each request to ``on_request`` (and
-    send the index it returns, if any), exit with status 0 on shutdown."""
+    send the index it returns, if any), hand each game_start to ``on_start`` (if given) after
+    reseeding, exit with status 0 on shutdown."""
     while True:
         msg = recv(sock)
         mtype = msg.get("type")
@@ -102,6 +104,8 @@ def serve(sock: zmq.Socket, on_request: Handler) -> None:
                 action(sock, msg["request_id"], index)
         elif mtype == "game_start":
             _RNG.seed(msg["bot_seed"])
+            if on_start is not None:
+                on_start(msg)
         elif mtype == "shutdown":
             log("shutdown: exiting with status 0")
             sys.exit(0)
@@ -434,18 +438,17 @@ def sandbox_probe() -> None:
     serve(sock, random_index(rng()))
 
 
-def leave_orphan(marker: str) -> None:
+def leave_orphan(marker: str, code: str = f"import time; time.sleep({FOREVER_S})") -> None:
     """Fork twice, the middle process in a new session, so that the grandchild belongs to no
-    process group of this bot and has no parent of it: it sleeps with ``marker`` on its
-    command line (where a test outside can find it)."""
+    process group of this bot and has no parent of it: it runs ``python -c code`` (by default,
+    sleeps) with ``marker`` on its command line (where a test outside can find it)."""
     # Closed on exec (not inheritable): EOF here means the grandchild runs its command.
     ready_r, ready_w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.setsid()
         if os.fork() == 0:
-            os.execv(sys.executable, [sys.executable, "-c",
-                                      f"import time; time.sleep({FOREVER_S})", marker])
+            os.execv(sys.executable, [sys.executable, "-c", code, marker])
         os._exit(0)
     os.close(ready_w)
     os.waitpid(pid, 0)
