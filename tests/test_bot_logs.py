@@ -217,16 +217,24 @@ def test_a_kept_process_writes_one_log_with_a_cap_per_game(
         assert len(part) <= (1 << 20) + 1 + len(match.group(0))
 
 
-def test_check_bot_says_where_the_output_goes_and_its_cap(
+def test_check_bot_says_where_the_output_goes_and_fails_output_past_its_cap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Output breaks no protocol rule, yet check-bot fails a bot that wrote past the cap (its
+    author loses the end of it), naming the bytes dropped, as many as the log's marker says.
+    Unsandboxed: the sandbox would not pass FAULTY_FLOOD_BYTES on."""
     monkeypatch.setenv("FAULTY_FLOOD_BYTES", str(2 << 20))
     r = CliRunner().invoke(app, ["check-bot", str(FLOOD_OUTPUT), "--log-dir", str(tmp_path),
-                                 "--log-cap-mb", "1"])
-    assert r.exit_code == 0, r.output
+                                 "--log-cap-mb", "1", "--no-sandbox"])
+    assert r.exit_code == 1, r.output
     (log,) = tmp_path.glob("*.log")
     assert "at most 1 MiB" in r.output and log.name in r.output.replace("\n", "")
-    assert MARKER.search(log.read_bytes()) is not None
+    marker = MARKER.search(log.read_bytes())
+    assert marker is not None
+    failed = " ".join(r.output[r.output.index("FAIL"):].split())
+    assert failed.startswith("FAIL output wrote ")
+    assert (f"more than the cap of 1 MiB: the last {int(marker.group(2))} bytes were dropped "
+            f"from its log") in failed
 
 
 def test_a_tournament_caps_each_game_of_a_kept_bots_log_as_its_file_says(

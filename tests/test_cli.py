@@ -161,7 +161,7 @@ def test_check_bot_passes_the_example_bots(
     for bot in EXAMPLE_BOTS[game.name]:
         r = runner.invoke(app, ["check-bot", str(EXAMPLES / bot), "--game", game.name])
         assert r.exit_code == 0, r.output
-        assert r.output.count("pass") == 7 and "FAIL" not in r.output
+        assert r.output.count("pass") == 8 and "FAIL" not in r.output
 
 
 @pytest.mark.parametrize(

@@ -100,6 +100,11 @@ class BotLog:
         """Bytes of this game's output dropped so far."""
         return self._dropped
 
+    @property
+    def written(self) -> int:
+        """Bytes of this game's output kept so far (at most the cap)."""
+        return self._written
+
     def _put(self, data: bytes | memoryview) -> None:
         if self._file is None:
             return

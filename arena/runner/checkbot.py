@@ -9,7 +9,7 @@ from pathlib import Path
 from arena.engine import Game
 from arena.protocol.messages import Termination
 from arena.protocol.server import Failure
-from arena.runner.botlog import DEFAULT_LOG_CAP, size_text
+from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog, size_text
 from arena.runner.bots import KILL_WAIT_S, BotManifest, ManifestError, group_alive
 from arena.runner.clock import TimeControl
 from arena.runner.record import verify
@@ -29,6 +29,25 @@ class Check:
     name: str
     passed: bool
     detail: str
+
+
+def output_check(log: BotLog, cap: int) -> Check:
+    """Whether the bot's output over its game and shutdown fit under its log's cap (call once
+    it has exited, nothing left behind: this reads what is left in its pipe and closes the
+    log). Output breaks no protocol rule, and a game goes on however much there is, but what
+    is past the cap is lost to the bot's author (its end first, where a crash would be
+    explained), and reading it costs the runner: the check fails, as it does for a process
+    left behind, which a game also survives."""
+    log.close()
+    if cap == 0:
+        return Check("output", True, "not kept (the cap is 0)")
+    if log.dropped:
+        return Check("output", False,
+                     f"wrote {log.written + log.dropped} bytes of output in one game, more "
+                     f"than the cap of {size_text(cap)}: the last {log.dropped} bytes were "
+                     f"dropped from its log")
+    return Check("output", True, f"{log.written} bytes of output in one game, within the cap "
+                                 f"of {size_text(cap)}")
 
 
 def check_bot(
@@ -147,6 +166,7 @@ def check_bot(
             where = " in its process group or its sandbox" if namespace is not None else ""
             checks.append(Check("shutdown", True,
                                 f"exited with status 0, nothing left behind{where}"))
+            checks.append(output_check(seat.log, log_cap))
         return checks
     finally:
         referee.kill_all()
