@@ -15,12 +15,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from test_sandbox import processes_with, wait_for
+from test_tournament_e2e import ARENA_WITH_DICERACE, read_journal
 
 import arena
 from arena.engine import Game
@@ -381,3 +384,74 @@ def test_check_bot_passes_the_attacks_that_leave_no_trace_outside_the_sandbox(
     assert [c.name for c in checks][-2:] == ["shutdown", "output"]
     lines = said(log_of(tmp_path, f"hostile-{attack}"), attack)
     assert any(line.startswith("signal " if attack == "killer" else "denied ") for line in lines)
+
+
+# ---------------------------------------------------------------- a tournament
+
+
+def test_a_sandboxed_tournament_of_hostile_bots_plays_every_game_and_blames_no_victim(
+    dicerace: Game, tmp_path: Path,
+) -> None:
+    """`arena run` with the thief, the killer, the escaper, a flooder (100 MB a game, 100
+    times the file's 1 MiB cap) and random-py, processes kept between games (so the thief and
+    the killer also wait, idle, beside other games): every game is played and recorded, each
+    bot played its own seat throughout and nobody is blamed, every log is capped, and nothing
+    of the bots is left after the run."""
+    flooder = copy_of("flooder", tmp_path / "flooder", "--bytes", "100000000")
+    bots = [HOSTILE / "thief", HOSTILE / "killer", HOSTILE / "escaper", flooder, RANDOM_PY]
+    out = tmp_path / "out"
+    file = tmp_path / "hostile.toml"
+    file.write_text("\n".join([
+        'name = "hostile"', 'game = "dicerace"', 'format = "round-robin"', "players = 2",
+        "seat_rotation = false", "seed = 5", "concurrency = 2", "reuse_bots = true",
+        "log_cap_mb = 1", 'sandbox = "bwrap"', f"output = {json.dumps(str(out))}",
+        "[time_control]", "decision_ms = 2000", "handshake_ms = 10000",
+        *(f"[[bots]]\npath = {json.dumps(str(b))}" for b in bots),
+    ]) + "\n", encoding="utf-8")
+    run = subprocess.Popen([sys.executable, "-c", ARENA_WITH_DICERACE, "run", str(file),
+                            "--plain"], cwd=tmp_path, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = run.communicate(timeout=90)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, 9)
+            run.wait()
+    assert run.returncode == 0, f"{stdout}\n{stderr}"
+    assert "10/10 games, complete" in stdout, stdout
+
+    journal = read_journal(out)
+    assert len(journal.results) == 10
+    assert all(p["voids"] == 0 for p in journal.pairings.values())
+    names = {"hostile-thief", "hostile-killer", "hostile-escaper", "hostile-flooder",
+             "random-py"}
+    games_of = dict.fromkeys(names, 0)
+    for result in journal.results.values():
+        record = GameRecord.load(out / result["record"])
+        assert reasons(record) == ["ok", "ok"], record.terminations
+        assert verify(record).ok
+        for seat in record.seats:
+            games_of[seat["bot"]] += 1
+            assert played_by(record, seat["seat"]) == {"bot"}
+    assert games_of == dict.fromkeys(names, 4)
+
+    logs = out / "logs"
+    thief = [line for log in logs.glob("hostile-thief-*.log") for line in said(log, "thief")]
+    assert thief.count("found-tokens 0") >= 5 and not any("hijack" in t for t in thief)
+    # Watching all along, idle between games too, it never saw another token.
+    watches = [re.fullmatch(r"watch scans=(\d+) found-tokens=(\d+)", t) for t in thief]
+    assert {m.group(2) for m in watches if m} == {"0"}
+    assert max(int(m.group(1)) for m in watches if m) > 4
+    killer = [line for log in logs.glob("hostile-killer-*.log") for line in said(log, "killer")]
+    assert killer.count("alive-after-attack yes") >= 5
+    assert all(line == "visible-pids 1" for line in killer if line.startswith("visible-pids"))
+    markers = [line.split()[1] for log in logs.glob("hostile-escaper-*.log")
+               for line in said(log, "escaper") if line.split()[0].endswith("orphan")]
+    assert markers
+    assert wait_for(lambda: not any(processes_with(m) for m in markers), 3.0), markers
+    capped = [m for log in logs.glob("hostile-flooder-*.log")
+              for m in re.findall(rb"\n\[arena: output capped at 1 MiB; (\d+) more bytes "
+                                  rb"dropped\]\n", log.read_bytes())]
+    assert len(capped) == 4 and all(int(n) > 0 for n in capped), capped
+    for log in logs.iterdir():
+        assert log.stat().st_size <= 4 * ((1 << 20) + 200), log
