@@ -357,10 +357,6 @@ def test_check_bot_fails_each_hostile_bot_it_can_see_naming_what_it_did(
     assert words in failed[0].detail, failed[0].detail
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a hole in check-bot: its shutdown check counts the processes of the sandbox's own PID "
-    "namespace (arena.runner.sandbox.namespace_processes), not of namespaces nested in it; "
-    "the sandbox still ends them with the game"))
 def test_check_bot_fails_a_bot_that_leaves_a_process_only_in_a_nested_namespace(
     dicerace: Game, tmp_path: Path,
 ) -> None:

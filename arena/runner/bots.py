@@ -44,10 +44,10 @@ from typing import Any, Protocol
 from arena.runner.botlog import BotLog
 from arena.runner.sandbox import (
     Sandbox,
-    namespace_processes,
-    pid_namespace,
+    process_tree,
     runs_as_root,
-    sandbox_init,
+    sandbox_processes,
+    still_running,
 )
 
 MANIFEST = "bot.toml"
@@ -401,25 +401,24 @@ class BotProcess:
         nothing; the limit is per process)."""
         if not self.sandboxed:
             return _cpu_of(self.popen.pid)
-        used = [t for t in map(_cpu_of, _descendants(self.popen.pid)) if t is not None]
+        used = [t for t in map(_cpu_of, process_tree(self.popen.pid)) if t is not None]
         return max(used) if used else None
 
     def kill(self) -> None:
         """Kill the bot's whole process group (SIGKILL), reap the main process, and wait
         (bounded) until no process of the group is still running. Sandboxed, first kill the
         sandbox's init, which ends every process in the sandbox, and wait for them too."""
-        namespace = None
+        inside: list[int] = []
         # Only while the bwrap process is unreaped (poll() reaps it): its pid, and so its
         # children, are then surely ours. Once it has exited, so has its init.
         if self.sandboxed and self.popen.poll() is None:
             # bwrap's init runs in a session of its own, out of the group's reach; killed
-            # from outside its namespace, it dies, and the kernel kills all that is inside,
-            # without relying on bwrap's parent-death signal.
-            init = sandbox_init(self.popen.pid)
-            namespace = pid_namespace(init) if init is not None else None
-            if init is not None:
+            # from outside its namespace, it dies, and the kernel kills all that is inside
+            # (nested namespaces too), without relying on bwrap's parent-death signal.
+            inside = sandbox_processes(self.popen.pid)
+            if inside:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(init, signal.SIGKILL)
+                    os.kill(inside[0], signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pgid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -427,8 +426,7 @@ class BotProcess:
         deadline = time.monotonic() + KILL_WAIT_S
         while group_alive(self.pgid) and time.monotonic() < deadline:
             time.sleep(0.005)
-        while (namespace is not None and namespace_processes(namespace)
-               and time.monotonic() < deadline):
+        while still_running(inside) and time.monotonic() < deadline:
             time.sleep(0.005)
 
     def stop(self, grace_s: float) -> None:
@@ -447,19 +445,6 @@ def _cpu_of(pid: int) -> float | None:
         return None
     fields = stat[stat.rfind(")") + 2 :].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _descendants(pid: int) -> list[int]:
-    """``pid`` and every process below it (Linux /proc), as far as they can be read."""
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        found.append(p)
-        try:
-            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
-        except OSError:
-            continue
-    return found
 
 
 class RunningBot(Protocol):

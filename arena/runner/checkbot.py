@@ -15,10 +15,10 @@ from arena.runner.clock import TimeControl
 from arena.runner.record import verify
 from arena.runner.referee import Referee, VoidGame
 from arena.runner.sandbox import (
-    BOT_PID_INSIDE,
     DEFAULT_MODE,
-    namespace_processes,
-    sandbox_namespace,
+    sandbox_processes,
+    started_by_the_bot,
+    still_running,
 )
 
 SHUTDOWN_WAIT_S = 3.0
@@ -123,29 +123,24 @@ def check_bot(
         # exited (at worst, what it had when told to shut down, if it exited at once). A bot
         # that ends its helpers a few milliseconds before exiting may be judged on that
         # earlier look; one that leaves them running never passes.
-        namespace = sandbox_namespace(proc.pid) if sandbox != "none" else None
-
-        def beside_the_bot() -> dict[int, int]:
-            assert namespace is not None
-            return {i: o for i, o in namespace_processes(namespace).items()
-                    if i > BOT_PID_INSIDE}
-
-        extra = beside_the_bot() if namespace is not None else {}
+        # Everything in the sandbox is below its init, also in PID namespaces nested in it.
+        sandboxed = sandbox != "none"
+        seen = sandbox_processes(proc.pid) if sandboxed else []
+        extra = started_by_the_bot(proc.pid) if sandboxed else []
         referee.send_shutdown(seat)
         deadline = time.monotonic() + SHUTDOWN_WAIT_S
         while proc.alive() and time.monotonic() < deadline:
-            if namespace is not None:
-                now = beside_the_bot()
+            if sandboxed:
+                now = started_by_the_bot(proc.pid)
                 if proc.alive():  # else the sandbox may be ending them already
-                    extra = now
+                    seen, extra = seen + now, now
             time.sleep(0.005)
         # The bwrap process may exit a moment before its init has: give the sandbox the
         # time a kill gets to empty.
         settle = time.monotonic() + KILL_WAIT_S
-        while (namespace is not None and namespace_processes(namespace)
-               and time.monotonic() < settle):
+        while still_running(seen) and time.monotonic() < settle:
             time.sleep(0.005)
-        left_inside = namespace is not None and bool(namespace_processes(namespace))
+        left_inside = bool(still_running(seen))
         if proc.alive():
             checks.append(Check("shutdown", False,
                                 f"still running {SHUTDOWN_WAIT_S:.0f} s after shutdown"))
@@ -157,13 +152,13 @@ def check_bot(
         elif extra:
             checks.append(Check("shutdown", False,
                                 f"exited, but left processes behind in its sandbox: "
-                                f"{len(extra)} (pids {', '.join(map(str, extra.values()))}; "
+                                f"{len(extra)} (pids {', '.join(map(str, extra))}; "
                                 f"the sandbox ended them)"))
         elif left_inside:
             checks.append(Check("shutdown", False,
                                 "exited, but processes of its sandbox are still running"))
         else:
-            where = " in its process group or its sandbox" if namespace is not None else ""
+            where = " in its process group or its sandbox" if sandboxed else ""
             checks.append(Check("shutdown", True,
                                 f"exited with status 0, nothing left behind{where}"))
             checks.append(output_check(seat.log, log_cap))

@@ -325,6 +325,73 @@ def sandbox_init(bwrap_pid: int) -> int | None:
     return None
 
 
+def _running(pid: int) -> bool:
+    """True if the process ``pid`` exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2:][:1] not in ("Z", "X")
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every running process below it (the children of each of its threads, and
+    theirs), as far as they can be read. Below a sandbox's init this is everything in the
+    sandbox, in PID namespaces nested in it too: an orphan goes to the init."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        if not _running(p):
+            continue
+        found.append(p)
+        try:
+            tasks = list(Path(f"/proc/{p}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                todo += [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                continue
+    return found
+
+
+def sandbox_processes(bwrap_pid: int) -> list[int]:
+    """Every running process in the sandbox started by the bwrap process ``bwrap_pid`` (its
+    init first), as seen here; empty if it has none (yet, or any more)."""
+    init = sandbox_init(bwrap_pid)
+    return process_tree(init) if init is not None else []
+
+
+def _nspid(pid: int) -> list[int]:
+    """The pid of ``pid`` in each PID namespace it is in, outermost first (empty if gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return []
+    for line in status.splitlines():
+        if line.startswith("NSpid:"):
+            return [int(p) for p in line.split()[1:]]
+    return []
+
+
+def started_by_the_bot(bwrap_pid: int) -> list[int]:
+    """The running processes of the sandbox started by ``bwrap_pid`` other than its init and
+    the bot's command (:data:`BOT_PID_INSIDE` in the sandbox's namespace): what the bot
+    started, in namespaces nested in the sandbox's too."""
+    tree = sandbox_processes(bwrap_pid)
+    if not tree:
+        return []
+    depth = len(_nspid(tree[0]))
+    return [p for p in tree[1:] if _nspid(p)[depth - 1:] != [BOT_PID_INSIDE]]
+
+
+def still_running(pids: Sequence[int]) -> list[int]:
+    """Those of ``pids`` still running (a check moments after they were seen: a pid is not
+    reused that fast)."""
+    return [p for p in pids if _running(p)]
+
+
 def sandbox_namespace(bwrap_pid: int) -> str | None:
     """The PID namespace of the sandbox started by the bwrap process ``bwrap_pid``, or None
     if it has none (yet, or any more)."""
