@@ -21,7 +21,16 @@ from arena.runner.checkbot import check_bot
 from arena.runner.clock import TimeControl
 from arena.runner.record import verify
 from arena.runner.referee import Referee, play_game
-from arena.runner.sandbox import Sandbox, SandboxError, require_sandbox, sandbox_problem
+from arena.runner.sandbox import (
+    BOT_UID_BASE,
+    UIDS_PER_PROCESS,
+    Sandbox,
+    SandboxError,
+    claim_bot_uid,
+    release_bot_uid,
+    require_sandbox,
+    sandbox_problem,
+)
 from arena.runner.stable import Stable
 from arena.seeds import KEY_FILE_ENV
 
@@ -347,11 +356,11 @@ def test_a_program_named_by_path_brings_no_folder_into_the_sandbox(tmp_path: Pat
         encoding="utf-8")
     manifest = BotManifest.load(folder)
     argv, _env = Sandbox(tmp_path / "ep").wrap(list(manifest.command), {}, manifest.folder,
-                                               runtime=False)
+                                               runtime=False, uid=BOT_UID_BASE)
     assert not any(str(tmp_path / "organiser") in a for a in argv[:argv.index("--")])
     node, env = Sandbox(tmp_path / "ep").wrap(["/opt/node/bin/node", "bot.mjs"],
                                               {"ARENA_TOKEN": "t", "SECRET": "s"}, folder,
-                                              runtime=True)
+                                              runtime=True, uid=BOT_UID_BASE)
     # Only what a bot needs, and off the command line (readable by any local user).
     assert env["ARENA_TOKEN"] == "t" and "SECRET" not in env and env["HOME"] == "/tmp"
     assert not any("ARENA_TOKEN" in a or a == "t" for a in node)
@@ -384,8 +393,6 @@ def test_a_fork_bomb_stops_at_the_bots_process_limit_as_a_user_of_its_own(
     root is exempt from it)."""
     import errno
 
-    from arena.runner.sandbox import BOT_UID_BASE
-
     bot = write_bot(tmp_path / "forker", ["{python}", "forker.py"], limits="processes = 12")
     (bot.folder / "forker.py").write_text(FORKER, encoding="utf-8")
     log = BotLog(tmp_path / "forker.log", 1 << 20)
@@ -401,3 +408,19 @@ def test_a_fork_bomb_stops_at_the_bots_process_limit_as_a_user_of_its_own(
     children, code = map(int, words["refused"].split())
     assert code == errno.EAGAIN
     assert 0 < children < 12  # the bot itself and bwrap's init count too
+
+
+def test_no_two_live_bots_of_a_process_share_a_user_id() -> None:
+    """A root runner's bots each run as a user id of their own (their process limit counts
+    per user): one held by a live bot is never handed out again until it is given back, and
+    another process's block is not this one's."""
+    held = [claim_bot_uid() for _ in range(UIDS_PER_PROCESS)]
+    try:
+        assert len(set(held)) == UIDS_PER_PROCESS and min(held) >= BOT_UID_BASE
+        assert max(held) - min(held) < UIDS_PER_PROCESS  # this process's block
+        assert claim_bot_uid() in held  # all held: shared (degraded, never refused)
+        release_bot_uid(held[7])
+        assert claim_bot_uid() == held[7]  # the only one free
+    finally:
+        for uid in held:
+            release_bot_uid(uid)

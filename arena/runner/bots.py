@@ -44,7 +44,9 @@ from typing import Any, Protocol
 from arena.runner.botlog import BotLog
 from arena.runner.sandbox import (
     Sandbox,
+    claim_bot_uid,
     process_tree,
+    release_bot_uid,
     runs_as_root,
     sandbox_processes,
     still_running,
@@ -320,16 +322,18 @@ class BotProcess:
         self.manifest = manifest
         self.sandboxed = sandbox is not None
         argv = manifest.argv()
+        # Run by root, a sandboxed bot is a user of its own, held until its processes are gone.
+        self.uid = claim_bot_uid() if sandbox is not None and runs_as_root() else None
         if sandbox is not None:
             first = manifest.command[0]
             argv, full_env = sandbox.wrap(argv, env, manifest.folder, manifest.needs,
                                           python="{python}" in manifest.command,
                                           runtime=first == "{node}" or "/" not in first,
-                                          processes=manifest.limits.processes)
+                                          processes=manifest.limits.processes, uid=self.uid)
         else:
             inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
             full_env = {**inherited, **env}
-        rlimits = _rlimits(manifest.limits, own_user=self.sandboxed and runs_as_root())
+        rlimits = _rlimits(manifest.limits, own_user=self.uid is not None)
         prctl = _resolve_prctl()
         # Non-inheritable: the child keeps it only until its exec.
         report_r, report_w = os.pipe()
@@ -366,6 +370,8 @@ class BotProcess:
             os.close(out_w)  # the bot's copies are its own: EOF when its last one closes
             if not started:
                 os.close(out_r)
+                if self.uid is not None:
+                    release_bot_uid(self.uid)
         log.drain(out_r)
         self.pgid = self.popen.pid  # leader of its own session, so pgid == pid
         self.started = time.monotonic()
@@ -428,6 +434,9 @@ class BotProcess:
             time.sleep(0.005)
         while still_running(inside) and time.monotonic() < deadline:
             time.sleep(0.005)
+        if self.uid is not None and not still_running(inside) and self.popen.poll() is not None:
+            release_bot_uid(self.uid)
+            self.uid = None
 
     def stop(self, grace_s: float) -> None:
         """Wait up to ``grace_s`` for the bot to exit by itself, then kill the whole group."""

@@ -27,7 +27,7 @@ A sandboxed bot runs under ``bwrap`` with every namespace of its own (``--unshar
   ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only), handed to bwrap as its own
   environment rather than on its command line, where any local user could read the token.
 - **privileges**: no capabilities. Run by root, bwrap sets the sandbox up with root's rights
-  and the bot runs as a user of its own, a high user id no account has (:func:`bot_uid`), so
+  and the bot runs as a user of its own, a high user id no account has (:func:`claim_bot_uid`), so
   that it cannot read what only root may, and the process limit counts its processes alone.
   Run by anyone else, the sandbox has a user namespace of its own, mapping the bot to the
   runner's user.
@@ -86,21 +86,36 @@ class SandboxError(RuntimeError):
 
 def runs_as_root() -> bool:
     """True if the runner is root: bwrap then sets the sandbox up with root's rights and the
-    bot is handed to an unprivileged user of its own (:func:`bot_uid`) by ``setpriv``."""
+    bot is handed to an unprivileged user of its own (:func:`claim_bot_uid`) by ``setpriv``."""
     return os.geteuid() == 0
 
 
 #: The first of the user ids a root runner gives its bots (far above any real account).
 BOT_UID_BASE = 0x60000000
+#: How many bots one runner process may have sandboxed at once, as root (each its own uid).
+UIDS_PER_PROCESS = 256
 _launches = itertools.count()
+_uids_held: set[int] = set()
 
 
-def bot_uid() -> int:
-    """A user id for the next bot this process starts as root: one of 256 per runner process,
-    taken in turn (a kept bot may live while its successors start, so no two bots alive in
-    one process share one unless 256 start while it lives; two that do share only their
-    process budget, as they see and reach nothing of each other's)."""
-    return BOT_UID_BASE + ((os.getpid() & 0xFFFFF) << 8) + (next(_launches) & 0xFF)
+def claim_bot_uid() -> int:
+    """A user id for a bot this process starts as root, held until :func:`release_bot_uid`:
+    one of :data:`UIDS_PER_PROCESS` of this process (the block of its pid, so no two runner
+    processes share one), not one a live bot of this process holds, so that no two bots
+    share a process limit. Only if all are held does a new bot share one (it then shares
+    that bot's process limit, and nothing else: neither sees the other)."""
+    base = BOT_UID_BASE + ((os.getpid() & 0xFFFFF) * UIDS_PER_PROCESS)
+    for _ in range(UIDS_PER_PROCESS):
+        uid = base + next(_launches) % UIDS_PER_PROCESS
+        if uid not in _uids_held:
+            break
+    _uids_held.add(uid)
+    return uid
+
+
+def release_bot_uid(uid: int) -> None:
+    """Give back a user id of :func:`claim_bot_uid` once its bot's processes are all gone."""
+    _uids_held.discard(uid)
 
 
 def _base_args() -> list[str]:
@@ -151,18 +166,19 @@ def _open_parents(paths: Sequence[str]) -> list[str]:
             for a in ("--perms", "0755", "--dir", parent)]
 
 
-def inner_command(processes: int) -> list[str]:
+def inner_command(processes: int, uid: int | None) -> list[str]:
     """What runs the bot's command inside the sandbox, limiting it to ``processes`` processes
     and threads (RLIMIT_NPROC counts both).
 
     The kernel counts a user's processes per user namespace. As root: ``setpriv`` makes the
-    bot a user of its own (:func:`bot_uid`), whose count holds only its processes, with the
+    bot the user ``uid`` (:func:`claim_bot_uid`), whose count holds only its processes, with the
     limit set before bwrap started. Otherwise: the sandbox has a user namespace of its own,
     where the count holds only the sandbox's processes, and ``prlimit`` sets the limit there
     (set outside, it would count every process of the user)."""
     if runs_as_root():
-        uid = str(bot_uid())
-        return [SETPRIV, "--reuid", uid, "--regid", uid, "--clear-groups",
+        if uid is None:
+            raise ValueError("a sandbox run by root needs a user id for the bot")
+        return [SETPRIV, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--"]
     return [PRLIMIT, f"--nproc={processes}:{processes}", "--"]
 
@@ -180,12 +196,16 @@ def sandbox_problem() -> str | None:
         return (f"{helper} is missing (Debian/Ubuntu: apt-get install util-linux); it hands "
                 f"the bot over inside the sandbox")
     true = shutil.which("true") or "/usr/bin/true"
+    uid = claim_bot_uid() if runs_as_root() else None
     try:
         done = subprocess.run([bwrap, *_base_args(), "--",
-                               *inner_command(PROBE_PROCESSES), true], capture_output=True,
+                               *inner_command(PROBE_PROCESSES, uid), true], capture_output=True,
                               timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap cannot start a sandbox here: {exc}"
+    finally:
+        if uid is not None:
+            release_bot_uid(uid)
     if done.returncode != 0:
         why = done.stderr.decode(errors="replace").strip().splitlines()
         return (f"bwrap cannot start a sandbox here (exit status {done.returncode}): "
@@ -252,7 +272,7 @@ class Sandbox:
     def wrap(
         self, argv: list[str], env: dict[str, str], folder: Path,
         needs: Sequence[Path] = (), python: bool = False, runtime: bool = False,
-        processes: int = 64,
+        processes: int = 64, uid: int | None = None,
     ) -> tuple[list[str], dict[str, str]]:
         """The bwrap command line running a bot's command, and the whole environment to start
         it with: only ``env``'s ``ARENA_*`` variables and the basics. The environment goes
@@ -273,6 +293,7 @@ class Sandbox:
                 executable mounted for it).
             processes: how many processes and threads the bot may have at once
                 (:func:`inner_command`).
+            uid: the bot's user id when the runner is root (:func:`claim_bot_uid`).
         """
         program = _program(argv[0], folder)
         binds: list[str] = []
@@ -298,7 +319,7 @@ class Sandbox:
         inside = {k: v for k, v in env.items() if k.startswith("ARENA_")}
         inside.update(PATH=path_var, HOME="/tmp", TMPDIR="/tmp",
                       LANG=os.environ.get("LANG", "C.UTF-8"), PYTHONDONTWRITEBYTECODE="1")
-        return [*args, "--", *inner_command(processes), program, *argv[1:]], inside
+        return [*args, "--", *inner_command(processes, uid), program, *argv[1:]], inside
 
 
 def pid_namespace(pid: int) -> str | None:
