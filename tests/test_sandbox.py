@@ -424,3 +424,25 @@ def test_no_two_live_bots_of_a_process_share_a_user_id() -> None:
     finally:
         for uid in held:
             release_bot_uid(uid)
+
+
+@needs_bwrap
+def test_the_sandboxs_command_line_shows_the_bot_no_host_folder(tmp_path: Path) -> None:
+    """bwrap's arguments (the host's folders it binds, the endpoint's folder) reach it through
+    a pipe: the command line of the sandbox's init, which the bot can read, names none."""
+    bot = write_bot(tmp_path / "reader", ["{python}", "reader.py"])
+    (bot.folder / "reader.py").write_text(
+        "import sys, time\n"
+        "print(repr(open('/proc/1/cmdline').read()), flush=True)\n"
+        "time.sleep(1000)\n", encoding="utf-8")
+    (tmp_path / "endpoint-folder").mkdir()
+    log = BotLog(tmp_path / "reader.log", 1 << 20)
+    proc = BotProcess(bot, {}, log, sandbox=Sandbox(tmp_path / "endpoint-folder"))
+    try:
+        assert wait_for(lambda: "bwrap" in log.path.read_text(), 10), log.path.read_text()
+    finally:
+        proc.kill()
+        log.close()
+    seen = log.path.read_text()
+    assert "--args" in seen and "reader.py" in seen  # the bot's own command
+    assert str(tmp_path) not in seen and "endpoint-folder" not in seen and "--ro-bind" not in seen

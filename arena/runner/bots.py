@@ -44,6 +44,7 @@ from typing import Any, Protocol
 from arena.runner.botlog import BotLog
 from arena.runner.sandbox import (
     Sandbox,
+    args_through_fd,
     claim_bot_uid,
     process_tree,
     release_bot_uid,
@@ -333,6 +334,9 @@ class BotProcess:
         else:
             inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
             full_env = {**inherited, **env}
+        args_fd = -1
+        if sandbox is not None:
+            argv, args_fd = args_through_fd(argv)
         rlimits = _rlimits(manifest.limits, own_user=self.uid is not None)
         prctl = _resolve_prctl()
         # Non-inheritable: the child keeps it only until its exec.
@@ -350,6 +354,7 @@ class BotProcess:
                 start_new_session=True,  # its own process group: killed as one
                 preexec_fn=lambda: _limit_self(rlimits, prctl, report_w),
                 close_fds=True,
+                pass_fds=(args_fd,) if args_fd >= 0 else (),
             )
             started = True
         except OSError as exc:
@@ -368,6 +373,8 @@ class BotProcess:
                 os.close(report_w)
             os.close(report_r)
             os.close(out_w)  # the bot's copies are its own: EOF when its last one closes
+            if args_fd >= 0:
+                os.close(args_fd)
             if not started:
                 os.close(out_r)
                 if self.uid is not None:

@@ -322,6 +322,26 @@ class Sandbox:
         return [*args, "--", *inner_command(processes, uid), program, *argv[1:]], inside
 
 
+def args_through_fd(argv: list[str]) -> tuple[list[str], int]:
+    """The bwrap command line ``argv`` as ``bwrap --args FD -- COMMAND``, its options in a pipe
+    whose read end is FD (returned; pass it to the child and close it after the start): the
+    command line of the sandbox's init, which the bot can read, then shows none of the host's
+    folders that it binds, only the bot's own command."""
+    split = argv.index("--")
+    data = b"".join(os.fsencode(a) + b"\0" for a in argv[1:split])
+    read, write = os.pipe()
+    try:
+        if len(data) > 60_000:  # what a pipe surely holds before a reader takes any
+            raise SandboxError(f"the sandbox's command line is too long ({len(data)} bytes)")
+        os.write(write, data)
+    except BaseException:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    return [argv[0], "--args", str(read), *argv[split:]], read
+
+
 def pid_namespace(pid: int) -> str | None:
     """The PID namespace of the process ``pid`` (as ``pid:[inode]``), or None if it is gone."""
     try:
