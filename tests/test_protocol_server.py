@@ -19,6 +19,7 @@ from arena.protocol.messages import (
 from arena.protocol.server import (
     FLOOD_LIMIT,
     LOST_DETAIL,
+    MAX_REFUSALS,
     Connection,
     Endpoint,
     Failure,
@@ -134,6 +135,24 @@ def test_a_wrong_token_is_refused_and_that_connection_is_never_read_again() -> N
     assert rig.connection.identity is None and len(impostor.received) == 1
     assert len(rig.events) == 1
 
+
+
+def test_refused_connections_that_come_and_go_without_end_cost_bounded_memory() -> None:
+    """A bot opening connection after connection with bad tokens: the game keeps the first
+    MAX_REFUSALS reasons, and the endpoint forgets each refused connection once it has gone
+    (ZeroMQ never reuses an identity), so neither grows with the number of connections."""
+    rig = Rig()
+    for _ in range(MAX_REFUSALS * 3):
+        impostor = rig.transport.connect()
+        impostor.send_message(hello(token="f" * 32))
+        rig.pump()
+        assert impostor.identity in rig.endpoint.refused
+        impostor.lose()
+        rig.pump()
+        assert impostor.identity not in rig.endpoint.refused
+    assert rig.endpoint.refused == set()
+    assert len(rig.server.refusals) == MAX_REFUSALS
+    assert rig.server.refusals[0].startswith("refused a connection: bad_token")
 
 def test_a_token_with_non_ascii_characters_is_refused_not_a_crash() -> None:
     rig = Rig()

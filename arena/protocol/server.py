@@ -89,6 +89,9 @@ def new_token() -> str:
     return secrets.token_hex(16)
 
 
+#: How many refusal reasons a game keeps.
+MAX_REFUSALS = 32
+
 class Endpoint:
     """A transport shared by the games played on it, one after another."""
 
@@ -159,6 +162,9 @@ class Server:
         if frames is None:
             return None
         if isinstance(frames, Lost):
+            # A refused connection that has gone is forgotten: ZeroMQ never reuses its
+            # identity, so the set holds only connections still open.
+            self.endpoint.refused.discard(frames.identity)
             connection = self.by_identity.get(frames.identity)
             if connection is not None:
                 connection.lost()
@@ -196,7 +202,7 @@ class Server:
                 self._refuse(identity, "protocol_mismatch", str(exc))
                 # Its token was never read, so which bot it was is unknown; the reason goes
                 # into the message of the game that cannot start.
-                self.refusals.append(f"a connection spoke another protocol: {exc}")
+                self._note_refusal(f"a connection spoke another protocol: {exc}")
             else:
                 self._refuse(identity, "bad_hello", str(exc))
             return
@@ -223,8 +229,14 @@ class Server:
         self.endpoint.refused.add(identity)
         self.event(f"refused a connection: {code}: {text}")
         if code != "protocol_mismatch":
-            self.refusals.append(f"refused a connection: {code}: {text}")
+            self._note_refusal(f"refused a connection: {code}: {text}")
         self.endpoint.tell(identity, error(code, text))
+
+    def _note_refusal(self, why: str) -> None:
+        """Keep the first :data:`MAX_REFUSALS` reasons (a bot may open connections without
+        end; the first say what went wrong)."""
+        if len(self.refusals) < MAX_REFUSALS:
+            self.refusals.append(why)
 
 
 class Connection:
