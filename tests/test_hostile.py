@@ -211,9 +211,9 @@ def test_the_killer_can_signal_nothing_outside_its_sandbox(
 
 
 def test_nothing_the_escaper_leaves_outlives_its_game(dicerace: Game, tmp_path: Path) -> None:
-    """Its two escaped processes (double fork and setsid, deaf to SIGTERM; the second the first
-    process of a user and PID namespace of its own, its parent gone) run during the game, seen
-    from outside by the marker on their command lines, and are gone after it."""
+    """Its escaped process (double fork and setsid, deaf to SIGTERM) runs during the game, seen
+    from outside by the marker on its command line, and is gone after it. The second way out,
+    a user and PID namespace of its own, is refused (the sandbox's system-call filter)."""
     markers: dict[str, str] = {}
 
     def escaped(referee: Referee) -> None:
@@ -223,23 +223,28 @@ def test_nothing_the_escaper_leaves_outlives_its_game(dicerace: Game, tmp_path: 
         def logged() -> bool:
             for line in said(log.path, "escaper"):  # type: ignore[arg-type]
                 what, marker, _pids, *inner = line.split()
-                if what in ("orphan", "nested-orphan"):
+                if what == "orphan":
                     assert inner != ["none"], line
+                    markers[what] = marker
+                elif what == "nested-orphan":
+                    assert inner == ["none"], line  # refused: no nested user namespace
                     markers[what] = marker
             return len(markers) == 2
 
         assert wait_for(logged), "the escaper never said what it left"
-        for what, marker in markers.items():
-            assert processes_with(marker), f"its {what} is not running during the game"
+        assert processes_with(markers["orphan"]), "its orphan is not running during the game"
+        assert not processes_with(markers["nested-orphan"])
 
     played = sandboxed_game(dicerace, [BotManifest.load(RANDOM_PY), hostile("escaper")],
                             tmp_path, during=escaped)
     record = played.record
     assert reasons(record) == ["ok", "ok"], record.terminations
     assert played_by(record, 0) == {"bot"} and played_by(record, 1) == {"bot"}
-    # Per bot, bwrap outside, its init and the bot; and the escaper's first orphan (the
-    # second is in a namespace of its own, not the sandbox's).
+    # Per bot, bwrap outside, its init and the bot; and the escaper's orphan.
     assert len(played.processes) == 3 + 3 + 1, played.processes
+    log = played.referee.seats[1].log
+    assert log is not None and log.path is not None
+    assert "unshare: Operation not permitted" in log.path.read_text(errors="replace")
     assert wait_for(lambda: not any(processes_with(m) for m in markers.values()), 3.0), (
         f"an escaped process outlived its game: {markers}")
 
@@ -357,16 +362,20 @@ def test_check_bot_fails_each_hostile_bot_it_can_see_naming_what_it_did(
     assert words in failed[0].detail, failed[0].detail
 
 
-def test_check_bot_fails_a_bot_that_leaves_a_process_only_in_a_nested_namespace(
+def test_no_process_can_hide_in_a_nested_namespace_it_cannot_make(
     dicerace: Game, tmp_path: Path,
 ) -> None:
+    """The sandbox refuses new user namespaces, so the escaper's nested sleeper never starts,
+    and its check passes: it left nothing (were one to start, check-bot counts everything
+    below the sandbox's init, nested namespaces too)."""
     folder = copy_of("escaper", tmp_path / "nested-escaper", "--only", "nested-orphan")
     checks = check_bot(folder, dicerace, 1, FAST, tmp_path, sandbox="bwrap")
-    lines = said(log_of(tmp_path, "hostile-escaper"), "escaper")
-    assert any(line.startswith("nested-orphan ") and not line.endswith(" none")
+    text = log_of(tmp_path, "hostile-escaper")
+    lines = said(text, "escaper")
+    assert any(line.startswith("nested-orphan ") and line.endswith(" none")
                for line in lines), lines
-    shutdown = next(c for c in checks if c.name == "shutdown")
-    assert not shutdown.passed, checks
+    assert "unshare: Operation not permitted" in text.read_text(errors="replace")
+    assert all(c.passed for c in checks), checks
 
 
 @pytest.mark.parametrize("attack", ["killer", "snoop"])

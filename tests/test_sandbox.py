@@ -446,3 +446,41 @@ def test_the_sandboxs_command_line_shows_the_bot_no_host_folder(tmp_path: Path) 
     seen = log.path.read_text()
     assert "--args" in seen and "reader.py" in seen  # the bot's own command
     assert str(tmp_path) not in seen and "endpoint-folder" not in seen and "--ro-bind" not in seen
+
+
+SYSCALLS = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(name, *args):
+    result = getattr(libc, name)(*args)
+    print(name, "refused" if result == -1 else "allowed", os.strerror(ctypes.get_errno()))
+attempt("unshare", 0x10000000)  # CLONE_NEWUSER
+attempt("syscall", 250, 0, 0, 0, 0)  # keyctl(KEYCTL_GET_KEYRING_ID, ...)
+attempt("syscall", 321, 0, 0, 0)  # bpf
+attempt("unshare", 0x00020000)  # CLONE_NEWNS: needs a capability the bot lacks anyway
+print("fork", "allowed" if os.fork() or os._exit(0) else "")
+"""
+
+
+@needs_bwrap
+def test_the_system_call_filter_refuses_new_user_namespaces_and_kernel_wide_facilities(
+    tmp_path: Path,
+) -> None:
+    """A bot may not make a user namespace (where it would hold every capability over
+    namespaces of its own: kernel code a sandboxed process otherwise never reaches), nor use
+    the kernel's key rings or bpf; it gets EPERM, not a kill, and everything else works."""
+    bot = write_bot(tmp_path / "caller", ["{python}", "caller.py"])
+    (bot.folder / "caller.py").write_text(SYSCALLS, encoding="utf-8")
+    log = BotLog(tmp_path / "caller.log", 1 << 20)
+    (tmp_path / "endpoint").mkdir()
+    proc = BotProcess(bot, {}, log, sandbox=Sandbox(tmp_path / "endpoint"))
+    try:
+        assert wait_for(lambda: "fork" in log.path.read_text(), 10), log.path.read_text()
+    finally:
+        proc.kill()
+        log.close()
+    lines = log.path.read_text().splitlines()
+    assert lines[:3] == ["unshare refused Operation not permitted",
+                         "syscall refused Operation not permitted",
+                         "syscall refused Operation not permitted"], lines
+    assert lines[3].startswith("unshare refused") and lines[4] == "fork allowed"

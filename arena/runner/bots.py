@@ -44,13 +44,14 @@ from typing import Any, Protocol
 from arena.runner.botlog import BotLog
 from arena.runner.sandbox import (
     Sandbox,
-    args_through_fd,
+    SandboxError,
     claim_bot_uid,
     process_tree,
     release_bot_uid,
     runs_as_root,
     sandbox_processes,
     still_running,
+    with_fds,
 )
 
 MANIFEST = "bot.toml"
@@ -334,9 +335,14 @@ class BotProcess:
         else:
             inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
             full_env = {**inherited, **env}
-        args_fd = -1
+        fds: tuple[int, ...] = ()
         if sandbox is not None:
-            argv, args_fd = args_through_fd(argv)
+            try:
+                argv, fds = with_fds(argv)
+            except SandboxError as exc:
+                if self.uid is not None:
+                    release_bot_uid(self.uid)
+                raise BotStartError(f"{manifest.name}: cannot be sandboxed: {exc}") from None
         rlimits = _rlimits(manifest.limits, own_user=self.uid is not None)
         prctl = _resolve_prctl()
         # Non-inheritable: the child keeps it only until its exec.
@@ -354,7 +360,7 @@ class BotProcess:
                 start_new_session=True,  # its own process group: killed as one
                 preexec_fn=lambda: _limit_self(rlimits, prctl, report_w),
                 close_fds=True,
-                pass_fds=(args_fd,) if args_fd >= 0 else (),
+                pass_fds=fds,
             )
             started = True
         except OSError as exc:
@@ -373,8 +379,8 @@ class BotProcess:
                 os.close(report_w)
             os.close(report_r)
             os.close(out_w)  # the bot's copies are its own: EOF when its last one closes
-            if args_fd >= 0:
-                os.close(args_fd)
+            for fd in fds:
+                os.close(fd)
             if not started:
                 os.close(out_r)
                 if self.uid is not None:

@@ -126,13 +126,13 @@ def check_bot(
         # Everything in the sandbox is below its init, also in PID namespaces nested in it.
         sandboxed = sandbox != "none"
         seen = sandbox_processes(proc.pid) if sandboxed else []
-        extra = started_by_the_bot(proc.pid) if sandboxed else []
+        extra = (started_by_the_bot(proc.pid) or []) if sandboxed else []
         referee.send_shutdown(seat)
         deadline = time.monotonic() + SHUTDOWN_WAIT_S
         while proc.alive() and time.monotonic() < deadline:
             if sandboxed:
                 now = started_by_the_bot(proc.pid)
-                if proc.alive():  # else the sandbox may be ending them already
+                if now is not None:  # else the bot has exited and the sandbox is ending
                     seen, extra = seen + now, now
             time.sleep(0.005)
         # The bwrap process may exit a moment before its init has: give the sandbox the

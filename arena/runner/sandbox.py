@@ -51,6 +51,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from arena.runner.seccomp import SeccompError, filter_fd
+
 #: The bot's command's pid inside its sandbox (1 is bwrap's init, which forks it first).
 BOT_PID_INSIDE = 2
 #: The sandbox modes a tournament file, ``play`` and ``check-bot`` accept.
@@ -197,13 +199,19 @@ def sandbox_problem() -> str | None:
                 f"the bot over inside the sandbox")
     true = shutil.which("true") or "/usr/bin/true"
     uid = claim_bot_uid() if runs_as_root() else None
+    fds: tuple[int, ...] = ()
     try:
-        done = subprocess.run([bwrap, *_base_args(), "--",
-                               *inner_command(PROBE_PROCESSES, uid), true], capture_output=True,
-                              timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        argv, fds = with_fds([bwrap, *_base_args(), "--",
+                              *inner_command(PROBE_PROCESSES, uid), true])
+        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL, pass_fds=fds)
+    except SandboxError as exc:
+        return str(exc)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap cannot start a sandbox here: {exc}"
     finally:
+        for fd in fds:
+            os.close(fd)
         if uid is not None:
             release_bot_uid(uid)
     if done.returncode != 0:
@@ -322,13 +330,20 @@ class Sandbox:
         return [*args, "--", *inner_command(processes, uid), program, *argv[1:]], inside
 
 
-def args_through_fd(argv: list[str]) -> tuple[list[str], int]:
-    """The bwrap command line ``argv`` as ``bwrap --args FD -- COMMAND``, its options in a pipe
-    whose read end is FD (returned; pass it to the child and close it after the start): the
-    command line of the sandbox's init, which the bot can read, then shows none of the host's
-    folders that it binds, only the bot's own command."""
+def with_fds(argv: list[str]) -> tuple[list[str], tuple[int, ...]]:
+    """The bwrap command line ``argv`` (of :meth:`Sandbox.wrap`) as it is started: with the
+    system-call filter (:mod:`arena.runner.seccomp`, ``--seccomp FD``), and with its options
+    in a pipe (``bwrap --args FD -- COMMAND``), so that the command line of the sandbox's init,
+    which the bot can read, shows none of the host's folders that it binds, only the bot's own
+    command. Returns the command line and the pipes' read ends: pass them to the child and
+    close them after the start. Raises :class:`SandboxError` if the filter cannot be built."""
+    try:
+        seccomp = filter_fd()
+    except SeccompError as exc:
+        raise SandboxError(str(exc)) from None
     split = argv.index("--")
-    data = b"".join(os.fsencode(a) + b"\0" for a in argv[1:split])
+    options = ["--seccomp", str(seccomp), *argv[1:split]]
+    data = b"".join(os.fsencode(a) + b"\0" for a in options)
     read, write = os.pipe()
     try:
         if len(data) > 60_000:  # what a pipe surely holds before a reader takes any
@@ -336,10 +351,11 @@ def args_through_fd(argv: list[str]) -> tuple[list[str], int]:
         os.write(write, data)
     except BaseException:
         os.close(read)
+        os.close(seccomp)
         raise
     finally:
         os.close(write)
-    return [argv[0], "--args", str(read), *argv[split:]], read
+    return [argv[0], "--args", str(read), *argv[split:]], (read, seccomp)
 
 
 def pid_namespace(pid: int) -> str | None:
@@ -416,15 +432,17 @@ def _nspid(pid: int) -> list[int]:
     return []
 
 
-def started_by_the_bot(bwrap_pid: int) -> list[int]:
+def started_by_the_bot(bwrap_pid: int) -> list[int] | None:
     """The running processes of the sandbox started by ``bwrap_pid`` other than its init and
     the bot's command (:data:`BOT_PID_INSIDE` in the sandbox's namespace): what the bot
-    started, in namespaces nested in the sandbox's too."""
+    started, in namespaces nested in the sandbox's too. None while the bot's command is not
+    running (not yet, or no more: the sandbox is then ending the rest)."""
     tree = sandbox_processes(bwrap_pid)
     if not tree:
-        return []
+        return None
     depth = len(_nspid(tree[0]))
-    return [p for p in tree[1:] if _nspid(p)[depth - 1:] != [BOT_PID_INSIDE]]
+    others = [p for p in tree[1:] if _nspid(p)[depth - 1:] != [BOT_PID_INSIDE]]
+    return others if len(others) < len(tree) - 1 else None
 
 
 def still_running(pids: Sequence[int]) -> list[int]:
