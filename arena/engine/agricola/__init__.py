@@ -1,1 +1,4 @@
-"""Agricola (Revised Edition, Family game): the engine, being built; not registered as a game yet."""
+"""Agricola (Revised Edition, Family game): the engine, being built.
+
+Not registered as a game yet: its rules notes (RULES.md) say what it will play.
+"""

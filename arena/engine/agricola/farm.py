@@ -1,0 +1,460 @@
+"""A player's farmyard: 3 rows × 5 columns of rooms, fields, pastures and stables.
+
+:class:`Farm` is small and cheap to copy (a handful of ints and two shared tuples): rooms,
+fields and stables are 15-bit masks of spaces, fences a 38-bit mask of edges (geometry in
+:mod:`arena.engine.agricola.pastures`), the pastures a tuple of masks recomputed only when fences
+change, and the sown crops a tuple of 15 small ints. Animals are not kept here: the player's
+animal counts live in the game state, and the farm answers whether they fit
+(:meth:`Farm.fits`) and, when they do not, which maximal sets can be kept
+(:meth:`Farm.keep_options`). Rulings are in ``RULES-farm.md`` beside this file.
+
+Every mutating method checks its move and raises :class:`ValueError` without changing anything
+if it is illegal; the ``*_spots`` and ``pasture_moves`` methods list exactly the legal ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Self
+
+from arena.engine.agricola.pastures import (
+    ALL_CELLS,
+    CELLS,
+    COLS,
+    MAX_FENCES,
+    NEIGHBOURS,
+    NUM_EDGES,
+    ROWS,
+    START_ROOMS,
+    cells_of,
+    h_edge,
+    neighbours,
+    pasture_cost,
+    pasture_moves,
+    pastures_of,
+    v_edge,
+)
+from arena.engine.agricola.pastures import boundary as shape_boundary
+
+WOOD_HOUSE, CLAY_HOUSE, STONE_HOUSE = 0, 1, 2
+MATERIALS: Final = ("wood", "clay", "stone")
+GRAIN, VEGETABLE = 1, 2
+CROPS: Final = ("", "grain", "vegetable")
+#: Crops a sown field holds: the one taken from supply plus the ones added (3 grain, 2 vegetables).
+SOWN: Final = (0, 3, 2)
+ROOM_MATERIAL: Final = 5
+ROOM_REED: Final = 2
+RENOVATION_REED: Final = 1
+MAX_STABLES: Final = 4
+SHEEP, BOAR, CATTLE = 0, 1, 2
+ANIMALS: Final = ("sheep", "boar", "cattle")
+#: A house holds one pet of any type.
+PETS: Final = 1
+
+
+def _pareto(points: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ...]:
+    """The points no other point dominates (at least as large everywhere), sorted."""
+    return tuple(sorted(
+        p for p in points
+        if not any(q != p and q[0] >= p[0] and q[1] >= p[1] and q[2] >= p[2] for q in points)
+    ))
+
+
+class Farm:
+    """One player's farmyard. See the module docstring for the representation."""
+
+    __slots__ = ("_cap", "_fences", "_fields", "_material", "_pastures", "_rooms", "_sown",
+                 "_stables")
+
+    _rooms: int
+    _fields: int
+    _stables: int
+    _fences: int
+    _pastures: tuple[int, ...]
+    _sown: tuple[int, ...]
+    _material: int
+    _cap: tuple[tuple[int, int, int], ...] | None
+
+    def __init__(self) -> None:
+        """The starting farm: two wooden rooms, nothing else."""
+        self._rooms = START_ROOMS
+        self._fields = 0
+        self._stables = 0
+        self._fences = 0
+        self._pastures = ()
+        self._sown = (0,) * CELLS
+        self._material = WOOD_HOUSE
+        self._cap = None
+
+    def copy(self) -> Farm:
+        """An independent copy (tuples are immutable, so they are shared)."""
+        f = Farm.__new__(Farm)
+        f._rooms = self._rooms
+        f._fields = self._fields
+        f._stables = self._stables
+        f._fences = self._fences
+        f._pastures = self._pastures
+        f._sown = self._sown
+        f._material = self._material
+        f._cap = self._cap
+        return f
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self._rooms, self._fields, self._stables, self._fences, self._sown,
+                self._material)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Farm) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    # --- what the farm holds (the scorer's accessors) -----------------------------------------
+
+    @property
+    def material(self) -> int:
+        """The house material: :data:`WOOD_HOUSE`, :data:`CLAY_HOUSE` or :data:`STONE_HOUSE`."""
+        return self._material
+
+    @property
+    def rooms(self) -> int:
+        """Mask of the room spaces."""
+        return self._rooms
+
+    @property
+    def fields(self) -> int:
+        """Mask of the field spaces."""
+        return self._fields
+
+    @property
+    def stables(self) -> int:
+        """Mask of the spaces with a stable."""
+        return self._stables
+
+    @property
+    def fences(self) -> int:
+        """Mask of the fenced edges."""
+        return self._fences
+
+    @property
+    def pastures(self) -> tuple[int, ...]:
+        """The pastures, each a mask of spaces, in increasing order."""
+        return self._pastures
+
+    def pastured(self) -> int:
+        """Mask of every space inside a pasture."""
+        out = 0
+        for p in self._pastures:
+            out |= p
+        return out
+
+    def num_rooms(self) -> int:
+        return self._rooms.bit_count()
+
+    def clay_rooms(self) -> int:
+        return self.num_rooms() if self._material == CLAY_HOUSE else 0
+
+    def stone_rooms(self) -> int:
+        return self.num_rooms() if self._material == STONE_HOUSE else 0
+
+    def num_fields(self) -> int:
+        return self._fields.bit_count()
+
+    def num_pastures(self) -> int:
+        return len(self._pastures)
+
+    def num_stables(self) -> int:
+        return self._stables.bit_count()
+
+    def stables_left(self) -> int:
+        return MAX_STABLES - self.num_stables()
+
+    def fenced_stables(self) -> int:
+        """Stables inside pastures (1 bonus point each at the end)."""
+        return (self._stables & self.pastured()).bit_count()
+
+    def unfenced_stables(self) -> int:
+        return (self._stables & ~self.pastured()).bit_count()
+
+    def fences_built(self) -> int:
+        return self._fences.bit_count()
+
+    def fences_left(self) -> int:
+        return MAX_FENCES - self.fences_built()
+
+    def used(self) -> int:
+        """Mask of the used spaces: room, field, stable or fenced."""
+        return self._rooms | self._fields | self._stables | self.pastured()
+
+    def unused_spaces(self) -> int:
+        """Spaces with no room, field, stable or fence round them (−1 point each)."""
+        return CELLS - self.used().bit_count()
+
+    def empty(self) -> int:
+        """Mask of the empty spaces: nothing on them and not fenced in."""
+        return ALL_CELLS & ~self.used()
+
+    def crop(self, cell: int) -> tuple[int, int]:
+        """(crop, count) on a space: (:data:`GRAIN` or :data:`VEGETABLE`, n), or (0, 0)."""
+        v = self._sown[cell]
+        return (GRAIN, v) if v > 0 else (VEGETABLE, -v) if v < 0 else (0, 0)
+
+    def grain_in_fields(self) -> int:
+        return sum(v for v in self._sown if v > 0)
+
+    def vegetables_in_fields(self) -> int:
+        return -sum(v for v in self._sown if v < 0)
+
+    def empty_fields(self) -> list[int]:
+        """Fields with nothing sown on them, which a Sow action may fill."""
+        return [c for c in cells_of(self._fields) if not self._sown[c]]
+
+    # --- rooms and renovation -----------------------------------------------------------------
+
+    def room_spots(self) -> list[int]:
+        """Empty spaces orthogonally next to the house, where a room may go."""
+        return cells_of(neighbours(self._rooms) & self.empty())
+
+    def room_cost(self) -> tuple[int, int, int]:
+        """(house material, how much of it, reed) for one more room."""
+        return self._material, ROOM_MATERIAL, ROOM_REED
+
+    def build_room(self, cell: int) -> None:
+        if cell not in self.room_spots():
+            raise ValueError(f"no room may go on space {cell}")
+        self._rooms |= 1 << cell
+
+    def can_renovate(self) -> bool:
+        return self._material < STONE_HOUSE
+
+    def renovation_cost(self) -> tuple[int, int, int]:
+        """(new material, how much of it, reed) to renovate the whole house one step."""
+        if not self.can_renovate():
+            raise ValueError("a stone house cannot be renovated")
+        return self._material + 1, self.num_rooms(), RENOVATION_REED
+
+    def renovate(self) -> None:
+        if not self.can_renovate():
+            raise ValueError("a stone house cannot be renovated")
+        self._material += 1
+
+    # --- fields -------------------------------------------------------------------------------
+
+    def plough_spots(self) -> list[int]:
+        """The first field anywhere empty; later ones on an empty space next to a field."""
+        if not self._fields:
+            return cells_of(self.empty())
+        return cells_of(neighbours(self._fields) & self.empty())
+
+    def plough(self, cell: int) -> None:
+        if cell not in self.plough_spots():
+            raise ValueError(f"space {cell} cannot be ploughed")
+        self._fields |= 1 << cell
+
+    def sow(self, cell: int, crop: int) -> None:
+        """Sow one grain or vegetable from supply on an empty field (the caller pays it)."""
+        if cell not in self.empty_fields() or crop not in (GRAIN, VEGETABLE):
+            raise ValueError(f"cannot sow {crop} on space {cell}")
+        sown = list(self._sown)
+        sown[cell] = SOWN[crop] if crop == GRAIN else -SOWN[crop]
+        self._sown = tuple(sown)
+
+    def harvest(self) -> tuple[int, int]:
+        """The harvest's field phase: one crop from every sown field; returns (grain, veg)."""
+        grain = sum(1 for v in self._sown if v > 0)
+        veg = sum(1 for v in self._sown if v < 0)
+        if grain or veg:
+            self._sown = tuple(v - 1 if v > 0 else v + 1 if v < 0 else 0 for v in self._sown)
+        return grain, veg
+
+    # --- stables ------------------------------------------------------------------------------
+
+    def stable_spots(self) -> list[int]:
+        """Spaces a stable may go on: empty or in a pasture, without a stable (none if all four
+        are built)."""
+        if self.num_stables() >= MAX_STABLES:
+            return []
+        return cells_of((self.empty() | self.pastured()) & ~self._stables)
+
+    def build_stable(self, cell: int) -> None:
+        if cell not in self.stable_spots():
+            raise ValueError(f"no stable may go on space {cell}")
+        self._stables |= 1 << cell
+        self._cap = None
+
+    # --- fences and pastures ------------------------------------------------------------------
+
+    def pasture_moves(self, wood: int) -> list[tuple[int, int]]:
+        """Every legal "build one pasture" move, as (cell mask, fences it costs), for a player
+        with ``wood`` wood (1 per fence) and this farm's fences left. See
+        :func:`arena.engine.agricola.pastures.pasture_moves`."""
+        budget = min(wood, self.fences_left())
+        return pasture_moves(self._fences, self._pastures, self._rooms | self._fields, budget)
+
+    def pasture_cost(self, mask: int, wood: int) -> int:
+        """The fences (and wood) building ``mask`` as one pasture costs, or -1 if illegal."""
+        budget = min(wood, self.fences_left())
+        return pasture_cost(mask, self._fences, self._pastures, self._rooms | self._fields, budget)
+
+    def build_pasture(self, mask: int, wood: int = MAX_FENCES) -> int:
+        """Fence ``mask`` in as one pasture; returns the fences used (the wood to pay)."""
+        cost = self.pasture_cost(mask, wood)
+        if cost <= 0:
+            raise ValueError(f"spaces {cells_of(mask)} cannot be built as a pasture")
+        self._fences |= shape_boundary(mask)
+        self._pastures = pastures_of(self._fences)
+        self._cap = None
+        return cost
+
+    # --- animals ------------------------------------------------------------------------------
+
+    def pasture_capacity(self, pasture: int) -> int:
+        """2 animals per space, doubled for each stable in the pasture."""
+        return 2 * pasture.bit_count() << (pasture & self._stables).bit_count()
+
+    def flexible_slots(self) -> int:
+        """Places holding one animal of any type: each unfenced stable, and the pet in the house."""
+        return self.unfenced_stables() + PETS
+
+    def capacity_frontier(self) -> tuple[tuple[int, int, int], ...]:
+        """The Pareto-maximal (sheep, boar, cattle) the pastures can hold, over every way to give
+        each pasture one type (flexible slots not included). Cached until pastures or stables
+        change; a copy shares the cache."""
+        if self._cap is None:
+            points = {(0, 0, 0)}
+            for p in self._pastures:
+                cap = self.pasture_capacity(p)
+                points = set(_pareto({
+                    q for s, b, c in points
+                    for q in ((s + cap, b, c), (s, b + cap, c), (s, b, c + cap))
+                }))
+            self._cap = _pareto(points)
+        return self._cap
+
+    def fits(self, sheep: int, boar: int, cattle: int) -> bool:
+        """Whether these animals can all be kept (pastures, unfenced stables, the pet)."""
+        flex = self.flexible_slots()
+        for s, b, c in self.capacity_frontier():
+            if max(0, sheep - s) + max(0, boar - b) + max(0, cattle - c) <= flex:
+                return True
+        return False
+
+    def keep_options(self, sheep: int, boar: int, cattle: int) -> list[tuple[int, int, int]]:
+        """The maximal (sheep, boar, cattle) at most the given counts that fit, sorted: the
+        choices of what to keep when animals do not all fit (the rest is cooked or released by
+        the caller). One option, the counts themselves, when they fit. Bounded: the frontier of
+        pasture assignments times the ways to share at most 5 flexible slots over 3 types."""
+        flex = self.flexible_slots()
+        out: set[tuple[int, int, int]] = set()
+        for s, b, c in self.capacity_frontier():
+            base = (min(sheep, s), min(boar, b), min(cattle, c))
+            extra = (sheep - base[0], boar - base[1], cattle - base[2])
+            free = min(flex, sum(extra))
+            for xs in range(min(free, extra[0]) + 1):
+                for xb in range(min(free - xs, extra[1]) + 1):
+                    xc = free - xs - xb
+                    if xc <= extra[2]:
+                        out.add((base[0] + xs, base[1] + xb, base[2] + xc))
+        return list(_pareto(out))
+
+    # --- plain data and pictures --------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-friendly data; pastures are derived from the fences and not stored."""
+        return {
+            "house": MATERIALS[self._material],
+            "rooms": cells_of(self._rooms),
+            "fields": [[c, CROPS[k], n] for c in cells_of(self._fields)
+                       for k, n in (self.crop(c),)],
+            "stables": cells_of(self._stables),
+            "fences": [e for e in range(NUM_EDGES) if self._fences >> e & 1],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        """The farm :meth:`to_dict` described; raises ValueError on an impossible farm."""
+        f = cls()
+        f._material = MATERIALS.index(d["house"])
+        f._rooms = sum(1 << c for c in d["rooms"])
+        sown = [0] * CELLS
+        fields = 0
+        for c, crop, n in d["fields"]:
+            if crop not in CROPS or not 0 <= n <= SOWN[CROPS.index(crop)]:
+                raise ValueError(f"impossible crop {crop!r} × {n} on space {c}")
+            fields |= 1 << c
+            sown[c] = n if crop == "grain" else -n
+        f._fields = fields
+        f._sown = tuple(sown)
+        f._stables = sum(1 << c for c in d["stables"])
+        f._fences = sum(1 << e for e in d["fences"])
+        f._pastures = pastures_of(f._fences)
+        f._check()
+        return f
+
+    def _check(self) -> None:
+        """Raise ValueError unless the farm is one the rules can reach."""
+        pastured = self.pastured()
+        problems = [
+            (self._rooms & START_ROOMS != START_ROOMS, "a starting room is missing"),
+            (bool(self._rooms & self._fields), "a room on a field"),
+            (bool((self._rooms | self._fields) & self._stables), "a stable on a room or field"),
+            (bool((self._rooms | self._fields) & pastured), "a room or field fenced in"),
+            (self.num_stables() > MAX_STABLES, "more than 4 stables"),
+            (self.fences_built() > MAX_FENCES, "more than 15 fences"),
+            (self._fences != self._fence_boundaries(), "a fence that encloses nothing"),
+            (not _connected_from(self._rooms, START_ROOMS), "rooms not joined to the house"),
+            (not _connected_from(self._fields, self._fields & -self._fields),
+             "fields not joined together"),
+            (not _connected_from(pastured, pastured & -pastured), "pastures not joined together"),
+        ]
+        for bad, why in problems:
+            if bad:
+                raise ValueError(f"impossible farm: {why}")
+
+    def _fence_boundaries(self) -> int:
+        out = 0
+        for p in self._pastures:
+            out |= shape_boundary(p)
+        return out
+
+    def picture(self) -> str:
+        """A text picture: ``|`` and ``--`` fences; ``Rw``/``Rc``/``Rs`` rooms by material,
+        ``G3``/``V2``/``F.`` fields (grain, vegetables, bare), ``St`` stables, ``..`` the rest."""
+        lines = []
+        for r in range(ROWS + 1):
+            lines.append("+" + "+".join(
+                "--" if self._fences >> h_edge(r, c) & 1 else "  " for c in range(COLS)) + "+")
+            if r == ROWS:
+                break
+            row = ""
+            for c in range(COLS + 1):
+                row += "|" if self._fences >> v_edge(r, c) & 1 else " "
+                if c < COLS:
+                    row += self._label(COLS * r + c)
+            lines.append(row)
+        return "\n".join(lines)
+
+    def _label(self, cell: int) -> str:
+        bit = 1 << cell
+        if self._rooms & bit:
+            return "R" + MATERIALS[self._material][0]
+        if self._fields & bit:
+            kind, n = self.crop(cell)
+            return f"{CROPS[kind][0].upper()}{n}" if kind else "F."
+        return "St" if self._stables & bit else ".."
+
+    def __repr__(self) -> str:
+        return f"Farm(\n{self.picture()}\n)"
+
+
+def _connected_from(mask: int, seed: int) -> bool:
+    """Whether every space of ``mask`` joins ``seed`` through spaces of ``mask``."""
+    if not mask:
+        return True
+    reached = seed & mask
+    while True:
+        grown = reached
+        for c in cells_of(reached):
+            grown |= NEIGHBOURS[c] & mask
+        if grown == reached:
+            return reached == mask
+        reached = grown

@@ -1,0 +1,258 @@
+"""Farmyard geometry: the 15 spaces, the 38 fence edges, enclosure, and the pasture shape table.
+
+Spaces are numbered row by row, ``cell = 5 * row + column`` (row 0 at the top, column 0 at the
+left); a set of spaces is a 15-bit mask. Fence edges are bits of a 38-bit mask: the horizontal
+edge above row ``r`` (``r`` = 0..3, row 3 meaning below the last row) at column ``c`` is bit
+``5 * r + c``; the vertical edge left of column ``c`` (``c`` = 0..5) in row ``r`` is bit
+``20 + 6 * r + c``. The board's outer border is not a fence (seed 002: the board edge and fields
+do not stand in for fences), so a pasture on the border needs fences there too.
+
+A space is *enclosed* when it cannot reach the outside of the board without crossing a fence;
+pastures are the connected groups of enclosed spaces (:func:`pastures_of`). Fences only ever go
+round a whole pasture, so every fence separates two different regions and the pastures can be
+recomputed from the fences alone.
+
+:data:`SHAPES` is the precomputed table of every connected set of spaces that may be a single
+pasture: at most 15 perimeter fences (a player's whole supply) and never a starting room space.
+Its size is asserted by the tests (762, the figure the reference gives for the Family game).
+:func:`pasture_moves` walks that table once per call, so a Fencing turn is a series of small
+"build this one pasture" decisions, each at most ``len(SHAPES)`` long.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+ROWS: Final = 3
+COLS: Final = 5
+CELLS: Final = ROWS * COLS
+ALL_CELLS: Final = (1 << CELLS) - 1
+MAX_FENCES: Final = 15
+NUM_EDGES: Final = 38
+#: The two printed wooden rooms: left column, middle and bottom rows.
+START_ROOMS: Final = (1 << 5) | (1 << 10)
+
+
+def h_edge(row: int, col: int) -> int:
+    """Bit index of the horizontal edge above ``row`` (0..3) at ``col``."""
+    return 5 * row + col
+
+
+def v_edge(row: int, col: int) -> int:
+    """Bit index of the vertical edge left of ``col`` (0..5) in ``row``."""
+    return 20 + 6 * row + col
+
+
+def _cell_edges(cell: int) -> int:
+    r, c = divmod(cell, COLS)
+    return (
+        (1 << h_edge(r, c)) | (1 << h_edge(r + 1, c))
+        | (1 << v_edge(r, c)) | (1 << v_edge(r, c + 1))
+    )
+
+
+def _border_edges(cell: int) -> int:
+    r, c = divmod(cell, COLS)
+    out = 0
+    if r == 0:
+        out |= 1 << h_edge(0, c)
+    if r == ROWS - 1:
+        out |= 1 << h_edge(ROWS, c)
+    if c == 0:
+        out |= 1 << v_edge(r, 0)
+    if c == COLS - 1:
+        out |= 1 << v_edge(r, COLS)
+    return out
+
+
+def _links(cell: int) -> tuple[tuple[int, int], ...]:
+    """(neighbour, bit of the edge between them) for each orthogonal neighbour."""
+    r, c = divmod(cell, COLS)
+    out = []
+    if r > 0:
+        out.append((cell - COLS, 1 << h_edge(r, c)))
+    if r < ROWS - 1:
+        out.append((cell + COLS, 1 << h_edge(r + 1, c)))
+    if c > 0:
+        out.append((cell - 1, 1 << v_edge(r, c)))
+    if c < COLS - 1:
+        out.append((cell + 1, 1 << v_edge(r, c + 1)))
+    return tuple(out)
+
+
+#: The four edges of each space.
+CELL_EDGES: Final = tuple(_cell_edges(c) for c in range(CELLS))
+#: The edges of each space that lie on the board's border.
+BORDER_EDGES: Final = tuple(_border_edges(c) for c in range(CELLS))
+#: ``LINKS[c]``: (neighbour, edge bit) pairs.
+LINKS: Final = tuple(_links(c) for c in range(CELLS))
+#: ``NEIGHBOURS[c]``: mask of the orthogonal neighbours of ``c``.
+NEIGHBOURS: Final = tuple(sum(1 << n for n, _ in LINKS[c]) for c in range(CELLS))
+_BORDER_CELLS: Final = sum(1 << c for c in range(CELLS) if BORDER_EDGES[c])
+
+
+def cells_of(mask: int) -> list[int]:
+    """The spaces of a mask, in increasing order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def boundary(mask: int) -> int:
+    """The fence edges round a set of spaces (edges inside it cancel out)."""
+    out = 0
+    for c in cells_of(mask):
+        out ^= CELL_EDGES[c]
+    return out
+
+
+def neighbours(mask: int) -> int:
+    """The spaces orthogonally next to a set of spaces, outside it."""
+    out = 0
+    for c in cells_of(mask):
+        out |= NEIGHBOURS[c]
+    return out & ~mask
+
+
+def _spread(seed: int, within: int, fences: int) -> int:
+    """Every space of ``within`` reachable from ``seed`` without crossing a fence."""
+    reached = seed
+    todo = cells_of(seed)
+    while todo:
+        c = todo.pop()
+        for n, e in LINKS[c]:
+            if not fences & e and within >> n & 1 and not reached >> n & 1:
+                reached |= 1 << n
+                todo.append(n)
+    return reached
+
+
+def enclosed(fences: int) -> int:
+    """The spaces fenced in: those that cannot reach the outside without crossing a fence."""
+    open_border = 0
+    for c in cells_of(_BORDER_CELLS):
+        if BORDER_EDGES[c] & ~fences:
+            open_border |= 1 << c
+    return ALL_CELLS & ~_spread(open_border, ALL_CELLS, fences)
+
+
+def pastures_of(fences: int) -> tuple[int, ...]:
+    """The pastures a fence layout makes: its enclosed regions, as masks, in increasing order."""
+    rest = enclosed(fences)
+    out = []
+    while rest:
+        region = _spread(rest & -rest, rest, fences)
+        out.append(region)
+        rest &= ~region
+    return tuple(sorted(out))
+
+
+def is_connected(mask: int) -> bool:
+    """Whether a non-empty set of spaces is orthogonally connected."""
+    return mask != 0 and _spread(mask & -mask, mask, 0) == mask
+
+
+def _shape_table() -> tuple[tuple[int, int, int], ...]:
+    """(mask, boundary edges, neighbour mask) of every connected set of spaces outside the
+    starting rooms whose perimeter is at most 15 fences. Grown from single spaces by adding one
+    neighbour at a time; a connected set of spaces that fits within the perimeter cap can always
+    be grown from one of its spaces through connected subsets, so nothing is missed as long as
+    the growth itself is not capped (only the final filter uses the perimeter)."""
+    free = ALL_CELLS & ~START_ROOMS
+    seen: set[int] = set()
+    layer = {1 << c for c in cells_of(free)}
+    while layer:
+        seen |= layer
+        nxt: set[int] = set()
+        for m in layer:
+            grow = neighbours(m) & free
+            for c in cells_of(grow):
+                m2 = m | (1 << c)
+                if m2 not in seen:
+                    nxt.add(m2)
+        layer = nxt
+    table = []
+    for m in sorted(seen, key=lambda m: (m.bit_count(), m)):
+        b = boundary(m)
+        if b.bit_count() <= MAX_FENCES:
+            table.append((m, b, neighbours(m)))
+    return tuple(table)
+
+
+#: Every single-pasture shape: (cell mask, boundary edge mask, neighbour mask), smallest first.
+SHAPES: Final = _shape_table()
+#: The boundary edges of each shape, by mask.
+SHAPE_BOUNDARY: Final = {m: b for m, b, _ in SHAPES}
+
+#: The regions that fences could close off without their being built as a pasture: connected
+#: sets of inner spaces (row 1, columns 1..3), with their neighbours. A region that touches the
+#: border always reaches outside, and one next to a room is never closed (rooms carry no fences).
+_HOLES: Final = tuple(
+    (m, neighbours(m))
+    for m in (1 << 6, 1 << 7, 1 << 8, 0b11 << 6, 0b11 << 7, 0b111 << 6)
+)
+
+
+def pasture_cost(
+    mask: int, fences: int, pastures: tuple[int, ...], blocked: int, budget: int
+) -> int:
+    """The new fences that building ``mask`` as one pasture costs, or -1 if it is not a legal
+    move. ``blocked``: the spaces that may never be fenced in (rooms and fields); ``budget``:
+    the most fences the player can place (fences left in supply, capped by wood)."""
+    bnd = SHAPE_BOUNDARY.get(mask)
+    if bnd is None or mask & blocked:
+        return -1
+    pastured = 0
+    for p in pastures:
+        pastured |= p
+    return _cost(mask, bnd, neighbours(mask), fences, pastures, pastured, blocked, budget)
+
+
+def _cost(
+    mask: int, bnd: int, nbr: int, fences: int, pastures: tuple[int, ...], pastured: int,
+    blocked: int, budget: int,
+) -> int:
+    if mask & pastured:
+        # Subdivision: a proper part of exactly one existing pasture.
+        if not any(mask & p == mask and mask != p for p in pastures):
+            return -1
+    elif pastured and not nbr & pastured:
+        return -1  # a new pasture must touch an existing one
+    cost = (bnd & ~fences).bit_count()
+    if cost > budget:
+        return -1
+    after = pastured | mask
+    for hole, around in _HOLES:
+        if not hole & after and not around & ~after and hole & blocked:
+            return -1  # the fences would close a field (or room) in
+    return cost
+
+
+def pasture_moves(
+    fences: int, pastures: tuple[int, ...], blocked: int, budget: int
+) -> list[tuple[int, int]]:
+    """Every legal "build one pasture" move: (cell mask, new fences it costs), in table order.
+
+    A move is a shape of :data:`SHAPES` that contains no room or field and is either a new
+    pasture (next to an existing one, if the player has any) or a proper part of one existing
+    pasture (a subdivision: its border becomes fences, and what is left of the old pasture
+    becomes one or more pastures). It costs the edges round it not already fenced, which must be
+    at most ``budget``. The list is never longer than the shape table (762 shapes), and in
+    practice far shorter once a farm has rooms, fields and pastures; there is no further cap,
+    so no legal pasture is ever hidden."""
+    if budget <= 0:
+        return []
+    pastured = 0
+    for p in pastures:
+        pastured |= p
+    out = []
+    for mask, bnd, nbr in SHAPES:
+        if mask & blocked:
+            continue
+        cost = _cost(mask, bnd, nbr, fences, pastures, pastured, blocked, budget)
+        if cost > 0:
+            out.append((mask, cost))
+    return out
