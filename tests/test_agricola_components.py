@@ -1,6 +1,6 @@
 """Agricola component data against the reference's tables (A2 set-up, A3 spaces for 1-2
 players, A4 stage cards, A5 3- and 4-player spaces, A7 farm costs, A8 majors and solo) and
-RULES-data.md's rulings."""
+RULES.md's rulings."""
 
 from __future__ import annotations
 

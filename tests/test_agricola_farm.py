@@ -7,7 +7,7 @@ Rules text (seed 002, the online implementation's help page): "農場ボード�
 pasture, 2 per space); "厩のある牧場は動物の収容能力が厩1つについて2倍になります" (each stable
 doubles a pasture); "柵で囲まれていないマスに厩を置くと、その1マスに動物を1匹だけ置けます"
 (an unfenced stable holds one animal); "家の中に動物を1匹だけ置くことができます" (one pet in
-the house). Reference A7 (farm rules) for the rest; rulings in RULES-farm.md.
+the house). Reference A7 (farm rules) for the rest; rulings in RULES.md.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ import pytest
 
 from arena.engine.agricola import pastures as geo
 from arena.engine.agricola.farm import (
-    CLAY_HOUSE,
     GRAIN,
-    STONE_HOUSE,
+    HOUSE_CLAY,
+    HOUSE_WOOD,
     VEGETABLE,
-    WOOD_HOUSE,
     Farm,
 )
 
@@ -45,7 +44,7 @@ def farm_with(*pastures: tuple[int, ...]) -> Farm:
 
 def test_the_starting_farm_has_two_wooden_rooms_in_the_left_column() -> None:
     f = Farm()
-    assert f.rooms == m(5, 10) and f.material == WOOD_HOUSE
+    assert f.rooms == m(5, 10) and f.material == HOUSE_WOOD
     assert f.num_rooms() == 2 and f.unused_spaces() == 13
     assert f.fences_left() == 15 and f.stables_left() == 4 and f.pastures == ()
     assert f.picture().splitlines()[3] == " Rw .. .. .. .. "
@@ -259,7 +258,7 @@ def fits_brute(f: Farm, s: int, b: int, c: int) -> bool:
 def test_rooms_go_next_to_the_house_on_empty_spaces() -> None:
     f = Farm()
     assert f.room_spots() == [0, 6, 11]
-    assert f.room_cost() == (WOOD_HOUSE, 5, 2)
+    assert f.room_cost() == (5, 0, 2, 0)  # wood, clay, reed, stone
     f.build_room(6)
     assert f.room_spots() == [0, 1, 7, 11]
     f.plough(7)
@@ -275,12 +274,12 @@ def test_rooms_go_next_to_the_house_on_empty_spaces() -> None:
 def test_renovation_goes_wood_clay_stone_for_the_whole_house() -> None:
     f = Farm()
     f.build_room(0)
-    assert f.renovation_cost() == (CLAY_HOUSE, 3, 1)
+    assert f.renovation_cost() == (0, 3, 1, 0)  # 1 clay a room and 1 reed
     f.renovate()
-    assert f.material == CLAY_HOUSE and f.clay_rooms() == 3 and f.stone_rooms() == 0
-    assert f.room_cost() == (CLAY_HOUSE, 5, 2)
+    assert f.material == HOUSE_CLAY and f.clay_rooms() == 3 and f.stone_rooms() == 0
+    assert f.room_cost() == (0, 5, 2, 0)
     f.build_room(11)
-    assert f.renovation_cost() == (STONE_HOUSE, 4, 1)
+    assert f.renovation_cost() == (0, 0, 1, 4)  # 1 stone a room and 1 reed
     f.renovate()
     assert f.stone_rooms() == 4 and f.clay_rooms() == 0 and not f.can_renovate()
     with pytest.raises(ValueError):
@@ -368,7 +367,7 @@ def test_a_copy_is_independent() -> None:
     g.build_room(6)
     g.renovate()
     assert f.pastures == (m(0),) and f.stables == 0 and f.fields == 0
-    assert f.rooms == m(5, 10) and f.material == WOOD_HOUSE and f.crop(14) == (0, 0)
+    assert f.rooms == m(5, 10) and f.material == HOUSE_WOOD and f.crop(14) == (0, 0)
     assert f.capacity_frontier() == ((0, 0, 2), (0, 2, 0), (2, 0, 0))
     assert g.capacity_frontier() == ((0, 0, 6), (0, 2, 4), (0, 4, 2), (0, 6, 0), (2, 0, 4),
                                      (2, 4, 0), (4, 0, 2), (4, 2, 0), (6, 0, 0))

@@ -1,4 +1,4 @@
-"""Agricola final scoring and ranks (reference A8 "Scoring"; RULES-data.md D1, D3, D4).
+"""Agricola final scoring and ranks (reference A8 "Scoring"; RULES.md D1, D3, D4).
 
 Scoring table of the reference (points -1 / 1 / 2 / 3 / 4):
   fields 0-1 / 2 / 3 / 4 / 5+; pastures 0 / 1 / 2 / 3 / 4+; grain 0 / 1-3 / 4-5 / 6-7 / 8+;

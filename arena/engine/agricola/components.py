@@ -5,7 +5,7 @@ scoring table.
 Everything here is immutable data. The source of each table is named beside it: "ref A3" is
 section A3 of the project's Agricola reference page (``shared/reference/agricola.md``), "seed"
 the online implementation's help page (``seeds/002_*.txt``). Where they differ, or are silent,
-the ruling is in ``RULES-data.md`` beside this file. Action spaces and majors are referred to
+the ruling is in ``RULES.md`` beside this file. Action spaces and majors are referred to
 by their index into :data:`SPACES` and :data:`MAJORS`; those indices are stable and are what
 observations and saved states carry.
 """
@@ -252,7 +252,7 @@ _BASE: Final = (
     "forest", "clay_pit", "reed_bank", "fishing",
 )
 #: The printed spaces (no stage cards) by player count 1..4 (index 0 is unused). Side Job is
-#: left out of the solo game (ruling D2 in RULES-data.md).
+#: left out of the solo game (ruling D2 in RULES.md).
 BOARD_SPACES: Final[tuple[tuple[int, ...], ...]] = (
     (),
     _ids(*_BASE),

@@ -6,7 +6,7 @@ fields and stables are 15-bit masks of spaces, fences a 38-bit mask of edges (ge
 change, and the sown crops a tuple of 15 small ints. Animals are not kept here: the player's
 animal counts live in the game state, and the farm answers whether they fit
 (:meth:`Farm.fits`) and, when they do not, which maximal sets can be kept
-(:meth:`Farm.keep_options`). Rulings are in ``RULES-farm.md`` beside this file.
+(:meth:`Farm.keep_options`). Rulings are in ``RULES.md`` beside this file.
 
 Every mutating method checks its move and raises :class:`ValueError` without changing anything
 if it is illegal; the ``*_spots`` and ``pasture_moves`` methods list exactly the legal ones.
@@ -16,6 +16,19 @@ from __future__ import annotations
 
 from typing import Any, Final, Self
 
+from arena.engine.agricola.components import (
+    HOUSE_CLAY,
+    HOUSE_MATERIALS,
+    HOUSE_PETS,
+    HOUSE_STONE,
+    HOUSE_WOOD,
+    MAX_STABLES,
+    SOWN_GRAIN,
+    SOWN_VEGETABLE,
+    Cost,
+    renovation_cost,
+    room_cost,
+)
 from arena.engine.agricola.pastures import (
     ALL_CELLS,
     CELLS,
@@ -35,20 +48,15 @@ from arena.engine.agricola.pastures import (
 )
 from arena.engine.agricola.pastures import boundary as shape_boundary
 
-WOOD_HOUSE, CLAY_HOUSE, STONE_HOUSE = 0, 1, 2
-MATERIALS: Final = ("wood", "clay", "stone")
+#: What a field holds, in this module's own numbering (not the goods' numbering of
+#: :mod:`~arena.engine.agricola.components`): nothing, grain or vegetables.
 GRAIN, VEGETABLE = 1, 2
 CROPS: Final = ("", "grain", "vegetable")
 #: Crops a sown field holds: the one taken from supply plus the ones added (3 grain, 2 vegetables).
-SOWN: Final = (0, 3, 2)
-ROOM_MATERIAL: Final = 5
-ROOM_REED: Final = 2
-RENOVATION_REED: Final = 1
-MAX_STABLES: Final = 4
+SOWN: Final = (0, SOWN_GRAIN, SOWN_VEGETABLE)
+#: Animal types in this module's own numbering (counts are passed as sheep, boar, cattle).
 SHEEP, BOAR, CATTLE = 0, 1, 2
 ANIMALS: Final = ("sheep", "boar", "cattle")
-#: A house holds one pet of any type.
-PETS: Final = 1
 
 
 def _pareto(points: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ...]:
@@ -82,7 +90,7 @@ class Farm:
         self._fences = 0
         self._pastures = ()
         self._sown = (0,) * CELLS
-        self._material = WOOD_HOUSE
+        self._material = HOUSE_WOOD
         self._cap = None
 
     def copy(self) -> Farm:
@@ -112,7 +120,7 @@ class Farm:
 
     @property
     def material(self) -> int:
-        """The house material: :data:`WOOD_HOUSE`, :data:`CLAY_HOUSE` or :data:`STONE_HOUSE`."""
+        """The house material: :data:`HOUSE_WOOD`, :data:`HOUSE_CLAY` or :data:`HOUSE_STONE`."""
         return self._material
 
     @property
@@ -151,10 +159,10 @@ class Farm:
         return self._rooms.bit_count()
 
     def clay_rooms(self) -> int:
-        return self.num_rooms() if self._material == CLAY_HOUSE else 0
+        return self.num_rooms() if self._material == HOUSE_CLAY else 0
 
     def stone_rooms(self) -> int:
-        return self.num_rooms() if self._material == STONE_HOUSE else 0
+        return self.num_rooms() if self._material == HOUSE_STONE else 0
 
     def num_fields(self) -> int:
         return self._fields.bit_count()
@@ -214,9 +222,10 @@ class Farm:
         """Empty spaces orthogonally next to the house, where a room may go."""
         return cells_of(neighbours(self._rooms) & self.empty())
 
-    def room_cost(self) -> tuple[int, int, int]:
-        """(house material, how much of it, reed) for one more room."""
-        return self._material, ROOM_MATERIAL, ROOM_REED
+    def room_cost(self) -> Cost:
+        """What one more room costs, as (wood, clay, reed, stone): 5 of the house's material
+        and 2 reed."""
+        return room_cost(self._material)
 
     def build_room(self, cell: int) -> None:
         if cell not in self.room_spots():
@@ -224,13 +233,14 @@ class Farm:
         self._rooms |= 1 << cell
 
     def can_renovate(self) -> bool:
-        return self._material < STONE_HOUSE
+        return self._material < HOUSE_STONE
 
-    def renovation_cost(self) -> tuple[int, int, int]:
-        """(new material, how much of it, reed) to renovate the whole house one step."""
+    def renovation_cost(self) -> Cost:
+        """What renovating the whole house one step costs, as (wood, clay, reed, stone): 1 of
+        the new material per room and 1 reed."""
         if not self.can_renovate():
             raise ValueError("a stone house cannot be renovated")
-        return self._material + 1, self.num_rooms(), RENOVATION_REED
+        return renovation_cost(self._material, self.num_rooms())
 
     def renovate(self) -> None:
         if not self.can_renovate():
@@ -313,7 +323,7 @@ class Farm:
 
     def flexible_slots(self) -> int:
         """Places holding one animal of any type: each unfenced stable, and the pet in the house."""
-        return self.unfenced_stables() + PETS
+        return self.unfenced_stables() + HOUSE_PETS
 
     def capacity_frontier(self) -> tuple[tuple[int, int, int], ...]:
         """The Pareto-maximal (sheep, boar, cattle) the pastures can hold, over every way to give
@@ -361,7 +371,7 @@ class Farm:
     def to_dict(self) -> dict[str, Any]:
         """Plain, JSON-friendly data; pastures are derived from the fences and not stored."""
         return {
-            "house": MATERIALS[self._material],
+            "house": HOUSE_MATERIALS[self._material],
             "rooms": cells_of(self._rooms),
             "fields": [[c, CROPS[k], n] for c in cells_of(self._fields)
                        for k, n in (self.crop(c),)],
@@ -373,7 +383,7 @@ class Farm:
     def from_dict(cls, d: dict[str, Any]) -> Self:
         """The farm :meth:`to_dict` described; raises ValueError on an impossible farm."""
         f = cls()
-        f._material = MATERIALS.index(d["house"])
+        f._material = HOUSE_MATERIALS.index(d["house"])
         f._rooms = sum(1 << c for c in d["rooms"])
         sown = [0] * CELLS
         fields = 0
@@ -436,7 +446,7 @@ class Farm:
     def _label(self, cell: int) -> str:
         bit = 1 << cell
         if self._rooms & bit:
-            return "R" + MATERIALS[self._material][0]
+            return "R" + HOUSE_MATERIALS[self._material][0]
         if self._fields & bit:
             kind, n = self.crop(cell)
             return f"{CROPS[kind][0].upper()}{n}" if kind else "F."

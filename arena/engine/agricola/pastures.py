@@ -23,14 +23,17 @@ from __future__ import annotations
 
 from typing import Final
 
-ROWS: Final = 3
-COLS: Final = 5
+from arena.engine.agricola.components import FARM_COLS, FARM_ROWS, MAX_FENCES
+from arena.engine.agricola.components import START_ROOMS as START_ROOM_CELLS
+
+ROWS: Final = FARM_ROWS
+COLS: Final = FARM_COLS
 CELLS: Final = ROWS * COLS
 ALL_CELLS: Final = (1 << CELLS) - 1
-MAX_FENCES: Final = 15
-NUM_EDGES: Final = 38
-#: The two printed wooden rooms: left column, middle and bottom rows.
-START_ROOMS: Final = (1 << 5) | (1 << 10)
+NUM_EDGES: Final = ROWS * (COLS + 1) + COLS * (ROWS + 1)
+#: The two printed wooden rooms, as a mask of spaces (components.START_ROOMS gives them as
+#: (row, column)).
+START_ROOMS: Final = sum(1 << (COLS * r + c) for r, c in START_ROOM_CELLS)
 
 
 def h_edge(row: int, col: int) -> int:
