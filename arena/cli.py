@@ -167,6 +167,11 @@ BankMs = Annotated[int, typer.Option("--bank-ms", help="Each bot's time bank for
 HandshakeMs = Annotated[
     int, typer.Option("--handshake-ms", help="Time for a bot to start and say hello, ms.")
 ]
+SandboxOpt = Annotated[
+    bool, typer.Option("--sandbox/--no-sandbox",
+                       help="Run each bot in a bubblewrap sandbox (see `arena doctor`); "
+                            "--no-sandbox only for bots you trust.")
+]
 LogCapMb = Annotated[
     int, typer.Option("--log-cap-mb", min=0, max=MAX_LOG_CAP_MB,
                       help="The most of each bot's output kept in its log, MiB; the rest is "
@@ -197,11 +202,7 @@ def play(
     bank_ms: BankMs = TC.bank_ms,
     handshake_ms: HandshakeMs = TC.handshake_ms,
     log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
-    sandbox: Annotated[
-        bool, typer.Option("--sandbox/--no-sandbox",
-                           help="Run each bot in a bubblewrap sandbox (see `arena doctor`); "
-                                "--no-sandbox only for bots you trust.")
-    ] = True,
+    sandbox: SandboxOpt = True,
 ) -> None:
     """Play one game and print the final table.
 
@@ -278,11 +279,7 @@ def check_bot(
         Path, typer.Option("--log-dir", help="Where the bot's output is written.")
     ] = Path("arena-logs"),
     log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
-    sandbox: Annotated[
-        bool, typer.Option("--sandbox/--no-sandbox",
-                           help="Check the bot in a bubblewrap sandbox (see `arena doctor`); "
-                                "--no-sandbox only for a bot you trust.")
-    ] = True,
+    sandbox: SandboxOpt = True,
 ) -> None:
     """Check a bot: manifest, start, handshake, ping, a game against built-in random players,
     and a clean shutdown. Prints pass/fail per check; exit 0 only if all pass."""

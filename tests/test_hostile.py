@@ -33,7 +33,7 @@ from arena.runner.checkbot import check_bot
 from arena.runner.clock import TimeControl
 from arena.runner.record import GameRecord, verify
 from arena.runner.referee import Referee
-from arena.runner.sandbox import ETC_FILES, namespace_processes, sandbox_namespace, sandbox_problem
+from arena.runner.sandbox import ETC_FILES, sandbox_problem, sandbox_processes
 from arena.seeds import KEY_FILE_ENV, user_key_path
 
 PROBLEM = sandbox_problem()
@@ -94,9 +94,7 @@ def sandboxed(referee: Referee) -> set[tuple[int, int]]:
     for seat in referee.seats:
         if seat.process is None:
             continue
-        namespace = sandbox_namespace(seat.process.pid)
-        inside = namespace_processes(namespace).values() if namespace is not None else []
-        for pid in (seat.process.pid, *inside):
+        for pid in (seat.process.pid, *sandbox_processes(seat.process.pid)):
             started = start_time(pid)
             if started is not None:
                 found.add((pid, started))

@@ -166,7 +166,9 @@ def arena_command(file: Path) -> list[str]:
 
 def schedule_of(file: Path) -> list[Pairing]:
     """The whole schedule of a round-robin tournament file, as the runner's scheduler makes it."""
-    pairings = make_tournament_scheduler(load_config(file)).next_round([])
+    config = load_config(file)
+    assert config.seed is not None  # these tests' files give one
+    pairings = make_tournament_scheduler(config, config.seed).next_round([])
     assert pairings
     return pairings
 

@@ -125,7 +125,7 @@ def check_bot(
         # earlier look; one that leaves them running never passes.
         # Everything in the sandbox is below its init, also in PID namespaces nested in it.
         sandboxed = sandbox != "none"
-        seen = sandbox_processes(proc.pid) if sandboxed else []
+        seen = set(sandbox_processes(proc.pid)) if sandboxed else set()
         extra = (started_by_the_bot(proc.pid) or []) if sandboxed else []
         referee.send_shutdown(seat)
         deadline = time.monotonic() + SHUTDOWN_WAIT_S
@@ -133,7 +133,8 @@ def check_bot(
             if sandboxed:
                 now = started_by_the_bot(proc.pid)
                 if now is not None:  # else the bot has exited and the sandbox is ending
-                    seen, extra = seen + now, now
+                    seen.update(now)
+                    extra = now
             time.sleep(0.005)
         # The bwrap process may exit a moment before its init has: give the sandbox the
         # time a kill gets to empty.

@@ -48,7 +48,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from arena.runner.seccomp import SeccompError, filter_fd
@@ -445,35 +445,7 @@ def started_by_the_bot(bwrap_pid: int) -> list[int] | None:
     return others if len(others) < len(tree) - 1 else None
 
 
-def still_running(pids: Sequence[int]) -> list[int]:
+def still_running(pids: Iterable[int]) -> list[int]:
     """Those of ``pids`` still running (a check moments after they were seen: a pid is not
     reused that fast)."""
     return [p for p in pids if _running(p)]
-
-
-def sandbox_namespace(bwrap_pid: int) -> str | None:
-    """The PID namespace of the sandbox started by the bwrap process ``bwrap_pid``, or None
-    if it has none (yet, or any more)."""
-    init = sandbox_init(bwrap_pid)
-    return pid_namespace(init) if init is not None else None
-
-
-def namespace_processes(namespace: str) -> dict[int, int]:
-    """The running processes of the PID namespace ``namespace`` (zombies do not count), as
-    {pid inside: pid outside}. Inside a bwrap sandbox, 1 is bwrap's init and
-    :data:`BOT_PID_INSIDE` the bot's command."""
-    found: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or pid_namespace(int(entry.name)) != namespace:
-            continue
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue  # it ended while we looked
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if fields.get("State", "").split()[:1] in (["Z"], ["X"]):
-            continue
-        inner = fields.get("NSpid", "").split()
-        if inner:
-            found[int(inner[-1])] = int(entry.name)
-    return found

@@ -76,6 +76,7 @@ class Stable:
         # (only this user may enter it), and is itself open to all, as is the socket, because
         # a root runner's bots run as users of their own.
         self._private_dir: str | None = None
+        bot_sandbox: Sandbox | None = None
         self.bot_address = ""
         if transport is None and bind and sandbox == "bwrap":
             self._private_dir = tempfile.mkdtemp(prefix="arena-endpoint-")  # mode 0700
@@ -86,15 +87,14 @@ class Stable:
             transport = ZmqTransport(endpoint=f"ipc://{socket_path}")
             os.chmod(socket_path, 0o666)
             self.bot_address = inside_endpoint()
+            bot_sandbox = Sandbox(endpoint_dir)
         elif transport is None:
             transport = ZmqTransport(bind)
         self.endpoint = Endpoint(transport)
         self.bot_address = self.bot_address or self.endpoint.address
         if launch is None:
-            launch = BotProcess
-            if self._private_dir is not None:
-                launch = functools.partial(
-                    BotProcess, sandbox=Sandbox(os.path.join(self._private_dir, "endpoint")))
+            launch = (BotProcess if bot_sandbox is None
+                      else functools.partial(BotProcess, sandbox=bot_sandbox))
         self.launch: Launcher = launch
         self.idle: dict[str, Session] = {}  # by bot name, oldest first
         self.launches = 0

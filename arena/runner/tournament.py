@@ -68,14 +68,10 @@ class TournamentResult:
     outputs: list[Path] = field(default_factory=list)
 
 
-def make_tournament_scheduler(config: TournamentConfig, seed: int | None = None) -> Scheduler:
-    """The tournament's scheduler, with ``seed`` as master seed if the file gives none."""
-    names = config.bot_names
-    master = config.seed if config.seed is not None else seed
-    if master is None:
-        raise ValueError("the tournament file gives no seed, and none was drawn")
+def make_tournament_scheduler(config: TournamentConfig, master_seed: int) -> Scheduler:
+    """The tournament's scheduler under ``master_seed`` (the file's seed, or one drawn)."""
     return make_scheduler(
-        config.format, names, config.players, master, config.rounds,
+        config.format, config.bot_names, config.players, master_seed, config.rounds,
         config.seat_rotation, config.max_games, config.candidates,
     )
 
@@ -107,8 +103,11 @@ class Tournament:
             self.journal = Journal(self.folder / JOURNAL)
             # Without a seed in the file, the master seed is a secret drawn for this
             # tournament and kept in its journal: resumes use it, and no entrant can guess it.
-            drawn = self.journal.secret_seed() if config.seed is None else None
-            self.master_seed = config.seed if config.seed is not None else drawn
+            drawn: int | None = None
+            if config.seed is None:
+                drawn = self.master_seed = self.journal.secret_seed()
+            else:
+                self.master_seed = config.seed
             self.scheduler = make_tournament_scheduler(config, self.master_seed)
             self.resumed = self.journal.bind(
                 config.identity(), self.scheduler.describe(),
