@@ -16,9 +16,9 @@ from arena.engine.api import competition_ranks
 from arena.engine.stoneage import STONE_AGE
 
 
-def test_registry_finds_stone_age_by_name_and_lists_it() -> None:
+def test_registry_finds_stone_age_by_name_and_lists_every_installed_game() -> None:
     assert get_game("stoneage") is STONE_AGE
-    assert [g.name for g in list_games()] == ["stoneage"]
+    assert [g.name for g in list_games()] == ["agricola", "stoneage"]
 
 
 def test_unknown_game_error_names_the_registered_games() -> None:

@@ -1,4 +1,7 @@
-"""Agricola (Revised Edition, Family game): the engine, being built.
+"""Agricola (Revised Edition, Family game) for 1-4 players. Rules and rulings: ``RULES.md`` in
+this folder; the bot authors' page is ``docs/agricola.md``."""
 
-Not registered as a game yet: its rules notes (RULES.md) say what it will play.
-"""
+from arena.engine.agricola.game import AGRICOLA, AgricolaGame
+from arena.engine.agricola.state import AgricolaState
+
+__all__ = ["AGRICOLA", "AgricolaGame", "AgricolaState"]

@@ -165,7 +165,7 @@ class Board:
         """The spaces a person may be placed on this round, in :meth:`spaces` order (whether the
         player can carry out one of its parts is the state's question)."""
         occ = self._occupants
-        return tuple(s for s in self._spaces if occ[s] == FREE and not DEAD[s])
+        return tuple([s for s in self._spaces if occ[s] == FREE and not DEAD[s]])
 
     def occupy(self, space: int, seat: int) -> None:
         """Put ``seat``'s person on ``space``; ValueError unless the space is free."""
@@ -214,7 +214,7 @@ class Board:
 
     def majors(self) -> tuple[int, ...]:
         """The major improvements on the board, by id."""
-        return tuple(m for m in range(len(MAJORS)) if self._majors >> m & 1)
+        return _MAJOR_LISTS[self._majors]
 
     def major_available(self, major: int) -> bool:
         return 0 <= major < len(MAJORS) and bool(self._majors >> major & 1)
@@ -292,6 +292,9 @@ class Board:
 
 
 _NOBODY: Final = (FREE,) * NUM_SPACES
+#: The ids in each mask of majors.
+_MAJOR_LISTS: Final = tuple(tuple(m for m in range(len(MAJORS)) if mask >> m & 1)
+                            for mask in range(ALL_MAJORS + 1))
 #: By player count: no food promised on any round space (index: round 0..14, then seat).
 _NO_WELL: Final = tuple(((0,) * n,) * (NUM_ROUNDS + 1) for n in range(NUM_PLAYERS_MAX + 1))
 

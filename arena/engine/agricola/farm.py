@@ -38,6 +38,7 @@ from arena.engine.agricola.pastures import (
     NUM_EDGES,
     ROWS,
     START_ROOMS,
+    any_pasture_move,
     cells_of,
     h_edge,
     neighbours,
@@ -70,8 +71,8 @@ def _pareto(points: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ..
 class Farm:
     """One player's farmyard. See the module docstring for the representation."""
 
-    __slots__ = ("_cap", "_fences", "_fields", "_material", "_pastures", "_rooms", "_sown",
-                 "_stables")
+    __slots__ = ("_cap", "_fence_ok", "_fences", "_fields", "_material", "_moves", "_pastures",
+                 "_rooms", "_sown", "_stables")
 
     _rooms: int
     _fields: int
@@ -81,6 +82,8 @@ class Farm:
     _sown: tuple[int, ...]
     _material: int
     _cap: tuple[tuple[int, int, int], ...] | None
+    _fence_ok: dict[int, bool] | None
+    _moves: tuple[int, list[tuple[int, int]]] | None
 
     def __init__(self) -> None:
         """The starting farm: two wooden rooms, nothing else."""
@@ -92,6 +95,8 @@ class Farm:
         self._sown = (0,) * CELLS
         self._material = HOUSE_WOOD
         self._cap = None
+        self._fence_ok = None
+        self._moves = None
 
     def copy(self) -> Farm:
         """An independent copy (tuples are immutable, so they are shared)."""
@@ -104,6 +109,8 @@ class Farm:
         f._sown = self._sown
         f._material = self._material
         f._cap = self._cap
+        f._fence_ok = self._fence_ok
+        f._moves = self._moves
         return f
 
     def _key(self) -> tuple[Any, ...]:
@@ -220,7 +227,11 @@ class Farm:
 
     def room_spots(self) -> list[int]:
         """Empty spaces orthogonally next to the house, where a room may go."""
-        return cells_of(neighbours(self._rooms) & self.empty())
+        return cells_of(self.room_mask())
+
+    def room_mask(self) -> int:
+        """:meth:`room_spots` as a mask."""
+        return neighbours(self._rooms) & self.empty()
 
     def room_cost(self) -> Cost:
         """What one more room costs, as (wood, clay, reed, stone): 5 of the house's material
@@ -231,6 +242,7 @@ class Farm:
         if cell not in self.room_spots():
             raise ValueError(f"no room may go on space {cell}")
         self._rooms |= 1 << cell
+        self._fence_ok = self._moves = None
 
     def can_renovate(self) -> bool:
         return self._material < HOUSE_STONE
@@ -251,14 +263,24 @@ class Farm:
 
     def plough_spots(self) -> list[int]:
         """The first field anywhere empty; later ones on an empty space next to a field."""
+        return cells_of(self.plough_mask())
+
+    def plough_mask(self) -> int:
+        """:meth:`plough_spots` as a mask."""
         if not self._fields:
-            return cells_of(self.empty())
-        return cells_of(neighbours(self._fields) & self.empty())
+            return self.empty()
+        return neighbours(self._fields) & self.empty()
+
+    def has_empty_field(self) -> bool:
+        """Whether some field has nothing sown on it."""
+        sown = self._sown
+        return any(not sown[c] for c in cells_of(self._fields))
 
     def plough(self, cell: int) -> None:
         if cell not in self.plough_spots():
             raise ValueError(f"space {cell} cannot be ploughed")
         self._fields |= 1 << cell
+        self._fence_ok = self._moves = None
 
     def sow(self, cell: int, crop: int) -> None:
         """Sow one grain or vegetable from supply on an empty field (the caller pays it)."""
@@ -281,9 +303,13 @@ class Farm:
     def stable_spots(self) -> list[int]:
         """Spaces a stable may go on: empty or in a pasture, without a stable (none if all four
         are built)."""
+        return cells_of(self.stable_mask())
+
+    def stable_mask(self) -> int:
+        """:meth:`stable_spots` as a mask."""
         if self.num_stables() >= MAX_STABLES:
-            return []
-        return cells_of((self.empty() | self.pastured()) & ~self._stables)
+            return 0
+        return (self.empty() | self.pastured()) & ~self._stables
 
     def build_stable(self, cell: int) -> None:
         if cell not in self.stable_spots():
@@ -296,9 +322,27 @@ class Farm:
     def pasture_moves(self, wood: int) -> list[tuple[int, int]]:
         """Every legal "build one pasture" move, as (cell mask, fences it costs), for a player
         with ``wood`` wood (1 per fence) and this farm's fences left. See
-        :func:`arena.engine.agricola.pastures.pasture_moves`."""
+        :func:`arena.engine.agricola.pastures.pasture_moves`. The last answer is kept until
+        rooms, fields or fences change (do not modify the list)."""
         budget = min(wood, self.fences_left())
-        return pasture_moves(self._fences, self._pastures, self._rooms | self._fields, budget)
+        if self._moves is None or self._moves[0] != budget:
+            blocked = self._rooms | self._fields
+            self._moves = (budget, pasture_moves(self._fences, self._pastures, blocked, budget))
+        return self._moves[1]
+
+    def can_fence(self, wood: int) -> bool:
+        """Whether a player with ``wood`` wood could build at least one pasture now. Answers
+        are kept per budget until rooms, fields or fences change (a copy shares them), so this
+        is cheap enough to ask for every placement."""
+        budget = min(wood, self.fences_left())
+        if self._fence_ok is None:
+            self._fence_ok = {}
+        ok = self._fence_ok.get(budget)
+        if ok is None:
+            ok = any_pasture_move(self._fences, self._pastures, self._rooms | self._fields,
+                                  budget)
+            self._fence_ok[budget] = ok
+        return ok
 
     def pasture_cost(self, mask: int, wood: int) -> int:
         """The fences (and wood) building ``mask`` as one pasture costs, or -1 if illegal."""
@@ -313,6 +357,7 @@ class Farm:
         self._fences |= shape_boundary(mask)
         self._pastures = pastures_of(self._fences)
         self._cap = None
+        self._fence_ok = self._moves = None
         return cost
 
     # --- animals ------------------------------------------------------------------------------

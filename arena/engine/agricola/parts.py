@@ -15,7 +15,7 @@ lists are deterministic in content and order.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import Any, Final, NamedTuple
 
 from arena.engine.agricola import farm as farm_mod
@@ -26,6 +26,7 @@ from arena.engine.agricola.components import (
     AND_THEN,
     ANIMALS,
     BAKE,
+    BAKERS,
     BUILD_FENCES,
     BUILD_MAJOR,
     BUILD_ROOMS,
@@ -63,6 +64,9 @@ SINGLE: Final = frozenset({
     TAKE_ALL, GAIN, GAIN_ONE_OF, STARTING_PLAYER, BAKE, RENOVATE, FAMILY_GROWTH,
     FAMILY_GROWTH_WITHOUT_ROOM,
 })
+#: Part kinds that can always be carried out: goods, the token (and releasing any animals that
+#: do not fit), whatever the player holds.
+ALWAYS_POSSIBLE: Final = frozenset({TAKE_ALL, GAIN, GAIN_ONE_OF, STARTING_PLAYER})
 #: Crop names of a ``sow`` action, with the goods index paid and the farm's crop code.
 SOW_CROPS: Final = (("grain", GRAIN, farm_mod.GRAIN), ("vegetable", VEGETABLE, farm_mod.VEGETABLE))
 #: Ways to pay for a major: its goods, or (Cooking Hearths) a Fireplace given back.
@@ -98,7 +102,8 @@ class Applied(NamedTuple):
 
 def affordable(goods: Goods, cost: Cost) -> bool:
     """Whether ``goods`` hold at least ``cost`` (wood, clay, reed, stone)."""
-    return all(goods[i] >= n for i, n in enumerate(cost))
+    return (goods[0] >= cost[0] and goods[1] >= cost[1] and goods[2] >= cost[2]
+            and goods[3] >= cost[3])
 
 
 def pay(goods: Goods, cost: Cost) -> Goods:
@@ -203,43 +208,133 @@ def pasture_options(h: Holding, cell: int) -> list[dict[str, Any]]:
 
 
 def can_use(part: Part, h: Holding, board: Board, space: int, done: int = 0) -> bool:
-    """Whether at least one sub-action of ``part`` is legal now."""
-    if part.kind == BUILD_FENCES:  # cheaper than grouping every move by its first space
-        return not _exhausted(part, done) and bool(h.farm.pasture_moves(h.goods[WOOD]))
+    """Whether at least one sub-action of ``part`` is legal now: ``bool(options(...))``,
+    answered without building the options (it is asked for every free space at every
+    placement)."""
+    if _exhausted(part, done):
+        return False
+    kind, goods, farm = part.kind, h.goods, h.farm
+    if kind in ALWAYS_POSSIBLE:
+        return True
+    if kind == BUILD_ROOMS:
+        return affordable(goods, farm.room_cost()) and bool(farm.room_mask())
+    if kind == BUILD_STABLES:
+        return affordable(goods, part.cost) and bool(farm.stable_mask())
+    if kind == PLOUGH:
+        return bool(farm.plough_mask())
+    if kind == SOW:
+        return (goods[GRAIN] > 0 or goods[VEGETABLE] > 0) and farm.has_empty_field()
+    if kind == BAKE:
+        return goods[GRAIN] > 0 and any(m in BAKERS for m in h.majors)
+    if kind == BUILD_FENCES:
+        return farm.can_fence(goods[WOOD])
+    if kind == BUILD_MAJOR:
+        fireplace = _fireplace_owned(h.majors) is not None
+        for m in board.majors():
+            if affordable(goods, MAJORS[m].cost) or (fireplace and MAJORS[m].or_return_fireplace):
+                return True
+        return False
+    if kind == RENOVATE:
+        return farm.can_renovate() and affordable(goods, farm.renovation_cost())
     return bool(options(part, h, board, space, done))
+
+
+def _always_usable(space: int) -> bool:
+    return any(p.kind in ALWAYS_POSSIBLE for p in DECIDING_PARTS[space])
+
+
+def _deciding_parts(space: int) -> tuple[Part, ...]:
+    s = SPACES[space]
+    if s.dead:
+        return ()
+    if s.combine == AND_THEN:
+        return s.parts[:1]
+    if s.combine in (ONE, ALL, AND_OR):
+        return s.parts
+    raise ValueError(f"unknown combine mode {s.combine!r}")  # pragma: no cover
+
+
+#: By space id: the parts of which one must be possible for the space to be usable (ruling P1).
+DECIDING_PARTS: Final = tuple(_deciding_parts(i) for i in range(len(SPACES)))
+#: The spaces a player can always use (ruling P1), by id.
+ALWAYS_USABLE: Final = frozenset(i for i in range(len(SPACES)) if _always_usable(i))
+
+
+def _fast_kinds() -> dict[Part, int]:
+    """A bit for each part that decides whether a space is usable and is not always possible."""
+    parts: dict[Part, int] = {}
+    for deciding in DECIDING_PARTS:
+        for part in deciding:
+            if part.kind not in ALWAYS_POSSIBLE and part not in parts:
+                parts[part] = len(parts)
+    return parts
+
+
+_PART_BIT: Final = _fast_kinds()
+_BIT_PART: Final = tuple(_PART_BIT)
+#: By space id: the bits (of :data:`_PART_BIT`) of which one must be possible, or -1 for a
+#: space that is always usable.
+_SPACE_NEEDS: Final = tuple(
+    -1 if i in ALWAYS_USABLE else sum(1 << _PART_BIT[p] for p in DECIDING_PARTS[i])
+    for i in range(len(SPACES))
+)
+
+
+def usable_spaces(spaces: Iterable[int], h: Holding, board: Board) -> list[int]:
+    """The spaces of ``spaces`` (free ones, in board order) that ``h`` could use: the same as
+    filtering with :func:`space_usable`, with each deciding part asked at most once (this runs
+    at every placement)."""
+    out = []
+    known = 0  # bits already answered
+    ok = 0  # bits answered yes
+    for s in spaces:
+        needs = _SPACE_NEEDS[s]
+        if needs < 0:
+            out.append(s)
+            continue
+        ask = needs & ~known
+        while ask:
+            low = ask & -ask
+            ask ^= low
+            if can_use(_BIT_PART[low.bit_length() - 1], h, board, s):
+                ok |= low
+            known |= low
+        if needs & ok:
+            out.append(s)
+    return out
 
 
 def space_usable(space: int, h: Holding, board: Board) -> bool:
     """Whether a person placed on ``space`` could carry out at least one of its parts (ruling
     P1): "one", "all" and "and_or" spaces need any part, "and_then" spaces their first part.
     Dead spaces never; whether the space is free is the board's question."""
-    s = SPACES[space]
-    if s.dead or not s.parts:
-        return False
-    if s.combine == AND_THEN:
-        return can_use(s.parts[0], h, board, space)
-    if s.combine in (ONE, ALL, AND_OR):
-        return any(can_use(p, h, board, space) for p in s.parts)
-    raise ValueError(f"unknown combine mode {s.combine!r}")  # pragma: no cover
+    if space in ALWAYS_USABLE:
+        return True
+    for part in DECIDING_PARTS[space]:  # noqa: SIM110 - a loop is faster than any() here
+        if can_use(part, h, board, space):
+            return True
+    return False
 
 
 # --- carrying out one sub-action ---------------------------------------------------------------
 
 
 def apply(action: dict[str, Any], part: Part, h: Holding, board: Board, space: int, seat: int,
-          done: int = 0, start: int | None = None) -> Applied:
+          done: int = 0, start: int | None = None, trusted: bool = False) -> Applied:
     """Pay for and carry out one sub-action of ``part``; ValueError (nothing changed) unless it
     is legal. ``h.farm`` is changed in place by rooms, stables, ploughing, sowing, pastures and
     renovation; ``board`` by taking goods (the pile is emptied), the starting player (set to
     ``seat``), and majors (taken off the board, a Fireplace given back, the Well's food
     promised). The caller copies both first if it needs the old ones. ``start`` is the space a
-    ``pasture`` must start from (the ``pasture_from`` chosen), when the caller checks it."""
+    ``pasture`` must start from (the ``pasture_from`` chosen), when the caller checks it.
+    ``trusted``: the action was taken from :func:`options` of this very position, so the check
+    is skipped (the game state's path; pastures are always checked)."""
     kind, goods, farm = part.kind, h.goods, h.farm
     majors = tuple(sorted(h.majors))
     typ = action.get("type")
     if typ == "pasture" and kind == BUILD_FENCES:
         return Applied(_build_pasture(action, h, start), majors)
-    if action not in options(part, h, board, space, done):
+    if not trusted and action not in options(part, h, board, space, done):
         raise ValueError(f"illegal {kind} action {action} on space {space}")
     if kind == TAKE_ALL:
         return Applied(_gain(goods, board.take_accumulated(space)), majors)
@@ -345,5 +440,5 @@ def keep_animals(goods: Goods, majors: Collection[int], farm: Farm,
 __all__ = [
     "PAY_FIREPLACE", "PAY_GOODS", "SINGLE", "SOW_CROPS", "Applied", "Holding", "affordable",
     "animal_options", "apply", "can_use", "keep_animals", "options", "pasture_options", "pay",
-    "space_usable",
+    "space_usable", "usable_spaces",
 ]

@@ -253,9 +253,30 @@ def pasture_moves(
         pastured |= p
     out = []
     for mask, bnd, nbr in SHAPES:
-        if mask & blocked:
+        # The cheap tests of _cost first, inline: this loop runs over the whole table.
+        if mask & blocked or (mask & pastured and mask & ~pastured) \
+                or (pastured and not (mask | nbr) & pastured) \
+                or (bnd & ~fences).bit_count() > budget:
             continue
         cost = _cost(mask, bnd, nbr, fences, pastures, pastured, blocked, budget)
         if cost > 0:
             out.append((mask, cost))
     return out
+
+
+def any_pasture_move(fences: int, pastures: tuple[int, ...], blocked: int, budget: int) -> bool:
+    """Whether :func:`pasture_moves` would offer anything, stopping at the first move found.
+    Without pastures the answer has a closed form: no fence exists yet, so every shape costs
+    its whole perimeter, the cheapest being a single space (4 fences)."""
+    if budget <= 0:
+        return False
+    if not pastures:
+        return budget >= 4 and bool(ALL_CELLS & ~START_ROOMS & ~blocked)
+    pastured = 0
+    for p in pastures:
+        pastured |= p
+    for mask, bnd, nbr in SHAPES:
+        if not mask & blocked and _cost(mask, bnd, nbr, fences, pastures, pastured, blocked,
+                                        budget) > 0:
+            return True
+    return False
