@@ -119,9 +119,11 @@ def peer_agricola(
     Besides ``bench_engine``'s keys: ``config`` (what ran), ``commit`` (the peer's, when known),
     ``requested_players``, ``steps_per_game`` (every move, one-answer ones included),
     ``setup_milliseconds`` (mean ``setup_env`` per game, within the timed play) and
-    ``import_seconds`` (importing the peer, not timed). The peer memoizes work per farm shape
-    for the life of its process, so its first games are the slowest and its rate rises with
-    ``games``; the figures include that warm-up, as Arena's include its own.
+    ``import_seconds`` (importing the peer, not timed). The peer memoizes its animal-housing
+    frontier per farm shape for the life of its process; random play keeps meeting new shapes,
+    so building those entries is a large, lasting share of its time (replaying the same games
+    in a warm process is about three times faster). The figures include it, as Arena's include
+    any warm-up of its own.
 
     Raises ``RuntimeError`` with a one-line message when the repository is missing or not the
     peer's, or when the peer cannot be imported or fails during a game.
