@@ -320,23 +320,69 @@ def bench_engine_cmd(
     games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 200,
     seed: Annotated[int, typer.Option()] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    peer: Annotated[Path | None, typer.Option(
+        exists=True, help="Also run the peer Agricola engine (AgricolaBot) from this repository "
+        "(a checkout or a bare git directory) and print Arena ÷ peer.")] = None,
+    peer_python: Annotated[str | None, typer.Option(
+        envvar="ARENA_PEER_PYTHON", help="Python with the peer's dependencies (numpy).")] = None,
 ) -> None:
-    """Random games in one process: games/s, decisions/s, decisions/game, clone() cost."""
+    """Random games in one process: games/s, decisions/s, decisions/game, clone() cost. With
+    --peer, then the same for the peer engine, in a process of its own, and Arena ÷ peer."""
     from arena.bench import bench_engine
 
     g = _game(game, players)
     if games_ < 1:
         _fail("--games must be at least 1")
     figures = bench_engine(g, players, games_, seed)
-    _print_figures(f"engine benchmark: {g.name}, {players} players, {games_} games", figures, [
-        ("games per second", f"{figures['games_per_second']:,.1f}"),
-        ("decisions per second (>= 2 legal actions)", f"{figures['decisions_per_second']:,}"),
-        ("decisions per game", f"{figures['decisions_per_game']:,.1f}"),
-        ("clone() cost", f"{figures['clone_microseconds']:.2f} µs"),
+    title = f"engine benchmark: {g.name}, {players} players, {games_} games"
+    rows = [
+        *_engine_rows(figures),
         ("decisions per second, building action dicts",
          f"{figures['dict_path_decisions_per_second']:,}"),
         ("wall time", f"{figures['seconds']:.2f} s"),
-    ], as_json)
+    ]
+    if peer is None or not as_json:
+        _print_figures(title, figures, rows, as_json)
+    if peer is not None:
+        _bench_peer(figures, peer, peer_python, as_json)
+
+
+def _engine_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rows of an engine's figures, Arena's or the peer's."""
+    clone = f["clone_microseconds"]
+    return [
+        ("games per second", f"{f['games_per_second']:,.1f}"),
+        ("decisions per second (>= 2 legal actions)", f"{f['decisions_per_second']:,}"),
+        ("decisions per game", f"{f['decisions_per_game']:,.1f}"),
+        ("clone() cost", "none (no clone)" if clone is None else f"{clone:.2f} µs"),
+    ]
+
+
+def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json: bool) -> None:
+    """The peer engine with the same players, games and seed; its figures and Arena ÷ peer."""
+    from arena.peerbench import peer_agricola, peer_ratios
+
+    try:
+        p = peer_agricola(repo, figures["players"], figures["games"], figures["seed"], python)
+    except RuntimeError as exc:
+        _fail(str(exc))
+    figures["peer"], figures["ratios"] = p, peer_ratios(figures, p)
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    title = f"peer: {p['config']}, {p['games']} games"
+    if p["players"] != figures["players"]:
+        title += (f"\n(unlike games: Arena's had {figures['players']} players; "
+                  f"-n {p['players']} compares like with like)")
+    _print_figures(title, figures, [
+        *_engine_rows(p),
+        ("set-up per game (in the play)", f"{p['setup_milliseconds']:.2f} ms"),
+        ("import (not timed)", f"{p['import_seconds']:.2f} s"),
+        ("wall time", f"{p['seconds']:.2f} s"),
+        ("Arena ÷ peer, games per second", f"{figures['ratios']['games_per_second']:.2f}"),
+        ("Arena ÷ peer, decisions per second",
+         f"{figures['ratios']['decisions_per_second']:.2f}"),
+    ], False)
 
 
 @bench_app.command("protocol")
