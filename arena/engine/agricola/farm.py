@@ -414,11 +414,12 @@ class Farm:
     # --- plain data and pictures --------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain, JSON-friendly data; pastures are derived from the fences and not stored."""
+        """Plain, JSON-friendly data; pastures are derived from the fences and not stored. A
+        field is [space, crop, count], the crop None on an empty field."""
         return {
             "house": HOUSE_MATERIALS[self._material],
             "rooms": cells_of(self._rooms),
-            "fields": [[c, CROPS[k], n] for c in cells_of(self._fields)
+            "fields": [[c, CROPS[k] or None, n] for c in cells_of(self._fields)
                        for k, n in (self.crop(c),)],
             "stables": cells_of(self._stables),
             "fences": [e for e in range(NUM_EDGES) if self._fences >> e & 1],
@@ -433,7 +434,8 @@ class Farm:
         sown = [0] * CELLS
         fields = 0
         for c, crop, n in d["fields"]:
-            if crop not in CROPS or not 0 <= n <= SOWN[CROPS.index(crop)]:
+            crop = crop or ""  # an empty field is saved with no crop (None)
+            if crop not in CROPS or not 0 <= n <= SOWN[CROPS.index(crop)] or (not crop and n):
                 raise ValueError(f"impossible crop {crop!r} × {n} on space {c}")
             fields |= 1 << c
             sown[c] = n if crop == "grain" else -n
