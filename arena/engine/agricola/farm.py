@@ -71,14 +71,15 @@ def _pareto(points: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ..
 class Farm:
     """One player's farmyard. See the module docstring for the representation."""
 
-    __slots__ = ("_cap", "_fence_ok", "_fences", "_fields", "_material", "_moves", "_pastures",
-                 "_rooms", "_sown", "_stables")
+    __slots__ = ("_cap", "_fence_ok", "_fences", "_fields", "_material", "_moves", "_pastured",
+                 "_pastures", "_rooms", "_sown", "_stables")
 
     _rooms: int
     _fields: int
     _stables: int
     _fences: int
     _pastures: tuple[int, ...]
+    _pastured: int
     _sown: tuple[int, ...]
     _material: int
     _cap: tuple[tuple[int, int, int], ...] | None
@@ -92,6 +93,7 @@ class Farm:
         self._stables = 0
         self._fences = 0
         self._pastures = ()
+        self._pastured = 0
         self._sown = (0,) * CELLS
         self._material = HOUSE_WOOD
         self._cap = None
@@ -106,6 +108,7 @@ class Farm:
         f._stables = self._stables
         f._fences = self._fences
         f._pastures = self._pastures
+        f._pastured = self._pastured
         f._sown = self._sown
         f._material = self._material
         f._cap = self._cap
@@ -157,10 +160,7 @@ class Farm:
 
     def pastured(self) -> int:
         """Mask of every space inside a pasture."""
-        out = 0
-        for p in self._pastures:
-            out |= p
-        return out
+        return self._pastured
 
     def num_rooms(self) -> int:
         return self._rooms.bit_count()
@@ -327,7 +327,7 @@ class Farm:
         budget = min(wood, self.fences_left())
         if self._moves is None or self._moves[0] != budget:
             blocked = self._rooms | self._fields
-            self._moves = (budget, pasture_moves(self._fences, self._pastures, blocked, budget))
+            self._moves = (budget, pasture_moves(self._fences, blocked, budget))
         return self._moves[1]
 
     def can_fence(self, wood: int) -> bool:
@@ -356,6 +356,7 @@ class Farm:
             raise ValueError(f"spaces {cells_of(mask)} cannot be built as a pasture")
         self._fences |= shape_boundary(mask)
         self._pastures = pastures_of(self._fences)
+        self._pastured = _union(self._pastures)
         self._cap = None
         self._fence_ok = self._moves = None
         return cost
@@ -444,6 +445,7 @@ class Farm:
         f._stables = sum(1 << c for c in d["stables"])
         f._fences = sum(1 << e for e in d["fences"])
         f._pastures = pastures_of(f._fences)
+        f._pastured = _union(f._pastures)
         f._check()
         return f
 
@@ -515,3 +517,10 @@ def _connected_from(mask: int, seed: int) -> bool:
         if grown == reached:
             return reached == mask
         reached = grown
+
+
+def _union(masks: tuple[int, ...]) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out

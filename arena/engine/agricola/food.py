@@ -12,7 +12,7 @@ in content and order. Rulings are in ``RULES.md`` ("Rulings: food and harvest").
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any, Final, NamedTuple
 
 from arena.engine.agricola.components import (
@@ -210,19 +210,16 @@ def _minimal(x: tuple[int, ...], rates: tuple[int, ...], need: int) -> bool:
     return value >= need and ((need <= 0 and not any(x)) or value - smallest < need)
 
 
-def _protections(avail: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-    """What a begging option may hold back of each source: nothing, the reserve, or all."""
+def _protections(avail: tuple[int, ...], rates: tuple[int, ...]
+                 ) -> list[tuple[tuple[int, ...], int]]:
+    """What a begging option may hold back of each source (nothing, the reserve, or all), with
+    the food the rest would give, as (rest, food) pairs."""
     levels = [sorted({0, a, min(a, r)}) for r, a in zip(RESERVE, avail, strict=True)]
-
-    def walk(i: int) -> Iterator[tuple[int, ...]]:
-        if i == len(levels):
-            yield ()
-            return
-        for keep in levels[i]:
-            for rest in walk(i + 1):
-                yield (keep, *rest)
-
-    yield from walk(0)
+    out = []
+    for keep in product(*levels):
+        rest = tuple(a - k for a, k in zip(avail, keep, strict=True))
+        out.append((rest, sum(n * r for n, r in zip(rest, rates, strict=True))))
+    return out
 
 
 def feeding_options(goods: Goods, majors: Collection[int], need: int) -> list[FeedOption]:
@@ -262,10 +259,11 @@ def feeding_options(goods: Goods, majors: Collection[int], need: int) -> list[Fe
             (x[0], x[1], x[2], x[3], x[4]), key[0], max(0, rem - value), tuple(out),
             cooked and x[1] > 0)
 
+    total = sum(a * r for a, r in zip(avail, rates, strict=True))
+    protections: list[tuple[tuple[int, ...], int]] | None = None
     for k in range(len(crafts) + 1):
         for used in combinations(crafts, k):
             rem = short - sum(f for _, _, f in used)
-            total = sum(a * r for a, r in zip(avail, rates, strict=True))
             if total < rem:
                 add(avail, used, rem)  # not enough: convert everything, beg the rest
             else:
@@ -274,9 +272,10 @@ def feeding_options(goods: Goods, majors: Collection[int], need: int) -> list[Fe
                         add(x, used, rem)
             if rem <= 0:
                 continue
-            for keep in _protections(avail):
-                rest = tuple(a - h for a, h in zip(avail, keep, strict=True))
-                if sum(a * r for a, r in zip(rest, rates, strict=True)) < rem:
+            if protections is None:
+                protections = _protections(avail, rates)
+            for rest, food in protections:
+                if food < rem:
                     add(rest, used, rem)
     return sorted(found.values(), key=lambda o: (o.begging, o.crafts, o.convert))
 

@@ -15,7 +15,7 @@ lists are deterministic in content and order.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, Final, NamedTuple
 
 from arena.engine.agricola import farm as farm_mod
@@ -114,6 +114,9 @@ def pay(goods: Goods, cost: Cost) -> Goods:
 
 
 def _gain(goods: Goods, pairs: Collection[tuple[int, int]]) -> Goods:
+    if len(pairs) == 1:  # the usual case: one good from one space
+        ((good, amount),) = pairs
+        return (*goods[:good], goods[good] + amount, *goods[good + 1:])
     out = list(goods)
     for good, amount in pairs:
         out[good] += amount
@@ -271,11 +274,39 @@ def _fast_kinds() -> dict[Part, int]:
 
 
 _PART_BIT: Final = _fast_kinds()
-_BIT_PART: Final = tuple(_PART_BIT)
-#: By space id: the bits (of :data:`_PART_BIT`) of which one must be possible, or -1 for a
-#: space that is always usable.
-_SPACE_NEEDS: Final = tuple(
-    -1 if i in ALWAYS_USABLE else sum(1 << _PART_BIT[p] for p in DECIDING_PARTS[i])
+_BAKERS: Final = frozenset(BAKERS)
+
+
+def _check_of(part: Part) -> Callable[[Holding, Board], bool]:
+    """:func:`can_use` of ``part`` before any of its sub-actions, as a function of the player
+    and the board, specialised by kind (placement asks these for every free space)."""
+    kind = part.kind
+    if kind == BUILD_ROOMS:
+        return lambda h, board: (affordable(h.goods, h.farm.room_cost())
+                                 and bool(h.farm.room_mask()))
+    if kind == BUILD_STABLES:
+        cost = part.cost
+        return lambda h, board: affordable(h.goods, cost) and bool(h.farm.stable_mask())
+    if kind == PLOUGH:
+        return lambda h, board: bool(h.farm.plough_mask())
+    if kind == SOW:
+        return lambda h, board: ((h.goods[GRAIN] > 0 or h.goods[VEGETABLE] > 0)
+                                 and h.farm.has_empty_field())
+    if kind == BUILD_FENCES:
+        return lambda h, board: h.farm.can_fence(h.goods[WOOD])
+    if kind == BAKE:
+        return lambda h, board: h.goods[GRAIN] > 0 and not _BAKERS.isdisjoint(h.majors)
+    if kind == FAMILY_GROWTH:
+        return lambda h, board: h.farm.num_rooms() > h.people and h.people < MAX_PEOPLE
+    if kind == FAMILY_GROWTH_WITHOUT_ROOM:
+        return lambda h, board: h.people < MAX_PEOPLE
+    return lambda h, board: can_use(part, h, board, -1)
+
+#: By space id: (bit, check) for each part of which one must be possible, or None for a space
+#: that is always usable. A bit stands for one distinct part, so each is asked once.
+_SPACE_CHECKS: Final = tuple(
+    None if i in ALWAYS_USABLE
+    else tuple((1 << _PART_BIT[p], _check_of(p)) for p in DECIDING_PARTS[i])
     for i in range(len(SPACES))
 )
 
@@ -288,19 +319,21 @@ def usable_spaces(spaces: Iterable[int], h: Holding, board: Board) -> list[int]:
     known = 0  # bits already answered
     ok = 0  # bits answered yes
     for s in spaces:
-        needs = _SPACE_NEEDS[s]
-        if needs < 0:
+        checks = _SPACE_CHECKS[s]
+        if checks is None:
             out.append(s)
             continue
-        ask = needs & ~known
-        while ask:
-            low = ask & -ask
-            ask ^= low
-            if can_use(_BIT_PART[low.bit_length() - 1], h, board, s):
-                ok |= low
-            known |= low
-        if needs & ok:
-            out.append(s)
+        for bit, check in checks:
+            if ok & bit:
+                out.append(s)
+                break
+            if known & bit:
+                continue
+            known |= bit
+            if check(h, board):
+                ok |= bit
+                out.append(s)
+                break
     return out
 
 

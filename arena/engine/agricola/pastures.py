@@ -21,6 +21,7 @@ Its size is asserted by the tests (762, the figure the reference gives for the F
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Final
 
 from arena.engine.agricola.components import FARM_COLS, FARM_ROWS, MAX_FENCES
@@ -234,7 +235,19 @@ def _cost(
     return cost
 
 
-def pasture_moves(
+def pasture_moves(fences: int, blocked: int, budget: int) -> list[tuple[int, int]]:
+    """Every legal "build one pasture" move with these fences (the pastures follow from them):
+    see :func:`_pasture_moves`. Answers are kept (the same farms recur within a game and across
+    the games of a search): the list is shared, so callers must not change it."""
+    return _remembered_moves(fences, blocked, min(budget, MAX_FENCES))
+
+
+@lru_cache(maxsize=1 << 14)
+def _remembered_moves(fences: int, blocked: int, budget: int) -> list[tuple[int, int]]:
+    return _pasture_moves(fences, pastures_of(fences), blocked, budget)
+
+
+def _pasture_moves(
     fences: int, pastures: tuple[int, ...], blocked: int, budget: int
 ) -> list[tuple[int, int]]:
     """Every legal "build one pasture" move: (cell mask, new fences it costs), in table order.

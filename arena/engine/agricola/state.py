@@ -304,8 +304,11 @@ class AgricolaState(AgricolaViews):
             self._phase = ACT
             self._space = space
             if space in AUTOMATIC:  # nothing to choose: carry every part out at once
-                for i in range(len(SPACES[space].parts)):
-                    self._do_part(p, i, _AUTO_ACTION[space][i])
+                for i, action in enumerate(_AUTO_ACTION[space]):
+                    self._do_part(p, i, action)
+                if not self._keep:  # the action is over unless animals need room
+                    self._clear_action()
+                    self._next_placer((p + 1) % self._n)
         elif kind == _M_PART:
             self._do_part(p, pay[1], pay[2])
         elif kind == _M_STOP:
@@ -339,6 +342,7 @@ class AgricolaState(AgricolaViews):
         part = SPACES[self._space].parts[i]
         typ = action["type"]
         start = self._fence_from if typ == "pasture" else None
+        before = self._goods[p]
         got = apply(action, part, self.holding(p), self._board, self._space, p, self._done,
                     start, trusted=True)
         self._goods[p] = got.goods
@@ -354,10 +358,10 @@ class AgricolaState(AgricolaViews):
         self._done += 1
         if got.free_bake:
             self._free_bake = True
-        if typ in ("take", "pasture"):
-            g = got.goods
-            if not self._farms[p].fits(g[SHEEP], g[BOAR], g[CATTLE]):
-                self._keep = True
+        g = got.goods
+        if (typ == "pasture" or (typ == "take" and g[SHEEP:] != before[SHEEP:])) \
+                and not self._farms[p].fits(g[SHEEP], g[BOAR], g[CATTLE]):
+            self._keep = True  # animals gained, or pastures redrawn, and they do not all fit
 
     # ------------------------------------------------------------------ the end
     def __repr__(self) -> str:
