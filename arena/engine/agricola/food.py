@@ -339,6 +339,12 @@ def breeding_options(goods: Goods, majors: Collection[int], farm: Farm) -> list[
     born = births(goods)
     values = food_values(majors)
     total = tuple(n + b for n, b in zip(herd, born, strict=True))
+    if farm.fits(*total):  # every newborn has room: one outcome, nothing cooked or released
+        after = list(goods)
+        for t, n in zip(ANIMALS, total, strict=True):
+            after[t] = n
+        return [BreedOption((total[0], total[1], total[2]), (0, 0, 0), 0, (0, 0, 0),
+                            tuple(after))]
     out = []
     for keep in farm.keep_options(*total):
         cooked = []

@@ -369,16 +369,11 @@ def apply(action: dict[str, Any], part: Part, h: Holding, board: Board, space: i
         return Applied(_build_pasture(action, h, start), majors)
     if not trusted and action not in options(part, h, board, space, done):
         raise ValueError(f"illegal {kind} action {action} on space {space}")
-    if kind == TAKE_ALL:
-        return Applied(_gain(goods, board.take_accumulated(space)), majors)
-    if kind == GAIN:
-        return Applied(_gain(goods, part.goods), majors)
+    if kind in FIXED:
+        return Applied(fixed_part(part, goods, board, space, seat), majors)
     if kind == GAIN_ONE_OF:
         return Applied(_gain(goods, [p for p in part.goods if GOODS[p[0]] == action["good"]]),
                        majors)
-    if kind == STARTING_PLAYER:
-        board.start_player = seat
-        return Applied(goods, majors)
     if kind == BUILD_ROOMS:
         after = pay(goods, farm.room_cost())
         farm.build_room(action["cell"])
@@ -407,6 +402,23 @@ def apply(action: dict[str, Any], part: Part, h: Holding, board: Board, space: i
         return Applied(after, majors)
     # FAMILY_GROWTH, FAMILY_GROWTH_WITHOUT_ROOM: the caller adds the newborn.
     return Applied(goods, majors, born=1)
+
+
+#: Part kinds with one fixed sub-action and nothing to pay: goods and the token.
+FIXED: Final = frozenset({TAKE_ALL, GAIN, STARTING_PLAYER})
+
+
+def fixed_part(part: Part, goods: Goods, board: Board, space: int, seat: int) -> Goods:
+    """Carry out a part of a :data:`FIXED` kind (always legal): take the pile of ``space``, gain
+    the part's goods, or take the starting-player token. Returns the new goods; the board
+    changes in place."""
+    kind = part.kind
+    if kind == TAKE_ALL:
+        return _gain(goods, board.take_accumulated(space))
+    if kind == GAIN:
+        return _gain(goods, part.goods)
+    board.start_player = seat
+    return goods
 
 
 def _build_pasture(action: dict[str, Any], h: Holding, start: int | None) -> Goods:
@@ -471,7 +483,7 @@ def keep_animals(goods: Goods, majors: Collection[int], farm: Farm,
 
 
 __all__ = [
-    "PAY_FIREPLACE", "PAY_GOODS", "SINGLE", "SOW_CROPS", "Applied", "Holding", "affordable",
-    "animal_options", "apply", "can_use", "keep_animals", "options", "pasture_options", "pay",
-    "space_usable", "usable_spaces",
+    "FIXED", "PAY_FIREPLACE", "PAY_GOODS", "SINGLE", "SOW_CROPS", "Applied", "Holding",
+    "affordable", "animal_options", "apply", "can_use", "fixed_part", "keep_animals", "options",
+    "pasture_options", "pay", "space_usable", "usable_spaces",
 ]

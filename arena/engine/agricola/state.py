@@ -26,7 +26,6 @@ from arena.engine.agricola.components import (
     BOAR,
     CATTLE,
     FOOD,
-    GAIN,
     GOODS,
     GRAIN,
     NUM_ROUNDS,
@@ -37,8 +36,6 @@ from arena.engine.agricola.components import (
     START_FOOD_OTHERS,
     START_FOOD_SOLO,
     START_PEOPLE,
-    STARTING_PLAYER,
-    TAKE_ALL,
 )
 from arena.engine.agricola.farm import Farm
 from arena.engine.agricola.fields import (
@@ -65,8 +62,10 @@ from arena.engine.agricola.food import (
     food_needed,
 )
 from arena.engine.agricola.parts import (
+    FIXED,
     animal_options,
     apply,
+    fixed_part,
     keep_animals,
     options,
     pasture_options,
@@ -298,15 +297,25 @@ class AgricolaState(AgricolaViews):
         p = self._cur
         if kind == _M_PLACE:
             space = pay[1]
-            self._board.occupy(space, p)
+            board = self._board
+            board.occupy(space, p)
             self._home[p] -= 1
             self._clear_action()
             self._phase = ACT
             self._space = space
             if space in AUTOMATIC:  # nothing to choose: carry every part out at once
-                for i, action in enumerate(_AUTO_ACTION[space]):
-                    self._do_part(p, i, action)
-                if not self._keep:  # the action is over unless animals need room
+                before = goods = self._goods[p]
+                for part in SPACES[space].parts:
+                    goods = fixed_part(part, goods, board, space, p)
+                self._goods[p] = goods
+                if goods[SHEEP:] != before[SHEEP:] \
+                        and not self._farms[p].fits(goods[SHEEP], goods[BOAR], goods[CATTLE]):
+                    self._acted = True
+                    self._started = (1 << len(SPACES[space].parts)) - 1
+                    self._part = len(SPACES[space].parts) - 1
+                    self._done = 1
+                    self._keep = True  # a market's animals need room: what to keep is asked
+                else:
                     self._clear_action()
                     self._next_placer((p + 1) % self._n)
         elif kind == _M_PART:
@@ -369,22 +378,13 @@ class AgricolaState(AgricolaViews):
                 f"{PHASE_NAMES[self._phase]} seat {self.current_player}>")
 
 
-def _automatic(space: int) -> tuple[dict[str, Any], ...] | None:
-    """The actions of a space whose every part is a single fixed sub-action (goods, the token),
-    or None."""
-    sp = SPACES[space]
-    if sp.dead or sp.combine not in (ONE, ALL) or not sp.parts:
-        return None
-    fixed = {TAKE_ALL: {"type": "take"}, GAIN: {"type": "gain"},
-             STARTING_PLAYER: {"type": "starting_player"}}
-    if any(part.kind not in fixed for part in sp.parts):
-        return None
-    return tuple(fixed[part.kind] for part in sp.parts)
-
-
-#: The fixed actions of each automatic space (None for the others), and the set of them.
-_AUTO_ACTION: Final = tuple(_automatic(s) for s in range(len(SPACES)))
-AUTOMATIC: Final = frozenset(s for s, a in enumerate(_AUTO_ACTION) if a is not None)
+#: The spaces whose every part is fixed (goods, the token): nothing to choose, carried out at
+#: once when a person is placed.
+AUTOMATIC: Final = frozenset(
+    s for s, sp in enumerate(SPACES)
+    if not sp.dead and sp.parts and sp.combine in (ONE, ALL)
+    and all(part.kind in FIXED for part in sp.parts)
+)
 _NO_GOODS: Final = (0,) * len(GOODS)
 _PLACE_KEYS: Final = tuple(freeze({"type": "place", "space": s}) for s in range(len(SPACES)))
 
