@@ -71,8 +71,8 @@ class Board:
     """The shared board. ``players``, ``round`` (0 before round 1's preparation, then 1..14)
     and ``start_player`` are plain attributes; the rest is read through methods."""
 
-    __slots__ = ("_majors", "_occupants", "_order", "_piles", "_spaces", "_well", "players",
-                 "round", "start_player")
+    __slots__ = ("_free", "_majors", "_occupants", "_order", "_piles", "_spaces", "_well",
+                 "players", "round", "start_player")
 
     players: int
     round: int
@@ -81,6 +81,7 @@ class Board:
     _spaces: tuple[int, ...]  # the printed spaces, then the revealed cards in round order
     _piles: tuple[int, ...]  # by space id: how many of the space's good lie on it
     _occupants: tuple[int, ...]  # by space id: the seat standing there this round, or FREE
+    _free: int  # bit s: space s may take a person now (in play, not dead, nobody on it)
     _majors: int  # bit m: major m is on the board (not built, or a Fireplace given back)
     _well: tuple[tuple[int, ...], ...]  # by round 0..14: food promised per seat
 
@@ -94,6 +95,7 @@ class Board:
         b._spaces = self._spaces
         b._piles = self._piles
         b._occupants = self._occupants
+        b._free = self._free
         b._majors = self._majors
         b._well = self._well
         return b
@@ -159,7 +161,11 @@ class Board:
 
     def is_free(self, space: int) -> bool:
         """Whether a person may be placed on ``space``: in play, not dead, nobody on it."""
-        return self._occupants[space] == FREE and not DEAD[space] and space in self._spaces
+        return 0 <= space < NUM_SPACES and bool(self._free >> space & 1)
+
+    def free_mask(self) -> int:
+        """:meth:`free_spaces` as a mask of space ids (bit s: space s)."""
+        return self._free
 
     def free_spaces(self) -> tuple[int, ...]:
         """The spaces a person may be placed on this round, in :meth:`spaces` order (whether the
@@ -175,10 +181,12 @@ class Board:
             raise ValueError(f"space {space} is not free to use")
         occ = self._occupants
         self._occupants = (*occ[:space], seat, *occ[space + 1 :])
+        self._free &= ~(1 << space)
 
     def clear_occupants(self) -> None:
         """Everyone goes home: every space is free again."""
         self._occupants = _NOBODY
+        self._free = _playable(self._spaces)
 
     # --- accumulation -------------------------------------------------------------------------
 
@@ -292,6 +300,16 @@ class Board:
 
 
 _NOBODY: Final = (FREE,) * NUM_SPACES
+
+
+def _playable(spaces: tuple[int, ...]) -> int:
+    """The mask of the spaces of ``spaces`` that can take a person (all but the dead ones)."""
+    out = 0
+    for s in spaces:
+        if not DEAD[s]:
+            out |= 1 << s
+    return out
+
 #: The ids in each mask of majors.
 _MAJOR_LISTS: Final = tuple(tuple(m for m in range(len(MAJORS)) if mask >> m & 1)
                             for mask in range(ALL_MAJORS + 1))
@@ -311,6 +329,7 @@ def _blank(players: int, order: tuple[int, ...]) -> Board:
     b._spaces = BOARD_SPACES[players]
     b._piles = (0,) * NUM_SPACES
     b._occupants = _NOBODY
+    b._free = _playable(b._spaces)
     b._majors = ALL_MAJORS
     b._well = _NO_WELL[players]
     return b
@@ -390,6 +409,7 @@ def _from_dict(d: Mapping[str, Any]) -> Board:
         raise ValueError(f"no round {rnd!r}")
     b.round = rnd
     b._spaces = BOARD_SPACES[n] + b._order[:rnd]
+    b._free = _playable(b._spaces)
     checks = [
         (list(d["revealed"]) != list(b.revealed()), "revealed cards disagree with the order"),
         (sorted(d["hidden_cards"]) != list(b.hidden_cards()), "hidden cards disagree"),

@@ -15,7 +15,7 @@ lists are deterministic in content and order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection
 from typing import Any, Final, NamedTuple
 
 from arena.engine.agricola import farm as farm_mod
@@ -205,9 +205,13 @@ def pasture_options(h: Holding, cell: int) -> list[dict[str, Any]]:
     """The second step of a fencing move: every legal pasture whose first space in reading
     order is ``cell``, as ``{"type": "pasture", "shape": [spaces]}`` in the shape table's order
     (smallest first). Paid 1 wood per new fence."""
+    return [{"type": "pasture", "shape": cells_of(mask)} for mask in pasture_masks(h, cell)]
+
+
+def pasture_masks(h: Holding, cell: int) -> list[int]:
+    """:func:`pasture_options` as masks of spaces, in the same order."""
     low = 1 << cell
-    return [{"type": "pasture", "shape": cells_of(mask)}
-            for mask, _ in h.farm.pasture_moves(h.goods[WOOD]) if mask & -mask == low]
+    return [mask for mask, _ in h.farm.pasture_moves(h.goods[WOOD]) if mask & -mask == low]
 
 
 def can_use(part: Part, h: Holding, board: Board, space: int, done: int = 0) -> bool:
@@ -302,39 +306,44 @@ def _check_of(part: Part) -> Callable[[Holding, Board], bool]:
         return lambda h, board: h.people < MAX_PEOPLE
     return lambda h, board: can_use(part, h, board, -1)
 
-#: By space id: (bit, check) for each part of which one must be possible, or None for a space
-#: that is always usable. A bit stands for one distinct part, so each is asked once.
-_SPACE_CHECKS: Final = tuple(
-    None if i in ALWAYS_USABLE
-    else tuple((1 << _PART_BIT[p], _check_of(p)) for p in DECIDING_PARTS[i])
-    for i in range(len(SPACES))
-)
+
+def usable_spaces(free: int, h: Holding, board: Board) -> list[int]:
+    """The spaces of the mask ``free`` (bit s: space s) that ``h`` could use, by id: the same
+    as filtering with :func:`space_usable`, with each distinct deciding part asked at most once
+    and only while it could still add a space (this runs at every placement)."""
+    usable = free & _ALWAYS_MASK
+    todo = free & ~_ALWAYS_MASK
+    for spaces, check in _PART_CHECKS:
+        if spaces & todo and check(h, board):
+            usable |= spaces & todo
+            todo &= ~spaces
+    return _ids(usable)
 
 
-def usable_spaces(spaces: Iterable[int], h: Holding, board: Board) -> list[int]:
-    """The spaces of ``spaces`` (free ones, in board order) that ``h`` could use: the same as
-    filtering with :func:`space_usable`, with each deciding part asked at most once (this runs
-    at every placement)."""
-    out = []
-    known = 0  # bits already answered
-    ok = 0  # bits answered yes
-    for s in spaces:
-        checks = _SPACE_CHECKS[s]
-        if checks is None:
-            out.append(s)
-            continue
-        for bit, check in checks:
-            if ok & bit:
-                out.append(s)
-                break
-            if known & bit:
-                continue
-            known |= bit
-            if check(h, board):
-                ok |= bit
-                out.append(s)
-                break
+def _ids(mask: int) -> list[int]:
+    """The set bits of ``mask`` in increasing order, a byte at a time from a table."""
+    out: list[int] = []
+    base = 0
+    while mask:
+        out.extend(_BYTE_IDS[base][mask & 0xFF])
+        mask >>= 8
+        base += 1
     return out
+
+
+#: ``_BYTE_IDS[k][b]``: the ids of the set bits of byte ``b`` at byte position ``k``.
+_BYTE_IDS: Final = tuple(
+    tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256))
+    for k in range((len(SPACES) + 7) // 8)
+)
+#: The spaces that are always usable, as a mask of ids.
+_ALWAYS_MASK: Final = sum(1 << i for i in ALWAYS_USABLE)
+#: (spaces, check) for each distinct deciding part: the mask of the spaces it makes usable
+#: and :func:`can_use` of it as a function of the player and the board.
+_PART_CHECKS: Final = tuple(
+    (sum(1 << i for i in range(len(SPACES)) if part in DECIDING_PARTS[i]), _check_of(part))
+    for part in _PART_BIT
+)
 
 
 def space_usable(space: int, h: Holding, board: Board) -> bool:
@@ -485,5 +494,5 @@ def keep_animals(goods: Goods, majors: Collection[int], farm: Farm,
 __all__ = [
     "FIXED", "PAY_FIREPLACE", "PAY_GOODS", "SINGLE", "SOW_CROPS", "Applied", "Holding",
     "affordable", "animal_options", "apply", "can_use", "fixed_part", "keep_animals", "options",
-    "pasture_options", "pay", "space_usable", "usable_spaces",
+    "pasture_masks", "pasture_options", "pay", "space_usable", "usable_spaces",
 ]

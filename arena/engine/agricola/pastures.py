@@ -84,6 +84,8 @@ def _links(cell: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+_FIRST_COLUMN: Final = sum(1 << (COLS * r) for r in range(ROWS))
+_LAST_COLUMN: Final = sum(1 << (COLS * r + COLS - 1) for r in range(ROWS))
 #: The four edges of each space.
 CELL_EDGES: Final = tuple(_cell_edges(c) for c in range(CELLS))
 #: The edges of each space that lie on the board's border.
@@ -114,11 +116,11 @@ def boundary(mask: int) -> int:
 
 
 def neighbours(mask: int) -> int:
-    """The spaces orthogonally next to a set of spaces, outside it."""
-    out = 0
-    for c in cells_of(mask):
-        out |= NEIGHBOURS[c]
-    return out & ~mask
+    """The spaces orthogonally next to a set of spaces, outside it (by shifting the whole
+    mask a row up and down and a column left and right)."""
+    out = (mask << COLS) | (mask >> COLS) | ((mask & ~_LAST_COLUMN) << 1) \
+        | ((mask & ~_FIRST_COLUMN) >> 1)
+    return out & ALL_CELLS & ~mask
 
 
 def _spread(seed: int, within: int, fences: int) -> int:
@@ -198,6 +200,26 @@ _HOLES: Final = tuple(
     (m, neighbours(m))
     for m in (1 << 6, 1 << 7, 1 << 8, 0b11 << 6, 0b11 << 7, 0b111 << 6)
 )
+#: By shape index: the inner spaces the shape closes in by itself (a hole all of whose
+#: neighbours it holds), which must hold no room or field.
+_CLOSES: Final = tuple(
+    sum(hole for hole, around in _HOLES if not hole & m and not around & ~m)
+    for m, _, _ in SHAPES
+)
+#: Every shape index, as a set of bits, and the bytes such a set takes.
+_ALL_SHAPES: Final = (1 << len(SHAPES)) - 1
+_SHAPE_BYTES: Final = (len(SHAPES) + 7) // 8
+#: The set bits of each byte value.
+_BYTE_BITS: Final = tuple(tuple(i for i in range(8) if b >> i & 1) for b in range(256))
+#: By fence count n: the set of shapes whose whole border is at most n fences.
+_PERIMETER_AT_MOST: Final = tuple(
+    sum(1 << i for i, (_, b, _) in enumerate(SHAPES) if b.bit_count() <= n)
+    for n in range(MAX_FENCES + 1)
+)
+#: By space: the set of shape indices whose shape holds that space.
+_CONTAINING: Final = tuple(
+    sum(1 << i for i, (m, _, _) in enumerate(SHAPES) if m >> c & 1) for c in range(CELLS)
+)
 
 
 def pasture_cost(
@@ -264,16 +286,48 @@ def _pasture_moves(
     pastured = 0
     for p in pastures:
         pastured |= p
+    # Narrow the table down with sets of shape indices (one bit per shape) before testing
+    # shapes one by one: no room or field; and with pastures, inside them (a subdivision) or
+    # outside them but touching one.
+    candidates = _ALL_SHAPES & ~_containing_any(blocked)
+    if pastured:
+        inside = _ALL_SHAPES & ~_containing_any(ALL_CELLS & ~pastured)
+        touching = _containing_any(neighbours(pastured)) & ~_containing_any(pastured)
+        candidates &= inside | touching
+    else:
+        # No fence yet: a shape costs its whole border, and can only close in a space that it
+        # surrounds on its own.
+        candidates &= _PERIMETER_AT_MOST[min(budget, MAX_FENCES)]
+        return [(SHAPES[i][0], SHAPES[i][1].bit_count()) for i in _indices(candidates)
+                if not _CLOSES[i] & blocked]
     out = []
-    for mask, bnd, nbr in SHAPES:
-        # The cheap tests of _cost first, inline: this loop runs over the whole table.
-        if mask & blocked or (mask & pastured and mask & ~pastured) \
-                or (pastured and not (mask | nbr) & pastured) \
-                or (bnd & ~fences).bit_count() > budget:
+    for i in _indices(candidates):
+        mask, bnd, nbr = SHAPES[i]
+        if (bnd & ~fences).bit_count() > budget:
             continue
         cost = _cost(mask, bnd, nbr, fences, pastures, pastured, blocked, budget)
         if cost > 0:
             out.append((mask, cost))
+    return out
+
+
+def _indices(shapes: int) -> list[int]:
+    """The shape indices in a set of them, in increasing order (table order)."""
+    out: list[int] = []
+    for k, byte in enumerate(shapes.to_bytes(_SHAPE_BYTES, "little")):
+        if byte:
+            base = 8 * k
+            out.extend(base + i for i in _BYTE_BITS[byte])
+    return out
+
+
+def _containing_any(cells: int) -> int:
+    """The set of shape indices (bit i: ``SHAPES[i]``) whose shape holds any of ``cells``."""
+    out = 0
+    while cells:
+        low = cells & -cells
+        cells ^= low
+        out |= _CONTAINING[low.bit_length() - 1]
     return out
 
 

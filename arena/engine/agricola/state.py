@@ -68,9 +68,10 @@ from arena.engine.agricola.parts import (
     fixed_part,
     keep_animals,
     options,
-    pasture_options,
+    pasture_masks,
     usable_spaces,
 )
+from arena.engine.agricola.pastures import SHAPES, cells_of
 from arena.engine.agricola.views import AgricolaViews
 from arena.engine.api import Game
 from arena.engine.chance import Chance
@@ -218,9 +219,9 @@ class AgricolaState(AgricolaViews):
             p = self._cur
             if phase == PLACE:
                 board = self._board
-                spaces = usable_spaces(board.free_spaces(), self.holding(p), board)
+                spaces = usable_spaces(board.free_mask(), self.holding(p), board)
                 if spaces:
-                    return ([_PLACE_KEYS[s] for s in spaces], [(_M_PLACE, s) for s in spaces])
+                    return ([_PLACE_KEYS[s] for s in spaces], [_PLACE_PAYS[s] for s in spaces])
                 self._home[p] = 0  # nowhere to go: the rest of the family stays home
                 self._next_placer((p + 1) % self._n)
                 continue
@@ -256,8 +257,10 @@ class AgricolaState(AgricolaViews):
         space = self._space
         sp = SPACES[space]
         if self._fence_from >= 0:
-            acts = pasture_options(h, self._fence_from)
-            return ([freeze(a) for a in acts], [(_M_PART, self._part, a) for a in acts])
+            masks = pasture_masks(h, self._fence_from)
+            part = self._part
+            return ([_PASTURE_KEYS[m] for m in masks],
+                    [(_M_PART, part, _PASTURE_ACTIONS[m]) for m in masks])
         if self._free_bake:
             bakes = bake_options(h.goods[GRAIN], h.majors)
             moves = [freeze(o.action()) for o in bakes]
@@ -387,5 +390,9 @@ AUTOMATIC: Final = frozenset(
 )
 _NO_GOODS: Final = (0,) * len(GOODS)
 _PLACE_KEYS: Final = tuple(freeze({"type": "place", "space": s}) for s in range(len(SPACES)))
+_PLACE_PAYS: Final = tuple((_M_PLACE, s) for s in range(len(SPACES)))
+#: The action of building each pasture shape, by mask, and its key (shared: never changed).
+_PASTURE_ACTIONS: Final = {m: {"type": "pasture", "shape": cells_of(m)} for m, _, _ in SHAPES}
+_PASTURE_KEYS: Final = {m: freeze(a) for m, a in _PASTURE_ACTIONS.items()}
 
 __all__ = ["AUTOMATIC", "AgricolaState"]
