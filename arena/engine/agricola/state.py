@@ -258,9 +258,9 @@ class AgricolaState(AgricolaViews):
         sp = SPACES[space]
         if self._fence_from >= 0:
             masks = pasture_masks(h, self._fence_from)
-            part = self._part
+            current = self._part
             return ([_PASTURE_KEYS[m] for m in masks],
-                    [(_M_PART, part, _PASTURE_ACTIONS[m]) for m in masks])
+                    [(_M_PART, current, _PASTURE_ACTIONS[m]) for m in masks])
         if self._free_bake:
             bakes = bake_options(h.goods[GRAIN], h.majors)
             moves = [freeze(o.action()) for o in bakes]
