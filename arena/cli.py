@@ -1,6 +1,7 @@
 """The ``arena`` command line. Commands are thin: parse options, call the library, print.
 
-Domain errors become a message on stderr and exit code 2, in one place (:func:`_fail`).
+Domain errors become a message on stderr and exit code 2, in one place
+(:func:`arena.cli_common.fail`).
 """
 
 from __future__ import annotations
@@ -9,15 +10,25 @@ import json
 import signal
 import time
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.engine import UnknownGameError, get_game, list_games
-from arena.engine.api import Game
+from arena.cli_bench import bench_app
+from arena.cli_common import (
+    err,
+    fail,
+    game_named,
+    load_manifests,
+    out,
+    sandbox_mode,
+    seed_key_or_fail,
+    terminate_on_sigterm,
+    time_control,
+)
+from arena.engine import UnknownGameError, list_games
 from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.bots import BotManifest
 from arena.runner.clock import TimeControl
@@ -28,29 +39,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
-
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code)
-
-
-def _game(name: str, players: int | None = None) -> Game:
-    try:
-        game = get_game(name)
-    except UnknownGameError as exc:
-        _fail(str(exc))
-    if players is not None and not game.min_players <= players <= game.max_players:
-        _fail(
-            f"{game.name} is for {game.min_players}-{game.max_players} players, "
-            f"not {players} (--players)"
-        )
-    return game
 
 
 @app.command()
@@ -64,7 +53,7 @@ def games() -> None:
     try:
         installed = list_games()
     except UnknownGameError as exc:  # a broken game plugin: name it, no traceback
-        _fail(str(exc))
+        fail(str(exc))
     for g in installed:
         table.add_row(g.name, g.title, f"{g.min_players}-{g.max_players}", g.rules_version)
     out.print(table)
@@ -92,54 +81,6 @@ def _print_summary(summary: dict[str, Any]) -> None:
     for p in players:
         if p["termination"] != "ok":
             err.print(f"seat {p['seat']} ({p['player']}): {p['termination']}: {p['detail']}")
-
-
-def _manifests(paths: list[Path]) -> list[BotManifest]:
-    from arena.runner.bots import ManifestError
-
-    try:
-        return [BotManifest.load(p) for p in paths]
-    except ManifestError as exc:
-        _fail(str(exc))
-
-
-def _time_control(decision_ms: int, bank_ms: int, handshake_ms: int) -> TimeControl:
-    try:
-        return TimeControl(handshake_ms=handshake_ms, decision_ms=decision_ms, bank_ms=bank_ms)
-    except ValueError as exc:
-        _fail(str(exc))
-
-
-def _user_seed_key() -> bytes:
-    """The key of single games' bot seeds (the user's key file), or a clear error."""
-    from arena.seeds import SeedKeyError, user_seed_key
-
-    try:
-        return user_seed_key()
-    except SeedKeyError as exc:
-        _fail(str(exc))
-
-
-def _terminate_on_sigterm() -> None:
-    """Turn SIGTERM into SystemExit so every ``finally`` runs and bot groups are killed."""
-
-    def handler(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, handler)
-
-
-def _sandbox_mode(on: bool) -> str:
-    """The sandbox mode of --sandbox/--no-sandbox; with --sandbox, a clear error (no
-    fallback) if the sandbox cannot work here."""
-    from arena.runner.sandbox import SandboxError, require_sandbox
-
-    mode = "bwrap" if on else "none"
-    try:
-        require_sandbox(mode)
-    except SandboxError as exc:
-        _fail(str(exc))
-    return mode
 
 
 @app.command()
@@ -212,21 +153,21 @@ def play(
     from arena.runner.record import record_summary
     from arena.runner.referee import VoidGame, play_game
 
-    manifests = _manifests(bot or [])
+    manifests = load_manifests(bot or [])
     n = players if players is not None else (len(manifests) or 4)
     if len(manifests) > n:
-        _fail(f"{len(manifests)} bots do not fit at {n} seats (--players)")
-    g = _game(game, n)
+        fail(f"{len(manifests)} bots do not fit at {n} seats (--players)")
+    g = game_named(game, n)
     seats: list[BotManifest | None] = [*manifests, *[None] * (n - len(manifests))]
-    seed_key = _user_seed_key()
-    mode = _sandbox_mode(sandbox) if manifests else "none"  # built-in players run in-process
-    _terminate_on_sigterm()
+    seed_key = seed_key_or_fail()
+    mode = sandbox_mode(sandbox) if manifests else "none"  # built-in players run in-process
+    terminate_on_sigterm()
     try:
-        rec = play_game(g, seed, seats, _time_control(decision_ms, bank_ms, handshake_ms),
+        rec = play_game(g, seed, seats, time_control(decision_ms, bank_ms, handshake_ms),
                         log_dir=log_dir if manifests else None, log_cap=log_cap_mb * MIB,
                         seed_key=seed_key, sandbox=mode)
     except VoidGame as exc:
-        _fail(f"void game (nobody loses; try again): {exc}", code=3)
+        fail(f"void game (nobody loses; try again): {exc}", code=3)
     if record is not None:
         rec.save(record)
     summary = record_summary(rec)
@@ -248,13 +189,13 @@ def replay(
     try:
         rec = GameRecord.load(file)
     except FileNotFoundError:
-        _fail(f"{file}: no such file")
+        fail(f"{file}: no such file")
     except ValueError as exc:
-        _fail(f"{file}: {exc}")
+        fail(f"{file}: {exc}")
     try:
         report = verify(rec)
     except UnknownGameError as exc:
-        _fail(f"{file}: {exc}")
+        fail(f"{file}: {exc}")
     if report.ok:
         out.print(
             f"[green]ok[/]: {rec.game} ({rec.rules_version}) seed {rec.seed}: "
@@ -285,139 +226,17 @@ def check_bot(
     and a clean shutdown. Prints pass/fail per check; exit 0 only if all pass."""
     from arena.runner.checkbot import check_bot as run_checks
 
-    g = _game(game)
-    _user_seed_key()  # the referee uses it too: a broken key file is named here, not raised
-    mode = _sandbox_mode(sandbox)
-    _terminate_on_sigterm()
-    tc = _time_control(decision_ms, TC.bank_ms, handshake_ms)
+    g = game_named(game)
+    seed_key_or_fail()  # the referee uses it too: a broken key file is named here, not raised
+    mode = sandbox_mode(sandbox)
+    terminate_on_sigterm()
+    tc = time_control(decision_ms, TC.bank_ms, handshake_ms)
     results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB, sandbox=mode)
     for check in results:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
         out.print(f"{mark}  {check.name:<10} {check.detail}")
     if not all(c.passed for c in results):
         raise typer.Exit(1)
-
-
-def _print_figures(
-    title: str, figures: dict[str, Any], rows: list[tuple[str, str]], as_json: bool
-) -> None:
-    """A benchmark's figures: one JSON object, or a table of (figure, value) rows."""
-    if as_json:
-        typer.echo(json.dumps(figures))
-        return
-    table = Table(title=title)
-    table.add_column("figure")
-    table.add_column("value", justify="right")
-    for name, value in rows:
-        table.add_row(name, value)
-    out.print(table)
-
-
-@bench_app.command("engine")
-def bench_engine_cmd(
-    game: Annotated[str, typer.Option(help="Game name.")] = "stoneage",
-    players: Annotated[int, typer.Option("--players", "-n")] = 4,
-    games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 200,
-    seed: Annotated[int, typer.Option()] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    peer: Annotated[Path | None, typer.Option(
-        exists=True, help="Also run the peer Agricola engine (AgricolaBot) from this repository "
-        "(a checkout or a bare git directory) and print Arena ÷ peer.")] = None,
-    peer_python: Annotated[str | None, typer.Option(
-        envvar="ARENA_PEER_PYTHON", help="Python with the peer's dependencies (numpy).")] = None,
-) -> None:
-    """Random games in one process: games/s, decisions/s, decisions/game, clone() cost. With
-    --peer, then the same for the peer engine, in a process of its own, and Arena ÷ peer."""
-    from arena.bench import bench_engine
-
-    g = _game(game, players)
-    if games_ < 1:
-        _fail("--games must be at least 1")
-    figures = bench_engine(g, players, games_, seed)
-    title = f"engine benchmark: {g.name}, {players} players, {games_} games"
-    rows = [
-        *_engine_rows(figures),
-        ("decisions per second, building action dicts",
-         f"{figures['dict_path_decisions_per_second']:,}"),
-        ("wall time", f"{figures['seconds']:.2f} s"),
-    ]
-    if peer is None or not as_json:
-        _print_figures(title, figures, rows, as_json)
-    if peer is not None:
-        _bench_peer(figures, peer, peer_python, as_json)
-
-
-def _engine_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
-    """The rows of an engine's figures, Arena's or the peer's."""
-    clone = f["clone_microseconds"]
-    return [
-        ("games per second", f"{f['games_per_second']:,.1f}"),
-        ("decisions per second (>= 2 legal actions)", f"{f['decisions_per_second']:,}"),
-        ("decisions per game", f"{f['decisions_per_game']:,.1f}"),
-        ("clone() cost", "none (no clone)" if clone is None else f"{clone:.2f} µs"),
-    ]
-
-
-def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json: bool) -> None:
-    """The peer engine with the same players, games and seed; its figures and Arena ÷ peer."""
-    from arena.peerbench import peer_agricola, peer_ratios
-
-    try:
-        p = peer_agricola(repo, figures["players"], figures["games"], figures["seed"], python)
-    except RuntimeError as exc:
-        _fail(str(exc))
-    figures["peer"], figures["ratios"] = p, peer_ratios(figures, p)
-    if as_json:
-        typer.echo(json.dumps(figures))
-        return
-    title = f"peer: {p['config']}, {p['games']} games"
-    if p["players"] != figures["players"]:
-        title += (f"\n(unlike games: Arena's had {figures['players']} players; "
-                  f"-n {p['players']} compares like with like)")
-    _print_figures(title, figures, [
-        *_engine_rows(p),
-        ("set-up per game (in the play)", f"{p['setup_milliseconds']:.2f} ms"),
-        ("import (not timed)", f"{p['import_seconds']:.2f} s"),
-        ("wall time", f"{p['seconds']:.2f} s"),
-        ("Arena ÷ peer, games per second", f"{figures['ratios']['games_per_second']:.2f}"),
-        ("Arena ÷ peer, decisions per second",
-         f"{figures['ratios']['decisions_per_second']:.2f}"),
-    ], False)
-
-
-@bench_app.command("protocol")
-def bench_protocol_cmd(
-    games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 4,
-    seed: Annotated[int, typer.Option()] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    sandbox: Annotated[
-        bool, typer.Option("--sandbox/--no-sandbox",
-                           help="Run the bot sandboxed, over the sandbox's ipc endpoint.")
-    ] = True,
-) -> None:
-    """Referee round trip with a Python SDK bot against a bare pyzmq ping-pong of the same
-    messages, measured in the same run: both medians and their ratio."""
-    from arena.bench import bench_protocol
-
-    if games_ < 1:
-        _fail("--games must be at least 1")
-    g = _game("stoneage")
-    figures = bench_protocol(g, games_, seed, _sandbox_mode(sandbox))
-    endpoint = "sandboxed, ipc" if sandbox else "unsandboxed, tcp"
-    _print_figures(
-        f"protocol benchmark: {figures['round_trips']} round trips, requests of "
-        f"{figures['mean_request_bytes']} bytes on average (bot {endpoint}; pinned to core "
-        f"{figures['pinned_core']})",
-        figures,
-        [
-            ("referee + Python SDK bot, median round trip",
-             f"{figures['referee_median_ms'] * 1000:.0f} µs"),
-            ("bare pyzmq ping-pong, median round trip",
-             f"{figures['bare_median_ms'] * 1000:.0f} µs"),
-            ("ratio", f"{figures['ratio']:.2f}"),
-        ],
-        as_json,
-    )
 
 
 @app.command()
@@ -454,17 +273,17 @@ def run(
     try:
         config = load_config(file)
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     # A new tournament makes its own key, kept in its journal, unless ARENA_SEED_KEY_FILE
     # names one (to play the same games as another run that used that key).
     key_file = configured_key_file()
     try:
         seed_key = load_or_create_key_file(key_file) if key_file is not None else None
     except SeedKeyError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if concurrency is not None:
         if concurrency < 1:
-            _fail("--concurrency must be at least 1")
+            fail("--concurrency must be at least 1")
         config = dataclasses.replace(config, concurrency=concurrency)
     if no_sandbox:
         config = dataclasses.replace(config, sandbox="none")
@@ -502,7 +321,7 @@ def run(
                 typer.echo(f"resuming {config.name} in {config.output}")
             result = tournament.run()
     except (JournalError, TournamentError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     status = "complete" if result.complete else "stopped; run the same command to resume"
     out.print(f"{config.name}: {result.games_done}/{result.games_total} games, {status}")
     for path in result.outputs:
@@ -524,7 +343,7 @@ def standings(
     try:
         progress = read_progress(folder)
     except JournalError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     table = compute_standings(progress.bots, progress.outcomes)
     games = len(progress.outcomes)
     if as_json:
@@ -533,63 +352,3 @@ def standings(
         return
     out.print(standings_table(table, title=f"{progress.name}: {games} of "
                                            f"{progress.issued} games issued so far"))
-
-
-@bench_app.command("tournament")
-def bench_tournament_cmd(
-    games_: Annotated[int, typer.Option("--games", "-g", help="Games per run.")] = 48,
-    seed: Annotated[int, typer.Option()] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-) -> None:
-    """A small tournament of random bots at concurrency 1 and at one game per core: games per
-    minute for both and their ratio; and the runner's memory with 8 games in flight."""
-    from arena.bench import bench_tournament
-
-    if games_ < 6:
-        _fail("--games must be at least 6")
-    figures = bench_tournament(games_, seed)
-    _print_figures(f"tournament benchmark: {figures['games']} games of random bots", figures, [
-        ("games per minute, concurrency 1", f"{figures['serial_games_per_minute']:,.1f}"),
-        (f"games per minute, concurrency {figures['cores']} (cores)",
-         f"{figures['parallel_games_per_minute']:,.1f}"),
-        ("ratio", f"{figures['ratio']:.2f}"),
-        (f"games per minute, concurrency {figures['cores']}, sandboxed (3 runs)",
-         f"{figures['sandboxed_parallel_games_per_minute_3_runs']:,.1f}"),
-        (f"games per minute, concurrency {figures['cores']}, without the sandbox (3 runs)",
-         f"{figures['unsandboxed_parallel_games_per_minute_3_runs']:,.1f}"),
-        ("sandboxed / unsandboxed", f"{figures['sandboxed_to_unsandboxed']:.2f}"),
-        ("runner peak RSS, 8 games in flight",
-         f"{figures['runner_peak_rss_mb_8_in_flight']:.0f} MB"),
-        ("runner + workers peak PSS, 8 games in flight",
-         f"{figures['runner_and_workers_peak_pss_mb_8_in_flight']:.0f} MB"),
-    ], as_json)
-
-
-@bench_app.command("start")
-def bench_start_cmd(
-    bot: Annotated[
-        list[Path] | None,
-        typer.Option("--bot", "-b", help="A bot folder (repeatable; default: the example "
-                                         "random bots in Python and JavaScript)."),
-    ] = None,
-    starts: Annotated[int, typer.Option("--starts", "-n", help="Starts each way.")] = 20,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-) -> None:
-    """Bot start-to-hello with and without the sandbox, measured in one run: medians and
-    their ratio per bot."""
-    from arena.bench import bench_start
-
-    if starts < 1:
-        _fail("--starts must be at least 1")
-    examples = Path(__file__).resolve().parent.parent / "bots" / "examples"
-    folders = bot or [examples / "random-py", examples / "random-js"]
-    _manifests(folders)  # a bad manifest is named here
-    _sandbox_mode(True)
-    figures = bench_start(folders, starts)
-    rows = []
-    for name, f in figures["bots"].items():
-        rows += [(f"{name}: sandboxed, median", f"{f['sandboxed_median_ms']:.1f} ms"),
-                 (f"{name}: unsandboxed, median", f"{f['unsandboxed_median_ms']:.1f} ms"),
-                 (f"{name}: ratio", f"{f['ratio']:.2f}")]
-    _print_figures(f"start-to-hello benchmark: {starts} starts each way", figures, rows,
-                   as_json)
