@@ -36,7 +36,7 @@ from arena.runner.ratings import RatingTracker, Standings
 from arena.runner.sandbox import SandboxError, require_sandbox
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
-from arena.runner.storage import disk_full_message, is_disk_full
+from arena.runner.storage import FolderBusyError, FolderLock, disk_full_message, is_disk_full
 from arena.runner.store import JOURNAL, SECRET_SEED, Journal
 
 RECENT = 8
@@ -99,6 +99,18 @@ class Tournament:
         self.executor_factory = executor_factory
         self.on_snapshot = on_snapshot
         self.stop = stop or StopRequest()
+        with self._full_disk_stops_the_run():
+            try:
+                self.lock = FolderLock(self.folder)
+            except FolderBusyError as exc:
+                raise TournamentError(str(exc)) from None
+        try:
+            self._open(config, seed_key)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def _open(self, config: TournamentConfig, seed_key: bytes | None) -> None:
         with self._full_disk_stops_the_run():
             self.journal = Journal(self.folder / JOURNAL)
             # Without a seed in the file, the master seed is a secret drawn for this
@@ -185,9 +197,13 @@ class Tournament:
     # ------------------------------------------------------------------ the loop
     def run(self) -> TournamentResult:
         """Play the tournament to its end or until stopped. Raises TournamentError if it
-        cannot go on (finished games are kept and a run of the same file resumes)."""
-        with self._full_disk_stops_the_run():
-            return self._run()
+        cannot go on (finished games are kept and a run of the same file resumes). The output
+        folder stays locked against other runs until this returns."""
+        try:
+            with self._full_disk_stops_the_run():
+                return self._run()
+        finally:
+            self.lock.release()
 
     def _run(self) -> TournamentResult:
         try:
