@@ -127,6 +127,16 @@ def test_every_action_type_and_field_offered_is_documented(page: str, played: di
         assert f"`{typ}`" in page
 
 
+def test_the_protocol_summary_names_every_action_type_and_kind(played: dict) -> None:
+    protocol = (DOC.parent / "protocol.md").read_text(encoding="utf-8")
+    section = protocol.split("## Agricola", 1)[1].split("\n## ", 1)[0]
+    assert "agricola.md" in section
+    for typ in played["actions"]:
+        assert f"| `{typ}` |" in section, f"action type {typ!r} missing from protocol.md"
+    for kind in played["decisions"]:
+        assert f"`{kind}`" in section, f"decision kind {kind!r} missing from protocol.md"
+
+
 def test_every_decision_kind_and_field_is_documented(page: str, played: dict) -> None:
     assert set(played["decisions"]) == {"place", "action", "feed", "breed"}
     for kind, key_sets in played["decisions"].items():
