@@ -331,6 +331,37 @@ def run(
 
 
 @app.command()
+def rebuild(
+    file: Annotated[Path, typer.Argument(help="The tournament file (TOML).")],
+) -> None:
+    """Rebuild a tournament's journal from its game records, after it was damaged or lost.
+
+    Games whose records replay to their results are entered as finished; the rest are left to
+    play: run the same file afterwards to finish the tournament. The old journal is kept,
+    renamed.
+    """
+    from arena.runner.config import ConfigError, load_config
+    from arena.runner.rebuild import rebuild_journal
+    from arena.runner.storage import FolderBusyError
+    from arena.runner.store import JournalError
+    from arena.seeds import SeedKeyError, configured_key_file, load_or_create_key_file
+
+    try:
+        config = load_config(file)
+        key_file = configured_key_file()
+        seed_key = load_or_create_key_file(key_file) if key_file is not None else None
+        report = rebuild_journal(config, seed_key)
+    except (ConfigError, SeedKeyError, JournalError, FolderBusyError) as exc:
+        fail(str(exc))
+    if report.kept_as is not None:
+        out.print(f"the old journal is kept as {report.kept_as}")
+    for line in report.skipped:
+        out.print(f"skipped {line}")
+    out.print(f"{config.name}: {report.restored} games restored from their records, "
+              f"{report.to_play} to play; run the same file to finish")
+
+
+@app.command()
 def standings(
     folder: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,

@@ -3,12 +3,14 @@ a second run of the same output folder, among others. Real processes, real journ
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from test_tournament_e2e import example, signals_kept, write_tournament
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from arena.cli import app
 from arena.runner.storage import LOCK_FILE
@@ -51,3 +53,123 @@ def test_a_second_run_of_a_busy_folder_is_refused_naming_the_first_and_a_dead_ho
         r = CliRunner().invoke(app, ["run", str(file), "--plain"])
     assert r.exit_code == 0, r.output
     assert (out / "journal.sqlite").is_file() and (out / LOCK_FILE).is_file()
+
+
+# ---------------------------------------------------------------------------- damaged journals
+
+
+def finished(tmp_path: Path, **fields: object) -> tuple[Path, Path, dict[str, object]]:
+    """A quick tournament played to its end: its file, output folder and standings."""
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="guards", output=out, concurrency=2,
+                            bots=[example("random-py"), example("greedy-py")], rounds=2,
+                            **fields)
+    with signals_kept():
+        r = CliRunner().invoke(app, ["run", str(file), "--plain"])
+    assert r.exit_code == 0, r.output
+    return file, out, standings_of(out)
+
+
+def standings_of(out: Path) -> dict[str, object]:
+    return json.loads((out / "standings.json").read_text())["standings"]
+
+
+def invoke(*args: str) -> Result:
+    with signals_kept():
+        return CliRunner().invoke(app, list(args))
+
+
+def one_error(r: Result, *words: str) -> None:
+    assert r.exit_code == 2, r.output
+    errors = [line for line in r.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "Traceback" not in r.output, r.output
+    for word in words:
+        assert word in r.output, r.output
+
+
+def records(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((out / "games").glob("*.json"))}
+
+
+def test_an_empty_journal_is_refused_by_run_and_standings_and_no_record_is_written_over(
+    tmp_path: Path,
+) -> None:
+    file, out, _ = finished(tmp_path)
+    before = records(out)
+    (out / "journal.sqlite").write_bytes(b"")
+    one_error(invoke("run", str(file), "--plain"), "damaged", "the file is empty", "rebuild")
+    one_error(invoke("standings", str(out)), "damaged", "the file is empty")
+    assert records(out) == before and (out / "journal.sqlite").stat().st_size == 0
+
+
+def test_a_lost_journal_beside_records_is_refused_rather_than_started_afresh(
+    tmp_path: Path,
+) -> None:
+    file, out, _ = finished(tmp_path)
+    (out / "journal.sqlite").unlink()
+    one_error(invoke("run", str(file), "--plain"), "missing", "holds game records")
+    assert not (out / "journal.sqlite").exists()
+
+
+def test_a_journal_truncated_midway_is_one_clear_error_and_a_rebuild_restores_every_game(
+    tmp_path: Path,
+) -> None:
+    file, out, standings = finished(tmp_path)
+    journal = out / "journal.sqlite"
+    os.truncate(journal, journal.stat().st_size // 2)
+    one_error(invoke("run", str(file), "--plain"), "damaged", "malformed")
+    one_error(invoke("standings", str(out)), "damaged", "malformed")
+    r = invoke("rebuild", str(file))
+    assert r.exit_code == 0, r.output
+    assert "4 games restored from their records, 0 to play" in r.output
+    kept = [p for p in out.glob("journal.sqlite.damaged-*")
+            if not p.name.endswith(("-wal", "-shm"))]
+    assert len(kept) == 1 and kept[0].stat().st_size > 0  # kept, never deleted
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+    assert standings_of(out) == standings
+
+
+def test_a_rebuild_skips_missing_and_false_records_and_the_resumed_run_plays_them_again(
+    tmp_path: Path,
+) -> None:
+    file, out, standings = finished(tmp_path)
+    names = sorted(records(out))
+    (out / "games" / names[0]).unlink()
+    forged = json.loads((out / "games" / names[1]).read_text())
+    forged["result"]["scores"] = [s + 10 for s in forged["result"]["scores"]]
+    (out / "games" / names[1]).write_text(json.dumps(forged))
+    (out / "journal.sqlite").unlink()
+    r = invoke("rebuild", str(file))
+    assert r.exit_code == 0, r.output
+    assert "2 games restored from their records, 2 to play" in r.output
+    assert f"skipped {names[1]}: it does not replay" in r.output
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+    assert standings_of(out) == standings  # the same games, played again from the same seeds
+    assert len(records(out)) == 4
+
+
+def test_a_rebuild_of_a_tournament_with_a_secret_seed_takes_the_seed_it_published(
+    tmp_path: Path,
+) -> None:
+    file, out, _ = finished_secret(tmp_path)
+    (out / "journal.sqlite").unlink()
+    r = invoke("rebuild", str(file))
+    assert r.exit_code == 0 and "4 games restored" in r.output, r.output
+    (out / "standings.json").unlink()
+    (out / "journal.sqlite").unlink()
+    one_error(invoke("rebuild", str(file)), "master seed", "cannot be rebuilt")
+
+
+def finished_secret(tmp_path: Path) -> tuple[Path, Path, dict[str, object]]:
+    """:func:`finished` for a tournament file without a seed (a secret master seed)."""
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="guards", output=out, concurrency=2,
+                            bots=[example("random-py"), example("greedy-py")], rounds=2)
+    text = "\n".join(line for line in file.read_text().splitlines()
+                     if not line.startswith("seed ="))
+    file.write_text(text + "\n")
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0, r.output
+    return file, out, standings_of(out)

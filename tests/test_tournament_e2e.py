@@ -44,6 +44,7 @@ from arena.runner.config import ConfigError, load_config
 from arena.runner.ratings import compute_standings
 from arena.runner.record import GameRecord, verify
 from arena.runner.schedule.base import GameOutcome, Pairing
+from arena.runner.storage import LOCK_FILE
 from arena.runner.store import JournalError
 from arena.runner.tournament import Tournament, make_tournament_scheduler
 
@@ -1294,7 +1295,7 @@ def test_a_different_tournament_in_an_existing_output_folder_is_refused(
     def state() -> tuple[Any, ...]:
         view = read_journal(out)
         files = sorted((p.name, p.read_bytes()) for p in out.rglob("*") if p.is_file()
-                       and not p.name.startswith("journal.sqlite"))
+                       and not p.name.startswith("journal.sqlite") and p.name != LOCK_FILE)
         return view.meta, view.pairings, view.results, files
 
     before = state()

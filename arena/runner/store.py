@@ -20,6 +20,7 @@ from typing import Any
 
 from arena.protocol.messages import Termination
 from arena.runner.schedule.base import GameOutcome, Pairing
+from arena.runner.storage import is_disk_full
 from arena.seeds import SeedKeyError, new_seed_key, seed_key_from_text, seed_key_to_text
 
 SCHEMA_VERSION = 1
@@ -61,6 +62,17 @@ CREATE TABLE IF NOT EXISTS results (
 """
 
 
+#: The folder of a tournament's game records, beside its journal.
+RECORDS = "games"
+
+
+def damaged_message(path: Path, why: str) -> str:
+    """The one message for a journal that cannot be read."""
+    return (f"{path} is damaged ({why}); nothing was changed. Rebuild it from the game "
+            f"records with `arena rebuild TOURNAMENT_FILE`, or move the folder away to start "
+            f"the tournament afresh")
+
+
 class JournalError(RuntimeError):
     """The journal cannot be used for this tournament (a different configuration, a newer
     format, a damaged file)."""
@@ -69,19 +81,40 @@ class JournalError(RuntimeError):
 class Journal:
     """Read and write one tournament's journal."""
 
-    def __init__(self, path: str | Path, readonly: bool = False) -> None:
+    def __init__(self, path: str | Path, readonly: bool = False, rebuild: bool = False) -> None:
+        """Open (or create) the journal at ``path``. A missing or empty journal beside game
+        records is refused (JournalError) unless ``rebuild``: the rebuild writes a new one."""
         self.path = Path(path)
         if readonly:
             if not self.path.is_file():
                 raise JournalError(f"{self.path}: no journal here")
+            if self.path.stat().st_size == 0:
+                raise JournalError(damaged_message(self.path, "the file is empty"))
             self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not rebuild:
+                self._refuse_a_lost_journal()
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(_SCHEMA)
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self.db.executescript(_SCHEMA)
+            except sqlite3.DatabaseError as exc:
+                self.db.close()
+                if is_disk_full(exc, self.path.parent):
+                    raise
+                raise JournalError(damaged_message(self.path, str(exc))) from None
         self.db.row_factory = sqlite3.Row
+
+    def _refuse_a_lost_journal(self) -> None:
+        """A journal that is empty, or missing beside the game records it wrote, would start
+        the tournament again and write over those records: refuse, pointing to the rebuild."""
+        if self.path.is_file() and self.path.stat().st_size == 0:
+            raise JournalError(damaged_message(self.path, "the file is empty"))
+        if not self.path.exists() and any((self.path.parent / RECORDS).glob("*.json")):
+            raise JournalError(damaged_message(
+                self.path, f"it is missing, but {self.path.parent / RECORDS} holds game records"))
 
     def close(self) -> None:
         self.db.close()
@@ -261,7 +294,7 @@ def read_progress(folder: str | Path) -> Progress:
     try:
         return journal.progress()
     except sqlite3.DatabaseError as exc:
-        raise JournalError(f"{journal.path}: {exc}") from None
+        raise JournalError(damaged_message(journal.path, str(exc))) from None
     finally:
         journal.close()
 

@@ -37,7 +37,7 @@ from arena.runner.sandbox import SandboxError, require_sandbox
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
 from arena.runner.storage import FolderBusyError, FolderLock, disk_full_message, is_disk_full
-from arena.runner.store import JOURNAL, SECRET_SEED, Journal
+from arena.runner.store import JOURNAL, SECRET_SEED, Journal, damaged_message
 
 RECENT = 8
 
@@ -149,6 +149,8 @@ class Tournament:
         except (OSError, sqlite3.Error) as exc:
             if is_disk_full(exc, self.folder):
                 raise TournamentError(disk_full_message(self.folder, exc)) from None
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise TournamentError(damaged_message(self.folder / JOURNAL, str(exc))) from None
             raise
 
     # ------------------------------------------------------------------ bookkeeping
