@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from test_tournament_e2e import example, signals_kept, write_tournament
 from typer.testing import CliRunner, Result
 
@@ -173,3 +175,20 @@ def finished_secret(tmp_path: Path) -> tuple[Path, Path, dict[str, object]]:
     r = invoke("run", str(file), "--plain")
     assert r.exit_code == 0, r.output
     return file, out, standings_of(out)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap for a read-only mount")
+def test_standings_of_a_read_only_folder_are_read_without_writing(tmp_path: Path) -> None:
+    """The folder is mounted read-only (root can write anything else), and the journal is left
+    in WAL mode with its write-ahead log, the case where SQLite wants to write to read."""
+    _, out, _ = finished(tmp_path)
+    writable = invoke("standings", str(out), "--json")
+    assert writable.exit_code == 0, writable.output
+    command = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(out), str(out),
+               sys.executable, "-m", "arena", "standings", str(out), "--json"]
+    r = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == json.loads(writable.output)
+    probe = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(out), str(out),
+             "touch", str(out / "probe")]
+    assert subprocess.run(probe, capture_output=True).returncode != 0  # really read-only

@@ -10,8 +10,11 @@ a runner killed at any moment (SIGKILL included) loses no committed game, and re
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -290,11 +293,23 @@ class Progress:
 def read_progress(folder: str | Path) -> Progress:
     """Read a tournament's progress from the journal in ``folder`` without writing to it (also
     while a run is writing). Raises :class:`JournalError` if there is no usable journal."""
-    journal = Journal(Path(folder) / JOURNAL, readonly=True)
+    path = Path(folder) / JOURNAL
+    if path.is_file() and not os.access(path.parent, os.W_OK):
+        # SQLite needs to write beside a WAL journal even to read it: read a copy instead.
+        with tempfile.TemporaryDirectory(prefix="arena-journal-") as tmp:
+            for suffix in ("", "-wal"):
+                if Path(f"{path}{suffix}").is_file():
+                    shutil.copyfile(f"{path}{suffix}", Path(tmp) / f"{JOURNAL}{suffix}")
+            return _read_progress(Path(tmp) / JOURNAL, shown_as=path)
+    return _read_progress(path, shown_as=path)
+
+
+def _read_progress(path: Path, shown_as: Path) -> Progress:
+    journal = Journal(path, readonly=True)
     try:
         return journal.progress()
     except sqlite3.DatabaseError as exc:
-        raise JournalError(damaged_message(journal.path, str(exc))) from None
+        raise JournalError(damaged_message(shown_as, str(exc))) from None
     finally:
         journal.close()
 
