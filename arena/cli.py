@@ -313,12 +313,14 @@ def run(
             with Live(console=out, refresh_per_second=4, transient=False) as live:
                 tournament = Tournament(config, on_snapshot=lambda s: live.update(render(s)),
                                         stop=stop, seed_key=seed_key)
+                _say_rebound(tournament)
                 result = tournament.run()
         else:
             tournament = Tournament(config, on_snapshot=show_plain, stop=stop,
                                     seed_key=seed_key)
             if tournament.resumed:
                 typer.echo(f"resuming {config.name} in {config.output}")
+            _say_rebound(tournament)
             result = tournament.run()
     except (JournalError, TournamentError) as exc:
         fail(str(exc))
@@ -328,6 +330,13 @@ def run(
         out.print(f"  {path}")
     if not result.complete:
         raise typer.Exit(130 if stop.level else 1)
+
+
+def _say_rebound(tournament: Any) -> None:
+    changed = tournament.journal.rebound
+    if changed:
+        out.print(f"{tournament.config.name} had played no game yet: the file's new "
+                  f"{', '.join(changed)} replace the old")
 
 
 @app.command()

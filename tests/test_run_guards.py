@@ -11,10 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import TEST_SEED_KEY
 from test_tournament_e2e import example, signals_kept, write_tournament
 from typer.testing import CliRunner, Result
 
 from arena.cli import app
+from arena.runner.executor import JobResult, LocalExecutor
 from arena.runner.storage import LOCK_FILE
 
 HOLD_LOCK = (
@@ -192,3 +194,72 @@ def test_standings_of_a_read_only_folder_are_read_without_writing(tmp_path: Path
     probe = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(out), str(out),
              "touch", str(out / "probe")]
     assert subprocess.run(probe, capture_output=True).returncode != 0  # really read-only
+
+
+# ---------------------------------------------------------------------------- changed bots
+
+
+def own_copy(tmp_path: Path, name: str) -> Path:
+    """A copy of an example bot that the test may edit."""
+    folder = tmp_path / "bots" / name
+    shutil.copytree(example(name), folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def test_a_bot_changed_between_stop_and_resume_is_refused_and_its_old_files_resume(
+    tmp_path: Path,
+) -> None:
+    from arena.runner.config import load_config
+    from arena.runner.tournament import StopRequest, Tournament, TournamentError
+
+    bot = own_copy(tmp_path, "random-py")
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="changed", output=out, concurrency=1,
+                            bots=[bot, example("greedy-py")], rounds=2)
+    stop = StopRequest()
+
+    def stops_after_a_result(concurrency: int, keep: int) -> LocalExecutor:
+        executor = LocalExecutor(concurrency, keep)
+        poll = executor.poll
+
+        def poll_then_stop(timeout: float) -> list[JobResult]:
+            results = poll(timeout)
+            if results:
+                stop.level = 1  # as Ctrl-C once: no new game is started
+            return results
+
+        executor.poll = poll_then_stop  # type: ignore[method-assign]
+        return executor
+
+    with signals_kept():
+        first = Tournament(load_config(file), executor_factory=stops_after_a_result,
+                           stop=stop, seed_key=TEST_SEED_KEY).run()
+    assert not first.complete and first.games_done == 1
+    script = bot / "bot.py"
+    original = script.read_text()
+    script.write_text(original + "\n# a different program under the same name and version\n")
+    with pytest.raises(TournamentError, match="random-py changed since this tournament began"):
+        Tournament(load_config(file), seed_key=TEST_SEED_KEY)
+    one_error(invoke("run", str(file), "--plain"), "random-py changed", "mix the results")
+    script.write_text(original)  # the old files again: the tournament resumes
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+    script.write_text(original + "\n# changed after the end\n")  # nothing left to play
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+
+
+def test_a_tournament_that_played_no_game_takes_the_file_as_it_now_is(tmp_path: Path) -> None:
+    from arena.runner.config import load_config
+    from arena.runner.tournament import Tournament
+
+    out = tmp_path / "out"
+    bots = [example("random-py"), example("greedy-py"), example("random-js")]
+    file = write_tournament(tmp_path, "t.toml", name="fixed", output=out, bots=bots)
+    # Bound to the journal, nothing played.
+    Tournament(load_config(file), seed_key=TEST_SEED_KEY).lock.release()
+    write_tournament(tmp_path, "t.toml", name="fixed", output=out, bots=bots[:2])
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0, r.output
+    assert "had played no game yet: the file's new bots replace the old" in r.output
+    assert "2/2 games, complete" in r.output

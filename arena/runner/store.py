@@ -33,6 +33,10 @@ JOURNAL = "journal.sqlite"
 SEED_KEY = "seed_key"
 #: The meta entry holding the master seed a tournament drew because its file gives none.
 SECRET_SEED = "secret_seed"
+#: The meta entry holding each bot's content digest (arena.runner.digest) when the tournament
+#: began: a resume refuses a bot whose files changed. Not part of the identity, so journals
+#: written before digests existed still resume (they get them on their next run).
+BOT_DIGESTS = "bot_digests"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -109,6 +113,8 @@ class Journal:
                     raise
                 raise JournalError(damaged_message(self.path, str(exc))) from None
         self.db.row_factory = sqlite3.Row
+        #: Set by :meth:`bind` when it replaced an unplayed tournament's settings: what changed.
+        self.rebound: list[str] = []
 
     def _refuse_a_lost_journal(self) -> None:
         """A journal that is empty, or missing beside the game records it wrote, would start
@@ -160,6 +166,16 @@ class Journal:
                                f"not {SCHEMA_VERSION}")
         old = meta.get("identity", {})
         differ = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
+        if differ and not self.has_results():
+            # Nothing was played: the file may still change (a bot dropped or fixed). Its new
+            # settings replace the old, and the schedule is issued again.
+            with self._tx():
+                self.db.execute("DELETE FROM pairings")
+                for key, value in (("identity", identity), ("schedule", describe)):
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                    (key, json.dumps(value)))
+            self.rebound = differ
+            return False
         if differ:
             raise JournalError(
                 f"{self.path} belongs to a tournament that differs in: {', '.join(differ)}. "
@@ -188,6 +204,15 @@ class Journal:
                                "tournament keeps the key it started with (unset "
                                "ARENA_SEED_KEY_FILE to resume it)")
         return key
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store (or replace) one meta entry."""
+        with self._tx():
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+    def has_results(self) -> bool:
+        """Whether any game has finished."""
+        return self.db.execute("SELECT 1 FROM results LIMIT 1").fetchone() is not None
 
     # ------------------------------------------------------------------ pairings
     def add_pairings(self, pairings: Sequence[Pairing]) -> None:

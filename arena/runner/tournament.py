@@ -21,6 +21,7 @@ from typing import Any
 from arena.engine import get_game
 from arena.protocol.messages import FAILURES
 from arena.runner.config import TournamentConfig
+from arena.runner.digest import bot_digest
 from arena.runner.executor import (
     KEEP_BOTS_PER_WORKER,
     Executor,
@@ -37,7 +38,7 @@ from arena.runner.sandbox import SandboxError, require_sandbox
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
 from arena.runner.storage import FolderBusyError, FolderLock, disk_full_message, is_disk_full
-from arena.runner.store import JOURNAL, SECRET_SEED, Journal, damaged_message
+from arena.runner.store import BOT_DIGESTS, JOURNAL, SECRET_SEED, Journal, damaged_message
 
 RECENT = 8
 
@@ -127,6 +128,7 @@ class Tournament:
             # The key of the bots' seeds lives in the journal, so a resumed run hands bots
             # the seeds an uninterrupted one would have.
             self.seed_key = self.journal.seed_key(seed_key)
+            self._same_bots()
         self.tracker = RatingTracker(config.bot_names)
         self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
         self.recent: collections.deque[GameOutcome] = collections.deque(maxlen=RECENT)
@@ -137,6 +139,28 @@ class Tournament:
         self.started = time.monotonic()
         self.in_flight: dict[str, tuple[Pairing, float]] = {}
         self.voids = self.journal.void_count()
+
+    def _same_bots(self) -> None:
+        """Refuse to go on with a bot whose files changed since the tournament's first game:
+        results of two programs under one name would mix. A finished tournament, which plays
+        nothing more, is let through (its standings are only written again)."""
+        current = {b.name: bot_digest(b) for b in self.config.bots}
+        stored = self.journal.meta().get(BOT_DIGESTS)
+        if stored is None or not self.journal.has_results():
+            self.journal.set_meta(BOT_DIGESTS, current)
+            return
+        changed = sorted(n for n in current if stored.get(n) != current[n])
+        unfinished = bool(self.journal.pairings("scheduled")) or bool(
+            self.scheduler.next_round(self.journal.outcomes()))
+        if changed and unfinished:
+            self.journal.close()
+            raise TournamentError(
+                f"{', '.join(changed)} changed since this tournament began (the files in "
+                f"{'its folder' if len(changed) == 1 else 'their folders'} differ); resuming "
+                "would mix the results of two programs under one name. Put the old version "
+                "back to resume, or play the new one in a new tournament (another output "
+                "folder)"
+            )
 
     @contextlib.contextmanager
     def _full_disk_stops_the_run(self) -> Iterator[None]:
