@@ -1,0 +1,826 @@
+"""A greedy Agricola (Family game) policy: value every legal action by a heuristic estimate of
+the final score, one decision ahead, with a small model of its own farm.
+
+``choose(observation, legal_actions, components)`` returns the index of the legal action it
+likes best; ``preferences`` orders every legal index, best first. Both read only their plain
+arguments and use no randomness.
+
+How an action is valued. The observation is read once into a :class:`Farm` (this seat's goods,
+farmyard masks, majors, family) and a :class:`Ctx` (round, harvests to come, what is on the
+board). :func:`value` turns a farm into "final points": the scoring table on the counts as they
+stand (crops on the fields included), plus what the rest of the game should make of what is
+held — people and empty rooms by the rounds left, building resources by what the farm still
+needs of them, animals by breeding room, cooking and baking improvements by the harvests left —
+and minus the food the family is short of at the next harvest, priced by how many of its own
+actions are left to find it (3 points a food, a begging marker, when they cannot).
+
+- A sub-decision (a room, a field, a pasture, a bake, what to keep, how to feed) is valued by
+  applying it to a copy of the farm model: the value after it, against ``stop``.
+- A placement is valued by playing the space on the model: its goods, or its parts carried out
+  greedily with the same values (each sub-action while it raises the value; both orders of an
+  "and/or" space), as the policy itself would at the following sub-decisions.
+
+The farmyard's geometry (pasture shapes and their fences) comes from the engine's own table,
+:mod:`arena.engine.agricola.pastures`, and the game's constants from its component tables:
+greedy-py runs where Arena is installed.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from arena.engine.agricola import components as C
+from arena.engine.agricola.pastures import (
+    NEIGHBOURS,
+    SHAPE_BOUNDARY,
+    pasture_moves,
+    pastures_of,
+)
+
+WOOD, CLAY, REED, STONE, GRAIN, VEG, FOOD, SHEEP, BOAR, CATTLE = range(10)
+GOOD_INDEX = {name: i for i, name in enumerate(C.GOODS)}
+ANIMALS = (SHEEP, BOAR, CATTLE)
+ALL_CELLS = (1 << 15) - 1
+HARVESTS = C.HARVEST_ROUNDS
+LAST_ROUND = C.NUM_ROUNDS
+SPACE_ID = C.SPACE_ID
+SIDE_JOB = SPACE_ID["side_job"]
+MEETING_PLACE = SPACE_ID["meeting_place"]
+MAJORS = C.MAJORS
+ROOM_COST = C.ROOM_COST
+ROWS = {
+    "fields": C.FIELDS_ROW, "pastures": C.PASTURES_ROW, GRAIN: C.GRAIN_ROW,
+    VEG: C.VEGETABLES_ROW, SHEEP: C.SHEEP_ROW, BOAR: C.BOAR_ROW, CATTLE: C.CATTLE_ROW,
+}
+COOKERS = frozenset(C.COOKERS)
+HEARTHS = frozenset(C.COOKING_HEARTHS)
+OVENS = frozenset(C.OVENS)
+FIREPLACES_DEAREST_FIRST = tuple(sorted(C.FIREPLACES, key=lambda m: -MAJORS[m].cost[1]))
+
+# --- weights, in final points ------------------------------------------------------------------
+ACTION = 1.1  # one person's action in a future round
+GROWTH_ROOM = (0.65, 0.3)  # share of a person's value an empty room (first, second) is worth
+FOOD_SHORT = 0.9  # a food the next harvest lacks, while actions are left to find it
+BEG = 3.0  # a begging marker
+FOOD_LATER = 0.45  # a food towards later harvests
+FOOD_SPARE = 0.05  # a food beyond every harvest's need
+FOOD_PER_ACTION = 2.3  # food one action can be expected to bring
+#: Building resources: per unit while the farm still needs them, and beyond.
+RES_NEED = (0.6, 0.6, 0.9, 0.75)
+RES_SPARE = (0.12, 0.1, 0.15, 0.15)
+COOKER_HARVEST = 0.6  # owning a Fireplace/Cooking Hearth, per harvest left
+HEARTH_HARVEST = 0.25  # a Cooking Hearth rather than a Fireplace, per harvest left
+OVEN_HARVEST = 0.3
+CRAFT_HARVEST = 0.2
+BREEDING = 0.6  # share of the points a pair's future newborns would add
+SEED = 0.4  # a crop in the supply that an empty field could take
+CROP_FOOD = 0.25  # a crop on a field beyond the next harvest (future food)
+START_TOKEN = 0.3
+
+
+def _row(bounds: tuple[int, int, int, int], n: int) -> int:
+    if n < bounds[0]:
+        return -1
+    if n >= bounds[3]:
+        return 4
+    if n >= bounds[2]:
+        return 3
+    return 2 if n >= bounds[1] else 1
+
+
+@lru_cache(maxsize=64)
+def _rates(majors: tuple[int, ...]) -> tuple[int, ...]:
+    """Food per good (goods numbering) outside baking: crops raw or cooked, animals cooked."""
+    rates = [0] * 10
+    rates[GRAIN] = 1
+    rates[VEG] = 1
+    for m in majors:
+        for good, food in MAJORS[m].cook:
+            rates[good] = max(rates[good], food)
+    return tuple(rates)
+
+
+@lru_cache(maxsize=256)
+def _bakes(majors: tuple[int, ...]) -> tuple[int, ...]:
+    """Food of one Bake Bread action by grain baked (index = grain), best improvements first."""
+    bakers = sorted((m for m in majors if MAJORS[m].bake_food),
+                    key=lambda m: (-MAJORS[m].bake_food, m))
+    out = [0]
+    for total in range(1, 12):
+        left, food = total, 0
+        for m in bakers:
+            n = min(left, MAJORS[m].bake_limit or left)
+            food += n * MAJORS[m].bake_food
+            left -= n
+        if left:
+            break
+        out.append(food)
+    return tuple(out)
+
+
+def _pareto(points: set[tuple[int, int, int]]) -> set[tuple[int, int, int]]:
+    return {p for p in points
+            if not any(q != p and q[0] >= p[0] and q[1] >= p[1] and q[2] >= p[2]
+                       for q in points)}
+
+
+@lru_cache(maxsize=4096)
+def _frontier(caps: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
+    """The Pareto-maximal (sheep, boar, cattle) pastures of these capacities can hold."""
+    points = {(0, 0, 0)}
+    for cap in caps:
+        points = _pareto({q for s, b, c in points
+                          for q in ((s + cap, b, c), (s, b + cap, c), (s, b, c + cap))})
+    return tuple(sorted(points))
+
+
+@lru_cache(maxsize=16384)
+def _room_for(caps: tuple[int, ...], flex: int, herd: tuple[int, int, int]) -> tuple[int, ...]:
+    """For each animal type, the most of it the farm holds with the other two types as in
+    ``herd`` (-1 if even ``herd`` does not fit)."""
+    best = [-1, -1, -1]
+    for point in _frontier(caps):
+        over = [max(0, n - p) for n, p in zip(herd, point, strict=True)]
+        for t in range(3):
+            spare = flex - (sum(over) - over[t])
+            if spare >= 0:
+                best[t] = max(best[t], point[t] + spare)
+    return tuple(best)
+
+
+@lru_cache(maxsize=8192)
+def _moves(fences: int, pastures: tuple[int, ...], blocked: int, budget: int
+           ) -> tuple[tuple[int, int], ...]:
+    return tuple(pasture_moves(fences, pastures, blocked, budget))
+
+
+_pastures_of = lru_cache(maxsize=8192)(pastures_of)
+
+
+def _mask(cells: list[int]) -> int:
+    out = 0
+    for c in cells:
+        out |= 1 << c
+    return out
+
+
+def _neighbours(mask: int) -> int:
+    out = 0
+    m = mask
+    while m:
+        low = m & -m
+        out |= NEIGHBOURS[low.bit_length() - 1]
+        m ^= low
+    return out & ~mask
+
+
+# --- the model of this seat's farm ---------------------------------------------------------------
+class Farm:
+    """This seat's holdings: goods (a list in the goods numbering), farmyard masks, the crops
+    on each field (grain > 0, vegetables < 0), house material (0 wood, 1 clay, 2 stone),
+    majors (sorted tuple), family and begging markers, and the food the Well still brings by
+    round. Copied before every change."""
+
+    __slots__ = ("begging", "fences", "fields", "g", "majors", "mat", "newborns", "pastures",
+                 "people", "rooms", "sown", "stables", "token", "well")
+
+    def copy(self) -> Farm:
+        f = Farm.__new__(Farm)
+        f.g = self.g[:]
+        f.rooms = self.rooms
+        f.fields = self.fields
+        f.sown = self.sown
+        f.stables = self.stables
+        f.fences = self.fences
+        f.pastures = self.pastures
+        f.mat = self.mat
+        f.majors = self.majors
+        f.people = self.people
+        f.newborns = self.newborns
+        f.begging = self.begging
+        f.well = self.well
+        f.token = self.token
+        return f
+
+    def pastured(self) -> int:
+        out = 0
+        for p in self.pastures:
+            out |= p
+        return out
+
+    def empty(self) -> int:
+        return ALL_CELLS & ~(self.rooms | self.fields | self.stables | self.pastured())
+
+    def caps(self) -> tuple[tuple[int, ...], int]:
+        """Pasture capacities (sorted) and the places holding one animal of any type."""
+        pastured = self.pastured()
+        caps = tuple(sorted(2 * p.bit_count() << (p & self.stables).bit_count()
+                            for p in self.pastures))
+        return caps, (self.stables & ~pastured).bit_count() + 1
+
+    def herd(self) -> tuple[int, int, int]:
+        g = self.g
+        return g[SHEEP], g[BOAR], g[CATTLE]
+
+
+def _farm_of(player: dict[str, Any], seat: int, board: dict[str, Any]) -> Farm:
+    f = Farm.__new__(Farm)
+    goods = player["goods"]
+    f.g = [goods[name] for name in C.GOODS]
+    farm = player["farm"]
+    f.rooms = _mask(farm["rooms"])
+    sown = [0] * 15
+    fields = 0
+    for cell, crop, n in farm["fields"]:
+        fields |= 1 << cell
+        if crop == "grain":
+            sown[cell] = n
+        elif crop == "vegetable":
+            sown[cell] = -n
+    f.fields = fields
+    f.sown = tuple(sown)
+    f.stables = _mask(farm["stables"])
+    f.fences = _mask(farm["fences"])
+    f.pastures = tuple(sorted(_mask(p) for p in player["pastures"]))
+    f.mat = C.HOUSE_MATERIALS.index(farm["house"])
+    f.majors = tuple(sorted(player["majors"]))
+    f.people = player["people"]
+    f.newborns = player["newborns"]
+    f.begging = player["begging"]
+    well = [0] * (LAST_ROUND + 1)
+    for rnd, who, food in board["well"]:
+        if who == seat:
+            well[rnd] += food
+    f.well = tuple(well)
+    f.token = board["start_player"] == seat
+    return f
+
+
+# --- the position around the farm ----------------------------------------------------------------
+class Ctx:
+    """What the values need to know besides the farm: the round, this seat's actions left
+    before the next harvest, the harvests to come, and the board (piles, majors on offer)."""
+
+    __slots__ = ("a_before", "breed_left", "fields_due", "harvests_after", "next_h", "pile",
+                 "players", "rl", "round", "seat", "spare_majors", "tf", "to_place")
+
+    def __init__(self, obs: dict[str, Any], to_place: int, phase: str) -> None:
+        r = obs["round"]
+        self.round = r
+        self.seat = obs["seat"]
+        self.players = obs["num_players"]
+        me = obs["players"][self.seat]
+        in_harvest = phase in ("feed", "breed")
+        self.to_place = to_place
+        self.rl = LAST_ROUND - r
+        nxt = [h for h in HARVESTS if h > r or (h == r and not in_harvest)]
+        self.next_h = nxt[0] if nxt else 0
+        self.harvests_after = len(nxt) - 1 if nxt else 0
+        self.fields_due = bool(nxt) and not in_harvest
+        self.breed_left = sum(1 for h in HARVESTS if h > r or (h == r and phase != "breed"))
+        people = me["people"]
+        self.a_before = (to_place + people * (self.next_h - r)) if nxt else 0
+        self.tf = min(1.0, (self.rl + 0.5) / 3.0)
+        board = obs["board"]
+        self.pile = {s: (GOOD_INDEX[good], n) for s, good, n in board["accumulated"]}
+        self.spare_majors = tuple(board["majors"])
+
+
+# --- the value of a farm ------------------------------------------------------------------------
+def value(f: Farm, x: Ctx) -> float:
+    """The farm's worth in final points (see the module docstring)."""
+    g = f.g
+    pastured = f.pastured()
+    used = f.rooms | f.fields | f.stables | pastured
+    rooms = f.rooms.bit_count()
+    nfields = f.fields.bit_count()
+    grain_f = veg_f = sown_g = sown_v = 0
+    for v in f.sown:
+        if v > 0:
+            grain_f += v
+            sown_g += 1
+        elif v < 0:
+            veg_f -= v
+            sown_v += 1
+    majors = f.majors
+    people = f.people
+
+    # The scoring table on the counts as they stand.
+    pts = float(_row(C.FIELDS_ROW, nfields) + _row(C.PASTURES_ROW, len(f.pastures))
+                + _row(C.GRAIN_ROW, g[GRAIN] + grain_f) + _row(C.VEGETABLES_ROW, g[VEG] + veg_f))
+    pts -= 15 - used.bit_count()
+    pts += (f.stables & pastured).bit_count()
+    pts += rooms * f.mat  # clay 1, stone 2 a room
+    pts += 3 * people - 3 * f.begging
+    craft_bonus = 0
+    for m in majors:
+        pts += MAJORS[m].points
+        if MAJORS[m].craft is not None:
+            craft_bonus += C.craft_bonus(m, g[MAJORS[m].craft[0]])
+    pts += craft_bonus * (1.0 - x.tf)
+
+    # Animals: the table, plus what pairs with room to spare will breed.
+    caps, flex = f.caps()
+    herd = (g[SHEEP], g[BOAR], g[CATTLE])
+    room = _room_for(caps, flex, herd) if x.breed_left and any(n >= 2 for n in herd) else None
+    for t, n, bounds in zip(ANIMALS, herd, (C.SHEEP_ROW, C.BOAR_ROW, C.CATTLE_ROW), strict=True):
+        base = _row(bounds, n)
+        pts += base
+        if room is not None and n >= 2:
+            extra = min(x.breed_left, room[t - SHEEP] - n)
+            if extra > 0:
+                pts += BREEDING * (_row(bounds, n + extra) - base)
+
+    # The family: future actions of everyone, and the growth empty rooms allow.
+    rl = x.rl
+    pts += ACTION * rl * people
+    if people < 5 and rl >= 2:
+        person = 3 + ACTION * (rl - 1.5) - FOOD_LATER * 2 * x.harvests_after
+        empty = min(rooms - people, 5 - people)
+        if empty >= 1 and person > 0:
+            pts += GROWTH_ROOM[0] * person
+            if empty >= 2:
+                pts += GROWTH_ROOM[1] * person
+
+    # Food: what the next harvest lacks, and what later harvests will need.
+    rates = _rates(majors)
+    cooker = rates[SHEEP] > 0
+    fe = g[FOOD] + g[GRAIN] + g[VEG] * rates[VEG]
+    if cooker:
+        for t in ANIMALS:
+            if g[t] > 2:
+                fe += (g[t] - 2) * rates[t]
+    if x.next_h:
+        if x.fields_due and x.next_h == x.round:
+            fe += sown_g + sown_v * rates[VEG]
+        for rnd in range(x.round + 1, x.next_h + 1):
+            fe += f.well[rnd]
+        for m in majors:
+            craft = MAJORS[m].craft
+            if craft is not None and g[craft[0]]:
+                fe += craft[1]
+        # Newborns of this round eat 1 at its harvest, 2 at later ones.
+        need = 2 * people - (f.newborns if x.next_h == x.round else 0)
+        short = need - fe
+        if short > 0:
+            cover = FOOD_PER_ACTION * x.a_before
+            pts -= BEG * max(0.0, short - cover) + FOOD_SHORT * min(short, cover)
+        else:
+            later = max(0, 2 * people * x.harvests_after - (grain_f + veg_f))
+            surplus = -short
+            pts += FOOD_LATER * min(surplus, later) + FOOD_SPARE * max(0, surplus - later)
+        pts += FOOD_LATER * sum(f.well[x.next_h + 1:])
+        pts += CROP_FOOD * max(0, grain_f + veg_f - sown_g - sown_v)
+        # Improvements that turn goods into food at every harvest left.
+        h = 1 + x.harvests_after
+        if cooker:
+            pts += COOKER_HARVEST * h
+            if any(m in HEARTHS for m in majors):
+                pts += HEARTH_HARVEST * h
+        for m in majors:
+            if m in OVENS:
+                pts += OVEN_HARVEST * h
+            elif MAJORS[m].craft is not None:
+                pts += CRAFT_HARVEST * (h - 1)
+
+    # Seeds an empty field could take.
+    empty_fields = nfields - sown_g - sown_v
+    if empty_fields and rl:
+        pts += SEED * min(empty_fields, g[GRAIN] + g[VEG]) * x.tf
+
+    # Building resources, by what the farm still needs of them.
+    tf = x.tf
+    if tf > 0:
+        more_rooms = max(0, 4 - rooms)
+        want_wood = max(0, 12 - f.fences.bit_count()) + 2 * (4 - f.stables.bit_count())
+        want_clay = 0 if cooker else (4 if any(m in HEARTHS for m in x.spare_majors) else 2)
+        want_reed = 2 * more_rooms
+        want_stone = 0
+        if f.mat == 0:
+            want_wood += 5 * more_rooms
+            want_clay += rooms + 5 * (1 if more_rooms else 0)
+            want_reed += 2
+            want_stone += rooms + 1
+        elif f.mat == 1:
+            want_clay += 5 * more_rooms
+            want_reed += 1
+            want_stone += rooms
+        else:
+            want_stone += 5 * more_rooms
+        wants = (want_wood, want_clay, want_reed, want_stone)
+        for i in range(4):
+            n = g[i]
+            w = wants[i]
+            if n <= w:
+                pts += tf * RES_NEED[i] * n
+            else:
+                pts += tf * (RES_NEED[i] * w + RES_SPARE[i] * (n - w))
+
+    if f.token:
+        pts += START_TOKEN * (1 if rl else 0)
+    return pts
+
+
+# --- changing the model -------------------------------------------------------------------------
+def _pay(f: Farm, cost: tuple[int, int, int, int]) -> bool:
+    g = f.g
+    if g[0] < cost[0] or g[1] < cost[1] or g[2] < cost[2] or g[3] < cost[3]:
+        return False
+    g[0] -= cost[0]
+    g[1] -= cost[1]
+    g[2] -= cost[2]
+    g[3] -= cost[3]
+    return True
+
+
+def _fit_animals(f: Farm) -> None:
+    """Keep what fits of the herd, the dearest types first; cook the rest if possible."""
+    caps, flex = f.caps()
+    herd = list(f.herd())
+    if _room_for(caps, flex, tuple(herd))[0] >= 0:
+        return
+    rates = _rates(f.majors)
+    g = f.g
+    for t in (SHEEP, BOAR, CATTLE):
+        while herd[t - SHEEP] > 0 and _room_for(caps, flex, tuple(herd))[0] < 0:
+            herd[t - SHEEP] -= 1
+            g[t] -= 1
+            g[FOOD] += rates[t]
+
+
+def _build_pasture(f: Farm, mask: int) -> None:
+    bnd = SHAPE_BOUNDARY[mask]
+    f.g[WOOD] -= (bnd & ~f.fences).bit_count()
+    f.fences |= bnd
+    f.pastures = _pastures_of(f.fences)
+
+
+def _build_major(f: Farm, x: Ctx, major: int, how: str) -> None:
+    owned = set(f.majors)
+    if how == "fireplace":
+        back = next(m for m in FIREPLACES_DEAREST_FIRST if m in owned)
+        owned.discard(back)
+    else:
+        _pay(f, MAJORS[major].cost)
+    owned.add(major)
+    f.majors = tuple(sorted(owned))
+    if MAJORS[major].well_food:
+        well = list(f.well)
+        for rnd in range(x.round + 1, min(x.round + MAJORS[major].well_food, LAST_ROUND) + 1):
+            well[rnd] += 1
+        f.well = tuple(well)
+
+
+def _bake(f: Farm, grain: int) -> None:
+    f.g[GRAIN] -= grain
+    f.g[FOOD] += _bakes(f.majors)[grain]
+
+
+def _best_bake(f: Farm, x: Ctx) -> tuple[float, Farm]:
+    """The best of not baking and each Bake Bread option."""
+    best, best_f = value(f, x), f
+    table = _bakes(f.majors)
+    for n in range(1, min(f.g[GRAIN], len(table) - 1) + 1):
+        h = f.copy()
+        _bake(h, n)
+        v = value(h, x)
+        if v > best:
+            best, best_f = v, h
+    return best, best_f
+
+
+def after(f: Farm, x: Ctx, action: dict[str, Any], space: int) -> Farm:
+    """The farm after one sub-action (an engine action dict) of ``space``'s action."""
+    typ = action["type"]
+    h = f.copy()
+    g = h.g
+    if typ == "build_room":
+        _pay(h, ROOM_COST[h.mat])
+        h.rooms |= 1 << action["cell"]
+    elif typ == "build_stable":
+        g[WOOD] -= 1 if space == SIDE_JOB else 2
+        h.stables |= 1 << action["cell"]
+    elif typ == "plough":
+        h.fields |= 1 << action["cell"]
+    elif typ == "sow":
+        sown = list(h.sown)
+        if action["crop"] == "grain":
+            g[GRAIN] -= 1
+            sown[action["cell"]] = C.SOWN_GRAIN
+        else:
+            g[VEG] -= 1
+            sown[action["cell"]] = -C.SOWN_VEGETABLE
+        h.sown = tuple(sown)
+    elif typ == "bake":
+        _bake(h, action["grain"])
+    elif typ == "pasture":
+        _build_pasture(h, _mask(action["shape"]))
+    elif typ == "build_major":
+        _build_major(h, x, action["major"], action["pay"])
+    elif typ == "renovate":
+        _pay(h, C.renovation_cost(h.mat, h.rooms.bit_count()))
+        h.mat += 1
+    elif typ == "family_growth":
+        h.people += 1
+        h.newborns += 1
+    elif typ == "keep":
+        rates = _rates(h.majors)
+        for t, name in zip(ANIMALS, ("sheep", "boar", "cattle"), strict=True):
+            gone = g[t] - action[name]
+            if gone > 0:
+                g[FOOD] += gone * rates[t]
+            g[t] = action[name]
+    elif typ == "gain" and "good" in action:
+        g[GOOD_INDEX[action["good"]]] += 1
+    return h
+
+
+# --- playing a whole space on the model ---------------------------------------------------------
+def _part_options(f: Farm, x: Ctx, part: C.Part, space: int, done: int) -> list[Farm]:
+    """The farms after each legal sub-action of ``part`` (an approximation of the engine's
+    options, good enough to value a placement)."""
+    kind = part.kind
+    g = f.g
+    out: list[Farm] = []
+    if kind == C.BUILD_ROOMS:
+        if not _pay(f.copy(), ROOM_COST[f.mat]):
+            return out
+        spots = _neighbours(f.rooms) & f.empty()
+        for cell in _cells(spots):
+            h = f.copy()
+            _pay(h, ROOM_COST[h.mat])
+            h.rooms |= 1 << cell
+            out.append(h)
+    elif kind == C.BUILD_STABLES:
+        if (part.limit and done >= part.limit) or g[WOOD] < part.cost[0] \
+                or f.stables.bit_count() >= C.MAX_STABLES:
+            return out
+        spots = (f.empty() | f.pastured()) & ~f.stables
+        for cell in _cells(spots):
+            h = f.copy()
+            h.g[WOOD] -= part.cost[0]
+            h.stables |= 1 << cell
+            out.append(h)
+    elif kind == C.PLOUGH:
+        if done >= 1:
+            return out
+        spots = f.empty() if not f.fields else _neighbours(f.fields) & f.empty()
+        for cell in _cells(spots):
+            h = f.copy()
+            h.fields |= 1 << cell
+            out.append(h)
+    elif kind == C.SOW:
+        for cell in _cells(f.fields):
+            if f.sown[cell]:
+                continue
+            for good, crop in ((GRAIN, "grain"), (VEG, "vegetable")):
+                if g[good]:
+                    out.append(after(f, x, {"type": "sow", "cell": cell, "crop": crop}, space))
+            break  # every empty field is alike to the model
+    elif kind == C.BAKE:
+        if done >= 1:
+            return out
+        for n in range(1, min(g[GRAIN], len(_bakes(f.majors)) - 1) + 1):
+            h = f.copy()
+            _bake(h, n)
+            out.append(h)
+    elif kind == C.BUILD_FENCES:
+        budget = min(g[WOOD], C.MAX_FENCES - f.fences.bit_count())
+        moves = _moves(f.fences, f.pastures, f.rooms | f.fields, budget) if budget > 0 else ()
+        for mask in _shortlist(f, moves):
+            h = f.copy()
+            _build_pasture(h, mask)
+            _fit_animals(h)
+            out.append(h)
+    elif kind == C.BUILD_MAJOR:
+        if done >= 1:
+            return out
+        fireplace = any(m in f.majors for m in C.FIREPLACES)
+        for m in x.spare_majors:
+            if m in f.majors:
+                continue
+            ways = []
+            cost = MAJORS[m].cost
+            if g[0] >= cost[0] and g[1] >= cost[1] and g[2] >= cost[2] and g[3] >= cost[3]:
+                ways.append("goods")
+            if MAJORS[m].or_return_fireplace and fireplace:
+                ways.append("fireplace")
+            for how in ways:
+                h = f.copy()
+                _build_major(h, x, m, how)
+                if MAJORS[m].free_bake:
+                    h = _best_bake(h, x)[1]
+                out.append(h)
+    elif kind == C.RENOVATE:
+        if done or f.mat >= 2:
+            return out
+        h = f.copy()
+        if _pay(h, C.renovation_cost(h.mat, h.rooms.bit_count())):
+            h.mat += 1
+            out.append(h)
+    elif kind in (C.FAMILY_GROWTH, C.FAMILY_GROWTH_WITHOUT_ROOM):
+        if done or f.people >= 5 or (kind == C.FAMILY_GROWTH and f.rooms.bit_count() <= f.people):
+            return out
+        h = f.copy()
+        h.people += 1
+        h.newborns += 1
+        out.append(h)
+    elif kind == C.TAKE_ALL:
+        if done:
+            return out
+        h = f.copy()
+        good, n = x.pile.get(space, (FOOD, 0))
+        h.g[good] += n
+        if good in ANIMALS:
+            _fit_animals(h)
+        out.append(h)
+    elif kind == C.GAIN:
+        if done:
+            return out
+        h = f.copy()
+        for good, n in part.goods:
+            h.g[good] += n
+        out.append(h)
+    elif kind == C.GAIN_ONE_OF:
+        if done:
+            return out
+        for good, n in part.goods:
+            h = f.copy()
+            h.g[good] += n
+            out.append(h)
+    elif kind == C.STARTING_PLAYER:
+        if done:
+            return out
+        h = f.copy()
+        h.token = True
+        out.append(h)
+    return out
+
+
+def _cells(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+SHORTLIST = 12
+
+
+def _shortlist(f: Farm, moves: tuple[tuple[int, int], ...]) -> list[int]:
+    """The pastures most worth valuing: spaces newly fenced in, pasture count and capacity,
+    against the fences they cost."""
+    if len(moves) <= SHORTLIST:
+        return [m for m, _ in moves]
+    pastured = f.pastured()
+    scored = []
+    for mask, cost in moves:
+        new = (mask & ~pastured).bit_count()
+        scored.append((2.0 * new + (1.5 if len(f.pastures) < 4 else 0.0) - 0.6 * cost, mask))
+    scored.sort(key=lambda t: -t[0])
+    return [m for _, m in scored[:SHORTLIST]]
+
+
+def _run_part(f: Farm, x: Ctx, part: C.Part, space: int, first: bool) -> tuple[float, Farm]:
+    """Carry out ``part`` greedily: each sub-action while it raises the value (the first one
+    even if not, when the space needs it). Returns (value, farm)."""
+    cur, cur_v = f, value(f, x)
+    done = 0
+    started = False
+    while True:
+        opts = _part_options(cur, x, part, space, done)
+        if not opts:
+            break
+        best_v, best = max(((value(h, x), i) for i, h in enumerate(opts)), key=lambda t: t[0])
+        if best_v <= cur_v and (started or not first):
+            break
+        cur, cur_v = opts[best], best_v
+        done += 1
+        started = True
+        if part.kind in (C.TAKE_ALL, C.GAIN, C.GAIN_ONE_OF, C.STARTING_PLAYER, C.BAKE,
+                         C.RENOVATE, C.FAMILY_GROWTH, C.FAMILY_GROWTH_WITHOUT_ROOM):
+            break
+    return cur_v, cur
+
+
+def space_value(f: Farm, x: Ctx, space: int) -> float:
+    """The value after placing a person on ``space`` and carrying its parts out greedily."""
+    sp = C.SPACES[space]
+    parts = sp.parts
+    if sp.combine in (C.ONE, C.ALL):
+        cur, v = f, value(f, x)
+        for part in parts:
+            v, cur = _run_part(cur, x, part, space, True)
+        return v
+    if sp.combine == C.AND_THEN:
+        v, cur = _run_part(f, x, parts[0], space, True)
+        for part in parts[1:]:
+            v, cur = _run_part(cur, x, part, space, False)
+        return v
+    best = -1e9
+    for order in ((0, 1), (1, 0)):
+        cur, v = f, value(f, x)
+        acted = False
+        for i in order:
+            before = cur
+            v, cur = _run_part(cur, x, parts[i], space, not acted)
+            acted = acted or cur is not before
+        best = max(best, v)
+    return best
+
+
+# --- decisions ----------------------------------------------------------------------------------
+def _scores(obs: dict[str, Any], legal: list[dict[str, Any]]) -> list[float]:
+    """A value per legal action: the higher the better."""
+    seat = obs["seat"]
+    dec = obs["decision"]
+    kind = dec["kind"]
+    me = obs["players"][seat]
+    f = _farm_of(me, seat, obs["board"])
+    if kind == "place":
+        x = Ctx(obs, me["people_to_place"] - 1, kind)
+        out = []
+        for a in legal:
+            space = a["space"]
+            v = space_value(f, x, space)
+            out.append(v)
+        return out
+    x = Ctx(obs, me["people_to_place"], kind)
+    if kind == "feed":
+        return [value(_fed(f, a, dec["food_needed"]), x) for a in legal]
+    if kind == "breed":
+        return [value(after(f, x, a, -1), x) for a in legal]
+    space = dec["space"]
+    out = []
+    for a in legal:
+        typ = a["type"]
+        if typ == "stop":
+            out.append(value(f, x))
+        elif typ == "pasture_from":
+            out.append(_fence_from_value(f, x, a["cell"]))
+        elif typ == "build_major" and MAJORS[a["major"]].free_bake:
+            out.append(_best_bake(after(f, x, a, space), x)[0])
+        elif typ == "pasture":
+            h = after(f, x, a, space)
+            _fit_animals(h)
+            out.append(value(h, x))
+        else:
+            out.append(value(after(f, x, a, space), x))
+    return out
+
+
+def _fence_from_value(f: Farm, x: Ctx, cell: int) -> float:
+    budget = min(f.g[WOOD], C.MAX_FENCES - f.fences.bit_count())
+    low = 1 << cell
+    moves = tuple((m, c) for m, c in _moves(f.fences, f.pastures, f.rooms | f.fields, budget)
+                  if m & -m == low)
+    best = -1e9
+    for mask in _shortlist(f, moves):
+        h = f.copy()
+        _build_pasture(h, mask)
+        _fit_animals(h)
+        best = max(best, value(h, x))
+    return best
+
+
+def _fed(f: Farm, a: dict[str, Any], need: int) -> Farm:
+    """The farm after a feeding option."""
+    h = f.copy()
+    g = h.g
+    rates = _rates(h.majors)
+    raised = g[FOOD] + a["grain"] + a["vegetable"] + a["cook_vegetable"] * rates[VEG]
+    g[GRAIN] -= a["grain"]
+    g[VEG] -= a["vegetable"] + a["cook_vegetable"]
+    for t, name in zip(ANIMALS, ("sheep", "boar", "cattle"), strict=True):
+        g[t] -= a[name]
+        raised += a[name] * rates[t]
+    for m in a["crafts"]:
+        good, food = MAJORS[m].craft  # type: ignore[misc]
+        g[good] -= 1
+        raised += food
+    g[FOOD] = max(0, raised - need)
+    h.begging += a["begging"]
+    return h
+
+
+def preferences(observation: dict, legal_actions: list[dict], components: dict) -> list[int]:
+    """Every legal index, best first by this policy's values; ``choose`` is the first."""
+    scores = _scores(observation, legal_actions)
+    return sorted(range(len(legal_actions)), key=lambda i: (-scores[i], i))
+
+
+def choose(observation: dict, legal_actions: list[dict], components: dict) -> int:
+    """The index of the chosen action in ``legal_actions`` (the best value; the first of
+    equals). ``components`` is the game's static tables as ``game_start`` sends them; this
+    policy reads the same tables from the engine it runs beside."""
+    if len(legal_actions) == 1:
+        return 0
+    scores = _scores(observation, legal_actions)
+    best = 0
+    for i in range(1, len(scores)):
+        if scores[i] > scores[best]:
+            best = i
+    return best
