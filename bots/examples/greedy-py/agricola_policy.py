@@ -59,24 +59,29 @@ OVENS = frozenset(C.OVENS)
 FIREPLACES_DEAREST_FIRST = tuple(sorted(C.FIREPLACES, key=lambda m: -MAJORS[m].cost[1]))
 
 # --- weights, in final points ------------------------------------------------------------------
-ACTION = 1.1  # one person's action in a future round
-GROWTH_ROOM = (0.65, 0.3)  # share of a person's value an empty room (first, second) is worth
-FOOD_SHORT = 0.9  # a food the next harvest lacks, while actions are left to find it
+ACTION = 1.4  # one person's action in a future round
+GROWTH_ROOM = (0.85, 0.5)  # share of a person's value an empty room (first, second) is worth
+FOOD_SHORT = 1.0  # a food the next harvest lacks, while actions are left to find it
 BEG = 3.0  # a begging marker
-FOOD_LATER = 0.45  # a food towards later harvests
+FOOD_PRICE = 0.7  # a food later harvests lack: the actions it will take to find it
 FOOD_SPARE = 0.05  # a food beyond every harvest's need
-FOOD_PER_ACTION = 2.3  # food one action can be expected to bring
-#: Building resources: per unit while the farm still needs them, and beyond.
-RES_NEED = (0.6, 0.6, 0.9, 0.75)
-RES_SPARE = (0.12, 0.1, 0.15, 0.15)
-COOKER_HARVEST = 0.6  # owning a Fireplace/Cooking Hearth, per harvest left
+FOOD_REACH = 0.8  # share of the food spaces within reach that this seat will really get
+PROJECT = 0.55  # share of a project's gain its resources are worth before it is built
+COOKER_VALUE = 1.0  # a first Fireplace/Cooking Hearth beyond its points and harvests
+COOKER_SAVES = 0.3  # food-price share of each person's meal a cooker is expected to save
+WOOD_FENCE = 0.4  # a wood towards fences and stables
+#: Building resources beyond every project: per unit.
+RES_SPARE = (0.1, 0.25, 0.25, 0.35)
+COOKER_HARVEST = 0.3  # owning a Fireplace/Cooking Hearth, per harvest left
 HEARTH_HARVEST = 0.25  # a Cooking Hearth rather than a Fireplace, per harvest left
 OVEN_HARVEST = 0.3
 CRAFT_HARVEST = 0.2
 BREEDING = 0.6  # share of the points a pair's future newborns would add
 SEED = 0.4  # a crop in the supply that an empty field could take
-CROP_FOOD = 0.25  # a crop on a field beyond the next harvest (future food)
 START_TOKEN = 0.3
+#: What a missing scoring category and an unused space cost in round 1, against 1 at the end.
+MISSING_EARLY = 0.3
+UNUSED_EARLY = 0.4
 
 
 def _row(bounds: tuple[int, int, int, int], n: int) -> int:
@@ -258,12 +263,22 @@ def _farm_of(player: dict[str, Any], seat: int, board: dict[str, Any]) -> Farm:
 
 
 # --- the position around the farm ----------------------------------------------------------------
-class Ctx:
-    """What the values need to know besides the farm: the round, this seat's actions left
-    before the next harvest, the harvests to come, and the board (piles, majors on offer)."""
+#: Food spaces: what each gives now, by space id (the piles are read from the board).
+FOOD_SPACES = {SPACE_ID["day_laborer"]: 2, SPACE_ID["grain_seeds"]: 1,
+               SPACE_ID["resource_market_3p"]: 1, SPACE_ID["resource_market_4p"]: 1}
+FOOD_PILES = (SPACE_ID["fishing"], SPACE_ID["meeting_place"], SPACE_ID["traveling_players"])
+#: Food a family can expect from its 1st, 2nd... person sent for food in a round to come.
+FUTURE_FOOD = (3.0, 2.0, 1.0, 1.0, 0.5)
 
-    __slots__ = ("a_before", "breed_left", "fields_due", "harvests_after", "next_h", "pile",
-                 "players", "rl", "round", "seat", "spare_majors", "tf", "to_place")
+
+class Ctx:
+    """What the values need to know besides the farm: the round, the harvests to come, the food
+    this seat's remaining actions could still find before the next harvest (``cover``), and the
+    board (piles, majors on offer)."""
+
+    __slots__ = ("breed_left", "cover", "fields_due", "future_cover", "harvests_after",
+                 "next_h", "now_food", "pile", "players", "rl", "round", "seat", "spare_majors",
+                 "tf", "to_place")
 
     def __init__(self, obs: dict[str, Any], to_place: int, phase: str) -> None:
         r = obs["round"]
@@ -279,12 +294,39 @@ class Ctx:
         self.harvests_after = len(nxt) - 1 if nxt else 0
         self.fields_due = bool(nxt) and not in_harvest
         self.breed_left = sum(1 for h in HARVESTS if h > r or (h == r and phase != "breed"))
-        people = me["people"]
-        self.a_before = (to_place + people * (self.next_h - r)) if nxt else 0
         self.tf = min(1.0, (self.rl + 0.5) / 3.0)
         board = obs["board"]
         self.pile = {s: (GOOD_INDEX[good], n) for s, good, n in board["accumulated"]}
         self.spare_majors = tuple(board["majors"])
+        # Food within reach before the next harvest: the free food spaces of this round for
+        # the people still at home, and a typical round's food for the rounds in between.
+        taken = {s for s, _ in board["occupants"]}
+        now = []
+        if not in_harvest:
+            for s in board["spaces"]:
+                if s in taken:
+                    continue
+                if s in FOOD_SPACES:
+                    now.append((FOOD_SPACES[s], s))
+                elif s in FOOD_PILES and s in self.pile:
+                    now.append((self.pile[s][1], s))
+            now.sort(reverse=True)
+        self.now_food = now
+        rounds = self.next_h - r if nxt else 0
+        self.future_cover = rounds * sum(FUTURE_FOOD[:me["people"]]) * FOOD_REACH
+        self.cover = self.cover_without(-1)
+
+    def cover_without(self, space: int) -> float:
+        """``cover`` when ``space`` is taken by this seat's person now (not free any more)."""
+        left = self.to_place
+        got = 0.0
+        for food, s in self.now_food:
+            if not left:
+                break
+            if s != space:
+                got += food
+                left -= 1
+        return got * FOOD_REACH + self.future_cover
 
 
 # --- the value of a farm ------------------------------------------------------------------------
@@ -305,11 +347,21 @@ def value(f: Farm, x: Ctx) -> float:
             sown_v += 1
     majors = f.majors
     people = f.people
+    rl = x.rl
+    tf = x.tf
 
-    # The scoring table on the counts as they stand.
-    pts = float(_row(C.FIELDS_ROW, nfields) + _row(C.PASTURES_ROW, len(f.pastures))
-                + _row(C.GRAIN_ROW, g[GRAIN] + grain_f) + _row(C.VEGETABLES_ROW, g[VEG] + veg_f))
-    pts -= 15 - used.bit_count()
+    # The scoring table on the counts as they stand, except that a category still missing, and
+    # a space still unused, cost less early on: later actions will mend some of them.
+    late = 1.0 - rl / (LAST_ROUND - 1)
+    missing = -(MISSING_EARLY + (1.0 - MISSING_EARLY) * late)
+    # A lone field scores nothing yet, but it is half of the two the row asks for.
+    pts = 0.0 if nfields == 1 and rl else _row(C.FIELDS_ROW, nfields) if nfields else missing
+    pts += _row(C.PASTURES_ROW, len(f.pastures)) if f.pastures else missing
+    n = g[GRAIN] + grain_f
+    pts += _row(C.GRAIN_ROW, n) if n else missing
+    n = g[VEG] + veg_f
+    pts += _row(C.VEGETABLES_ROW, n) if n else missing
+    pts -= (15 - used.bit_count()) * (UNUSED_EARLY + (1.0 - UNUSED_EARLY) * late)
     pts += (f.stables & pastured).bit_count()
     pts += rooms * f.mat  # clay 1, stone 2 a room
     pts += 3 * people - 3 * f.begging
@@ -318,13 +370,16 @@ def value(f: Farm, x: Ctx) -> float:
         pts += MAJORS[m].points
         if MAJORS[m].craft is not None:
             craft_bonus += C.craft_bonus(m, g[MAJORS[m].craft[0]])
-    pts += craft_bonus * (1.0 - x.tf)
+    pts += craft_bonus * (1.0 - tf)
 
     # Animals: the table, plus what pairs with room to spare will breed.
     caps, flex = f.caps()
     herd = (g[SHEEP], g[BOAR], g[CATTLE])
     room = _room_for(caps, flex, herd) if x.breed_left and any(n >= 2 for n in herd) else None
     for t, n, bounds in zip(ANIMALS, herd, (C.SHEEP_ROW, C.BOAR_ROW, C.CATTLE_ROW), strict=True):
+        if not n:
+            pts += missing
+            continue
         base = _row(bounds, n)
         pts += base
         if room is not None and n >= 2:
@@ -333,17 +388,18 @@ def value(f: Farm, x: Ctx) -> float:
                 pts += BREEDING * (_row(bounds, n + extra) - base)
 
     # The family: future actions of everyone, and the growth empty rooms allow.
-    rl = x.rl
     pts += ACTION * rl * people
+    person = 0.0
     if people < 5 and rl >= 2:
-        person = 3 + ACTION * (rl - 1.5) - FOOD_LATER * 2 * x.harvests_after
+        person = max(0.0, 3 + ACTION * (rl - 1.5) - FOOD_PRICE * 2 * x.harvests_after)
         empty = min(rooms - people, 5 - people)
-        if empty >= 1 and person > 0:
+        if empty >= 1:
             pts += GROWTH_ROOM[0] * person
             if empty >= 2:
                 pts += GROWTH_ROOM[1] * person
 
-    # Food: what the next harvest lacks, and what later harvests will need.
+    # Food: what the next harvest lacks, then what the later ones will lack once the fields,
+    # the breeding pairs, the crafts and the Well have given what they can.
     rates = _rates(majors)
     cooker = rates[SHEEP] > 0
     fe = g[FOOD] + g[GRAIN] + g[VEG] * rates[VEG]
@@ -351,31 +407,42 @@ def value(f: Farm, x: Ctx) -> float:
         for t in ANIMALS:
             if g[t] > 2:
                 fe += (g[t] - 2) * rates[t]
+    h = 0
     if x.next_h:
-        if x.fields_due and x.next_h == x.round:
-            fe += sown_g + sown_v * rates[VEG]
-        for rnd in range(x.round + 1, x.next_h + 1):
-            fe += f.well[rnd]
+        crafts = 0
         for m in majors:
             craft = MAJORS[m].craft
             if craft is not None and g[craft[0]]:
-                fe += craft[1]
+                crafts += craft[1]
+        fe += crafts
+        sown = sown_g + sown_v * rates[VEG]
+        if x.fields_due and x.next_h == x.round:
+            fe += sown
+        for rnd in range(x.round + 1, x.next_h + 1):
+            fe += f.well[rnd]
         # Newborns of this round eat 1 at its harvest, 2 at later ones.
         need = 2 * people - (f.newborns if x.next_h == x.round else 0)
         short = need - fe
         if short > 0:
-            cover = FOOD_PER_ACTION * x.a_before
+            cover = x.cover
             pts -= BEG * max(0.0, short - cover) + FOOD_SHORT * min(short, cover)
-        else:
-            later = max(0, 2 * people * x.harvests_after - (grain_f + veg_f))
-            surplus = -short
-            pts += FOOD_LATER * min(surplus, later) + FOOD_SPARE * max(0, surplus - later)
-        pts += FOOD_LATER * sum(f.well[x.next_h + 1:])
-        pts += CROP_FOOD * max(0, grain_f + veg_f - sown_g - sown_v)
+        after = x.harvests_after
+        if after:
+            bake = 2 if any(MAJORS[m].bake_food for m in majors) else 1
+            supply = max(0, -short) + sum(f.well[x.next_h + 1:]) + crafts * after
+            supply += (grain_f - (sown_g if x.fields_due and x.next_h == x.round else 0)) * bake
+            supply += (veg_f - (sown_v if x.fields_due and x.next_h == x.round else 0)) \
+                * rates[VEG]
+            if cooker and room is not None:
+                for t, n in zip(ANIMALS, herd, strict=True):
+                    if n >= 2:
+                        supply += min(after, room[t - SHEEP] - n) * rates[t]
+            lack = 2 * people * after - supply
+            pts -= FOOD_PRICE * lack if lack > 0 else FOOD_SPARE * lack
+        h = 1 + after
         # Improvements that turn goods into food at every harvest left.
-        h = 1 + x.harvests_after
         if cooker:
-            pts += COOKER_HARVEST * h
+            pts += COOKER_VALUE + COOKER_HARVEST * h
             if any(m in HEARTHS for m in majors):
                 pts += HEARTH_HARVEST * h
         for m in majors:
@@ -387,39 +454,65 @@ def value(f: Farm, x: Ctx) -> float:
     # Seeds an empty field could take.
     empty_fields = nfields - sown_g - sown_v
     if empty_fields and rl:
-        pts += SEED * min(empty_fields, g[GRAIN] + g[VEG]) * x.tf
+        pts += SEED * min(empty_fields, g[GRAIN] + g[VEG]) * tf
 
-    # Building resources, by what the farm still needs of them.
-    tf = x.tf
+    # Building resources: steps towards what they could build, at a discount (an action is
+    # still needed), the scarcest resource of each project carrying it.
     if tf > 0:
-        more_rooms = max(0, 4 - rooms)
-        want_wood = max(0, 12 - f.fences.bit_count()) + 2 * (4 - f.stables.bit_count())
-        want_clay = 0 if cooker else (4 if any(m in HEARTHS for m in x.spare_majors) else 2)
-        want_reed = 2 * more_rooms
-        want_stone = 0
-        if f.mat == 0:
-            want_wood += 5 * more_rooms
-            want_clay += rooms + 5 * (1 if more_rooms else 0)
-            want_reed += 2
-            want_stone += rooms + 1
-        elif f.mat == 1:
-            want_clay += 5 * more_rooms
-            want_reed += 1
-            want_stone += rooms
-        else:
-            want_stone += 5 * more_rooms
-        wants = (want_wood, want_clay, want_reed, want_stone)
-        for i in range(4):
-            n = g[i]
-            w = wants[i]
-            if n <= w:
-                pts += tf * RES_NEED[i] * n
-            else:
-                pts += tf * (RES_NEED[i] * w + RES_SPARE[i] * (n - w))
+        pts += tf * _resources(f, x, rooms, people, person, cooker, h)
 
     if f.token:
         pts += START_TOKEN * (1 if rl else 0)
     return pts
+
+
+def _resources(f: Farm, x: Ctx, rooms: int, people: int, person: float, cooker: bool,
+               harvests: int) -> float:
+    w, c, r, s = f.g[0], f.g[1], f.g[2], f.g[3]
+    out = 0.0
+    # Rooms: the next two, each worth the growth it allows, its space and its material.
+    if rooms < 5 and x.rl >= 1:
+        cw, cc, cr, cs = ROOM_COST[f.mat]
+        steps = min(w / cw if cw else 9.0, c / cc if cc else 9.0, s / cs if cs else 9.0,
+                    r / cr, 2.0, 5 - rooms)
+        for k in range(2):
+            part = min(1.0, steps - k)
+            if part <= 0:
+                break
+            empty = rooms + k + 1 - people
+            gain = 1.0 + f.mat
+            if people < 5 and empty in (1, 2):
+                gain += GROWTH_ROOM[empty - 1] * person
+            out += PROJECT * gain * part
+        w -= cw * steps
+        c -= cc * steps
+        r -= cr * steps
+        s -= cs * steps
+    # A first cooking improvement: the cheapest on offer.
+    if not cooker and harvests:
+        offer = [MAJORS[m].cost[CLAY] for m in x.spare_majors if m in COOKERS]
+        if offer:
+            need = min(offer)
+            part = min(1.0, c / need)
+            gain = 1 + COOKER_VALUE + (COOKER_HARVEST + COOKER_SAVES * people) * harvests
+            out += PROJECT * gain * part
+            c -= need * part
+    # Renovation: a point a room (clay), or one more a room (stone).
+    if f.mat < 2 and x.rl >= 1:
+        good = CLAY if f.mat == 0 else STONE
+        have = c if good == CLAY else s
+        part = min(1.0, have / rooms, r)
+        out += PROJECT * rooms * part
+        if good == CLAY:
+            c -= rooms * part
+        else:
+            s -= rooms * part
+        r -= part
+    # The rest, one by one: wood for fences and stables, the others for majors and more.
+    fences_left = C.MAX_FENCES - f.fences.bit_count() + 2 * (4 - f.stables.bit_count())
+    out += WOOD_FENCE * min(w, fences_left) + RES_SPARE[WOOD] * max(0.0, w - fences_left)
+    out += RES_SPARE[CLAY] * c + RES_SPARE[REED] * r + RES_SPARE[STONE] * s
+    return out
 
 
 # --- changing the model -------------------------------------------------------------------------
@@ -745,8 +838,8 @@ def _scores(obs: dict[str, Any], legal: list[dict[str, Any]]) -> list[float]:
         out = []
         for a in legal:
             space = a["space"]
-            v = space_value(f, x, space)
-            out.append(v)
+            x.cover = x.cover_without(space)
+            out.append(space_value(f, x, space))
         return out
     x = Ctx(obs, me["people_to_place"], kind)
     if kind == "feed":
