@@ -58,6 +58,16 @@ HEARTHS = frozenset(C.COOKING_HEARTHS)
 OVENS = frozenset(C.OVENS)
 FIREPLACES_DEAREST_FIRST = tuple(sorted(C.FIREPLACES, key=lambda m: -MAJORS[m].cost[1]))
 
+# --- the layout: spaces by preference for each kind of thing (rooms next to the house on the
+# left, fields beside them, pastures and stables on the right), to break the model's ties.
+ROOM_ORDER = (0, 11, 6, 1, 12, 7, 2, 13, 8, 3, 14, 9, 4)
+FIELD_ORDER = (2, 1, 3, 7, 6, 8, 12, 11, 0, 13, 4, 9, 14)
+STABLE_ORDER = (14, 9, 4, 13, 8, 3, 12, 7, 2, 11, 6, 1, 0)
+#: By kind of action: how much each space is preferred (a tie-break far below any value).
+TIE = {kind: tuple(1e-4 * (15 - order.index(c)) if c in order else 0.0 for c in range(15))
+       for kind, order in (("build_room", ROOM_ORDER), ("plough", FIELD_ORDER),
+                           ("build_stable", STABLE_ORDER), ("sow", FIELD_ORDER))}
+
 # --- weights, in final points ------------------------------------------------------------------
 ACTION = 1.4  # one person's action in a future round
 GROWTH_ROOM = (0.85, 0.5)  # share of a person's value an empty room (first, second) is worth
@@ -442,7 +452,7 @@ def value(f: Farm, x: Ctx) -> float:
         h = 1 + after
         # Improvements that turn goods into food at every harvest left.
         if cooker:
-            pts += COOKER_VALUE + COOKER_HARVEST * h
+            pts += _cooker(people, h)
             if any(m in HEARTHS for m in majors):
                 pts += HEARTH_HARVEST * h
         for m in majors:
@@ -464,6 +474,12 @@ def value(f: Farm, x: Ctx) -> float:
     if f.token:
         pts += START_TOKEN * (1 if rl else 0)
     return pts
+
+
+def _cooker(people: int, harvests: int) -> float:
+    """What owning a Fireplace or Cooking Hearth is worth beyond the food it turns the goods
+    held into now: the animals and vegetables still to come, by mouths and harvests."""
+    return COOKER_VALUE + (COOKER_HARVEST + COOKER_SAVES * people) * harvests
 
 
 def _resources(f: Farm, x: Ctx, rooms: int, people: int, person: float, cooker: bool,
@@ -494,8 +510,7 @@ def _resources(f: Farm, x: Ctx, rooms: int, people: int, person: float, cooker: 
         if offer:
             need = min(offer)
             part = min(1.0, c / need)
-            gain = 1 + COOKER_VALUE + (COOKER_HARVEST + COOKER_SAVES * people) * harvests
-            out += PROJECT * gain * part
+            out += PROJECT * (1 + _cooker(people, harvests)) * part
             c -= need * part
     # Renovation: a point a room (clay), or one more a room (stone).
     if f.mat < 2 and x.rl >= 1:
@@ -639,8 +654,8 @@ def _part_options(f: Farm, x: Ctx, part: C.Part, space: int, done: int) -> list[
     if kind == C.BUILD_ROOMS:
         if not _pay(f.copy(), ROOM_COST[f.mat]):
             return out
-        spots = _neighbours(f.rooms) & f.empty()
-        for cell in _cells(spots):
+        cell = _first(ROOM_ORDER, _neighbours(f.rooms) & f.empty())
+        if cell >= 0:  # every room space is alike to the model: the layout's choice
             h = f.copy()
             _pay(h, ROOM_COST[h.mat])
             h.rooms |= 1 << cell
@@ -649,8 +664,12 @@ def _part_options(f: Farm, x: Ctx, part: C.Part, space: int, done: int) -> list[
         if (part.limit and done >= part.limit) or g[WOOD] < part.cost[0] \
                 or f.stables.bit_count() >= C.MAX_STABLES:
             return out
-        spots = (f.empty() | f.pastured()) & ~f.stables
-        for cell in _cells(spots):
+        # One space outside the pastures, and one in each pasture: the rest are alike.
+        spots = [_first(STABLE_ORDER, f.empty())]
+        spots += [_first(STABLE_ORDER, p & ~f.stables) for p in f.pastures]
+        for cell in spots:
+            if cell < 0:
+                continue
             h = f.copy()
             h.g[WOOD] -= part.cost[0]
             h.stables |= 1 << cell
@@ -659,7 +678,8 @@ def _part_options(f: Farm, x: Ctx, part: C.Part, space: int, done: int) -> list[
         if done >= 1:
             return out
         spots = f.empty() if not f.fields else _neighbours(f.fields) & f.empty()
-        for cell in _cells(spots):
+        cell = _first(FIELD_ORDER, spots)
+        if cell >= 0:
             h = f.copy()
             h.fields |= 1 << cell
             out.append(h)
@@ -749,6 +769,14 @@ def _part_options(f: Farm, x: Ctx, part: C.Part, space: int, done: int) -> list[
         h.token = True
         out.append(h)
     return out
+
+
+def _first(order: tuple[int, ...], mask: int) -> int:
+    """The first space of ``order`` in ``mask``, or -1."""
+    for cell in order:
+        if mask >> cell & 1:
+            return cell
+    return -1
 
 
 def _cells(mask: int) -> list[int]:
@@ -861,7 +889,9 @@ def _scores(obs: dict[str, Any], legal: list[dict[str, Any]]) -> list[float]:
             _fit_animals(h)
             out.append(value(h, x))
         else:
-            out.append(value(after(f, x, a, space), x))
+            v = value(after(f, x, a, space), x)
+            tie = TIE.get(typ)
+            out.append(v if tie is None else v + tie[a["cell"]])
     return out
 
 
