@@ -219,20 +219,15 @@ class Farm:
         return f
 
     def pastured(self) -> int:
-        out = 0
-        for p in self.pastures:
-            out |= p
-        return out
+        return _pens(self.pastures, self.stables)[0]
 
     def empty(self) -> int:
         return ALL_CELLS & ~(self.rooms | self.fields | self.stables | self.pastured())
 
     def caps(self) -> tuple[tuple[int, ...], int]:
         """Pasture capacities (sorted) and the places holding one animal of any type."""
-        pastured = self.pastured()
-        caps = tuple(sorted(2 * p.bit_count() << (p & self.stables).bit_count()
-                            for p in self.pastures))
-        return caps, (self.stables & ~pastured).bit_count() + 1
+        _, caps, flex, _ = _pens(self.pastures, self.stables)
+        return caps, flex
 
     def herd(self) -> tuple[int, int, int]:
         g = self.g
@@ -267,7 +262,7 @@ def _farm_of(player: dict[str, Any], seat: int, board: dict[str, Any]) -> Farm:
     for rnd, who, food in board["well"]:
         if who == seat:
             well[rnd] += food
-    f.well = tuple(well)
+    f.well = tuple(well) if any(well) else NO_WELL
     f.token = board["start_player"] == seat
     return f
 
@@ -287,8 +282,8 @@ class Ctx:
     board (piles, majors on offer)."""
 
     __slots__ = ("breed_left", "cover", "fields_due", "future_cover", "harvests_after",
-                 "next_h", "now_food", "pile", "players", "rl", "round", "seat", "spare_majors",
-                 "tf", "to_place")
+                 "missing", "next_h", "now_food", "person", "pile", "players", "rl", "round",
+                 "seat", "spare_majors", "tf", "to_place", "unused")
 
     def __init__(self, obs: dict[str, Any], to_place: int, phase: str) -> None:
         r = obs["round"]
@@ -305,6 +300,11 @@ class Ctx:
         self.fields_due = bool(nxt) and not in_harvest
         self.breed_left = sum(1 for h in HARVESTS if h > r or (h == r and phase != "breed"))
         self.tf = min(1.0, (self.rl + 0.5) / 3.0)
+        late = 1.0 - self.rl / (LAST_ROUND - 1)
+        self.missing = -(MISSING_EARLY + (1.0 - MISSING_EARLY) * late)
+        self.unused = UNUSED_EARLY + (1.0 - UNUSED_EARLY) * late
+        self.person = 0.0 if self.rl < 2 else max(
+            0.0, 3 + ACTION * (self.rl - 1.5) - FOOD_PRICE * 2 * self.harvests_after)
         board = obs["board"]
         self.pile = {s: (GOOD_INDEX[good], n) for s, good, n in board["accumulated"]}
         self.spare_majors = tuple(board["majors"])
@@ -343,27 +343,19 @@ class Ctx:
 def value(f: Farm, x: Ctx) -> float:
     """The farm's worth in final points (see the module docstring)."""
     g = f.g
-    pastured = f.pastured()
+    pastured, caps, flex, fenced = _pens(f.pastures, f.stables)
     used = f.rooms | f.fields | f.stables | pastured
     rooms = f.rooms.bit_count()
     nfields = f.fields.bit_count()
-    grain_f = veg_f = sown_g = sown_v = 0
-    for v in f.sown:
-        if v > 0:
-            grain_f += v
-            sown_g += 1
-        elif v < 0:
-            veg_f -= v
-            sown_v += 1
-    majors = f.majors
+    grain_f, veg_f, sown_g, sown_v = _crops(f.sown)
+    points, rates, hearth, baker, food_h, crafts_of = _majors(f.majors)
     people = f.people
     rl = x.rl
     tf = x.tf
 
     # The scoring table on the counts as they stand, except that a category still missing, and
     # a space still unused, cost less early on: later actions will mend some of them.
-    late = 1.0 - rl / (LAST_ROUND - 1)
-    missing = -(MISSING_EARLY + (1.0 - MISSING_EARLY) * late)
+    missing = x.missing
     # A lone field scores nothing yet, but it is half of the two the row asks for.
     pts = 0.0 if nfields == 1 and rl else _row(C.FIELDS_ROW, nfields) if nfields else missing
     pts += _row(C.PASTURES_ROW, len(f.pastures)) if f.pastures else missing
@@ -371,37 +363,37 @@ def value(f: Farm, x: Ctx) -> float:
     pts += _row(C.GRAIN_ROW, n) if n else missing
     n = g[VEG] + veg_f
     pts += _row(C.VEGETABLES_ROW, n) if n else missing
-    pts -= (15 - used.bit_count()) * (UNUSED_EARLY + (1.0 - UNUSED_EARLY) * late)
-    pts += (f.stables & pastured).bit_count()
-    pts += rooms * f.mat  # clay 1, stone 2 a room
-    pts += 3 * people - 3 * f.begging
-    craft_bonus = 0
-    for m in majors:
-        pts += MAJORS[m].points
-        if MAJORS[m].craft is not None:
-            craft_bonus += C.craft_bonus(m, g[MAJORS[m].craft[0]])
-    pts += craft_bonus * (1.0 - tf)
+    pts -= (15 - used.bit_count()) * x.unused
+    pts += fenced + rooms * f.mat  # fenced stables; clay rooms 1, stone rooms 2
+    pts += 3 * people - 3 * f.begging + points
+    if crafts_of and tf < 1.0:
+        bonus = 0
+        for m, good, _ in crafts_of:
+            bonus += C.craft_bonus(m, g[good])
+        pts += bonus * (1.0 - tf)
 
     # Animals: the table, plus what pairs with room to spare will breed.
-    caps, flex = f.caps()
     herd = (g[SHEEP], g[BOAR], g[CATTLE])
-    room = _room_for(caps, flex, herd) if x.breed_left and any(n >= 2 for n in herd) else None
-    for t, n, bounds in zip(ANIMALS, herd, (C.SHEEP_ROW, C.BOAR_ROW, C.CATTLE_ROW), strict=True):
+    breed = x.breed_left
+    room = _room_for(caps, flex, herd) if breed and (
+        herd[0] >= 2 or herd[1] >= 2 or herd[2] >= 2) else None
+    for i in range(3):
+        n = herd[i]
         if not n:
             pts += missing
             continue
+        bounds = ANIMAL_ROWS[i]
         base = _row(bounds, n)
         pts += base
         if room is not None and n >= 2:
-            extra = min(x.breed_left, room[t - SHEEP] - n)
+            extra = min(breed, room[i] - n)
             if extra > 0:
                 pts += BREEDING * (_row(bounds, n + extra) - base)
 
     # The family: future actions of everyone, and the growth empty rooms allow.
     pts += ACTION * rl * people
-    person = 0.0
-    if people < 5 and rl >= 2:
-        person = max(0.0, 3 + ACTION * (rl - 1.5) - FOOD_PRICE * 2 * x.harvests_after)
+    person = x.person if people < 5 else 0.0
+    if person:
         empty = min(rooms - people, 5 - people)
         if empty >= 1:
             pts += GROWTH_ROOM[0] * person
@@ -410,7 +402,6 @@ def value(f: Farm, x: Ctx) -> float:
 
     # Food: what the next harvest lacks, then what the later ones will lack once the fields,
     # the breeding pairs, the crafts and the Well have given what they can.
-    rates = _rates(majors)
     cooker = rates[SHEEP] > 0
     fe = g[FOOD] + g[GRAIN] + g[VEG] * rates[VEG]
     if cooker:
@@ -420,16 +411,16 @@ def value(f: Farm, x: Ctx) -> float:
     h = 0
     if x.next_h:
         crafts = 0
-        for m in majors:
-            craft = MAJORS[m].craft
-            if craft is not None and g[craft[0]]:
-                crafts += craft[1]
+        for _, good, food in crafts_of:
+            if g[good]:
+                crafts += food
         fe += crafts
-        sown = sown_g + sown_v * rates[VEG]
-        if x.fields_due and x.next_h == x.round:
-            fe += sown
-        for rnd in range(x.round + 1, x.next_h + 1):
-            fe += f.well[rnd]
+        due = x.fields_due and x.next_h == x.round
+        if due:
+            fe += sown_g + sown_v * rates[VEG]
+        well = f.well
+        if well is not NO_WELL:
+            fe += sum(well[x.round + 1:x.next_h + 1])
         # Newborns of this round eat 1 at its harvest, 2 at later ones.
         need = 2 * people - (f.newborns if x.next_h == x.round else 0)
         short = need - fe
@@ -438,28 +429,24 @@ def value(f: Farm, x: Ctx) -> float:
             pts -= BEG * max(0.0, short - cover) + FOOD_SHORT * min(short, cover)
         after = x.harvests_after
         if after:
-            bake = 2 if any(MAJORS[m].bake_food for m in majors) else 1
-            supply = max(0, -short) + sum(f.well[x.next_h + 1:]) + crafts * after
-            supply += (grain_f - (sown_g if x.fields_due and x.next_h == x.round else 0)) * bake
-            supply += (veg_f - (sown_v if x.fields_due and x.next_h == x.round else 0)) \
-                * rates[VEG]
+            supply = max(0, -short) + crafts * after
+            if well is not NO_WELL:
+                supply += sum(well[x.next_h + 1:])
+            supply += (grain_f - (sown_g if due else 0)) * (2 if baker else 1)
+            supply += (veg_f - (sown_v if due else 0)) * rates[VEG]
             if cooker and room is not None:
-                for t, n in zip(ANIMALS, herd, strict=True):
-                    if n >= 2:
-                        supply += min(after, room[t - SHEEP] - n) * rates[t]
+                for i in range(3):
+                    if herd[i] >= 2:
+                        supply += min(after, room[i] - herd[i]) * rates[SHEEP + i]
             lack = 2 * people * after - supply
             pts -= FOOD_PRICE * lack if lack > 0 else FOOD_SPARE * lack
         h = 1 + after
         # Improvements that turn goods into food at every harvest left.
         if cooker:
             pts += _cooker(people, h)
-            if any(m in HEARTHS for m in majors):
+            if hearth:
                 pts += HEARTH_HARVEST * h
-        for m in majors:
-            if m in OVENS:
-                pts += OVEN_HARVEST * h
-            elif MAJORS[m].craft is not None:
-                pts += CRAFT_HARVEST * (h - 1)
+        pts += food_h[0] * h + food_h[1] * (h - 1)
 
     # Seeds an empty field could take.
     empty_fields = nfields - sown_g - sown_v
@@ -471,9 +458,54 @@ def value(f: Farm, x: Ctx) -> float:
     if tf > 0:
         pts += tf * _resources(f, x, rooms, people, person, cooker, h)
 
-    if f.token:
-        pts += START_TOKEN * (1 if rl else 0)
+    if f.token and rl:
+        pts += START_TOKEN
     return pts
+
+
+ANIMAL_ROWS = (C.SHEEP_ROW, C.BOAR_ROW, C.CATTLE_ROW)
+NO_WELL = (0,) * (LAST_ROUND + 1)
+
+
+@lru_cache(maxsize=4096)
+def _crops(sown: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """Grain and vegetables on the fields, and how many fields hold each."""
+    grain = veg = ng = nv = 0
+    for v in sown:
+        if v > 0:
+            grain += v
+            ng += 1
+        elif v < 0:
+            veg -= v
+            nv += 1
+    return grain, veg, ng, nv
+
+
+@lru_cache(maxsize=4096)
+def _pens(pastures: tuple[int, ...], stables: int) -> tuple[int, tuple[int, ...], int, int]:
+    """Spaces in pastures, pasture capacities (sorted), places for one animal of any type
+    (unfenced stables and the house), and fenced stables."""
+    pastured = 0
+    for p in pastures:
+        pastured |= p
+    caps = tuple(sorted(2 * p.bit_count() << (p & stables).bit_count() for p in pastures))
+    flex = (stables & ~pastured).bit_count() + 1
+    return pastured, caps, flex, (stables & pastured).bit_count()
+
+
+@lru_cache(maxsize=1024)
+def _majors(majors: tuple[int, ...]) -> tuple[
+        int, tuple[int, ...], bool, bool, tuple[float, float], tuple[tuple[int, int, int], ...]]:
+    """What the value reads of the majors owned: their points, food rates, whether a Cooking
+    Hearth and a baking improvement are among them, the per-harvest worth of ovens (by
+    harvests) and crafts (by harvests after the next), and each craft as (major, good, food)."""
+    points = sum(MAJORS[m].points for m in majors)
+    crafts = tuple((m, MAJORS[m].craft[0], MAJORS[m].craft[1])  # type: ignore[index]
+                   for m in majors if MAJORS[m].craft is not None)
+    ovens = sum(1 for m in majors if m in OVENS)
+    return (points, _rates(majors), any(m in HEARTHS for m in majors),
+            any(MAJORS[m].bake_food for m in majors),
+            (OVEN_HARVEST * ovens, CRAFT_HARVEST * len(crafts)), crafts)
 
 
 def _cooker(people: int, harvests: int) -> float:
@@ -805,52 +837,63 @@ def _shortlist(f: Farm, moves: tuple[tuple[int, int], ...]) -> list[int]:
     return [m for _, m in scored[:SHORTLIST]]
 
 
-def _run_part(f: Farm, x: Ctx, part: C.Part, space: int, first: bool) -> tuple[float, Farm]:
-    """Carry out ``part`` greedily: each sub-action while it raises the value (the first one
-    even if not, when the space needs it). Returns (value, farm)."""
-    cur, cur_v = f, value(f, x)
+def _run_part(f: Farm, v: float, x: Ctx, part: C.Part, space: int, first: bool
+              ) -> tuple[float, Farm]:
+    """Carry out ``part`` greedily from farm ``f`` of value ``v``: each sub-action while it
+    raises the value (the first one even if not, when ``first``: the space needs it). Returns
+    (value, farm)."""
+    cur, cur_v = f, v
     done = 0
     started = False
+    single = part.kind in SINGLE_PARTS
     while True:
         opts = _part_options(cur, x, part, space, done)
         if not opts:
             break
-        best_v, best = max(((value(h, x), i) for i, h in enumerate(opts)), key=lambda t: t[0])
+        best_v, best = -1e18, 0
+        for i, h in enumerate(opts):
+            hv = value(h, x)
+            if hv > best_v:
+                best_v, best = hv, i
         if best_v <= cur_v and (started or not first):
             break
         cur, cur_v = opts[best], best_v
         done += 1
         started = True
-        if part.kind in (C.TAKE_ALL, C.GAIN, C.GAIN_ONE_OF, C.STARTING_PLAYER, C.BAKE,
-                         C.RENOVATE, C.FAMILY_GROWTH, C.FAMILY_GROWTH_WITHOUT_ROOM):
+        if single:
             break
     return cur_v, cur
+
+
+#: Parts carried out once per action.
+SINGLE_PARTS = frozenset({C.TAKE_ALL, C.GAIN, C.GAIN_ONE_OF, C.STARTING_PLAYER, C.BAKE,
+                          C.RENOVATE, C.FAMILY_GROWTH, C.FAMILY_GROWTH_WITHOUT_ROOM})
 
 
 def space_value(f: Farm, x: Ctx, space: int) -> float:
     """The value after placing a person on ``space`` and carrying its parts out greedily."""
     sp = C.SPACES[space]
     parts = sp.parts
+    v = value(f, x)
     if sp.combine in (C.ONE, C.ALL):
-        cur, v = f, value(f, x)
+        cur = f
         for part in parts:
-            v, cur = _run_part(cur, x, part, space, True)
+            v, cur = _run_part(cur, v, x, part, space, True)
         return v
     if sp.combine == C.AND_THEN:
-        v, cur = _run_part(f, x, parts[0], space, True)
+        v, cur = _run_part(f, v, x, parts[0], space, True)
         for part in parts[1:]:
-            v, cur = _run_part(cur, x, part, space, False)
+            v, cur = _run_part(cur, v, x, part, space, False)
         return v
-    best = -1e9
-    for order in ((0, 1), (1, 0)):
-        cur, v = f, value(f, x)
-        acted = False
-        for i in order:
-            before = cur
-            v, cur = _run_part(cur, x, parts[i], space, not acted)
-            acted = acted or cur is not before
-        best = max(best, v)
-    return best
+    # "And/or": the card's order (rooms before stables, ploughing before sowing, sowing before
+    # baking) is the better one for the model; each part only while it helps, and the first
+    # part after all if neither does (a person placed must do something).
+    v0 = v
+    v1, cur = _run_part(f, v0, x, parts[0], space, False)
+    v2, last = _run_part(cur, v1, x, parts[1], space, cur is f)
+    if last is f:
+        v2, _ = _run_part(f, v0, x, parts[0], space, True)
+    return v2
 
 
 # --- decisions ----------------------------------------------------------------------------------
