@@ -281,7 +281,7 @@ class Ctx:
     this seat's remaining actions could still find before the next harvest (``cover``), and the
     board (piles, majors on offer)."""
 
-    __slots__ = ("breed_left", "cover", "fields_due", "future_cover", "harvests_after",
+    __slots__ = ("breed_left", "cover", "eat", "fields_due", "future_cover", "harvests_after",
                  "missing", "next_h", "now_food", "person", "pile", "players", "rl", "round",
                  "seat", "spare_majors", "tf", "to_place", "unused")
 
@@ -300,11 +300,13 @@ class Ctx:
         self.fields_due = bool(nxt) and not in_harvest
         self.breed_left = sum(1 for h in HARVESTS if h > r or (h == r and phase != "breed"))
         self.tf = min(1.0, (self.rl + 0.5) / 3.0)
+        # An adult eats 2 food at a harvest (3 in the solo game), a newborn 1.
+        self.eat = C.FOOD_PER_PERSON_SOLO if self.players == 1 else C.FOOD_PER_PERSON
         late = 1.0 - self.rl / (LAST_ROUND - 1)
         self.missing = -(MISSING_EARLY + (1.0 - MISSING_EARLY) * late)
         self.unused = UNUSED_EARLY + (1.0 - UNUSED_EARLY) * late
         self.person = 0.0 if self.rl < 2 else max(
-            0.0, 3 + ACTION * (self.rl - 1.5) - FOOD_PRICE * 2 * self.harvests_after)
+            0.0, 3 + ACTION * (self.rl - 1.5) - FOOD_PRICE * self.eat * self.harvests_after)
         board = obs["board"]
         self.pile = {s: (GOOD_INDEX[good], n) for s, good, n in board["accumulated"]}
         self.spare_majors = tuple(board["majors"])
@@ -422,7 +424,8 @@ def value(f: Farm, x: Ctx) -> float:
         if well is not NO_WELL:
             fe += sum(well[x.round + 1:x.next_h + 1])
         # Newborns of this round eat 1 at its harvest, 2 at later ones.
-        need = 2 * people - (f.newborns if x.next_h == x.round else 0)
+        eat = x.eat
+        need = eat * people - ((eat - 1) * f.newborns if x.next_h == x.round else 0)
         short = need - fe
         if short > 0:
             cover = x.cover
@@ -438,7 +441,7 @@ def value(f: Farm, x: Ctx) -> float:
                 for i in range(3):
                     if herd[i] >= 2:
                         supply += min(after, room[i] - herd[i]) * rates[SHEEP + i]
-            lack = 2 * people * after - supply
+            lack = eat * people * after - supply
             pts -= FOOD_PRICE * lack if lack > 0 else FOOD_SPARE * lack
         h = 1 + after
         # Improvements that turn goods into food at every harvest left.
