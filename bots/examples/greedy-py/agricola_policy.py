@@ -17,8 +17,8 @@ actions are left to find it (3 points a food, a begging marker, when they cannot
 - A sub-decision (a room, a field, a pasture, a bake, what to keep, how to feed) is valued by
   applying it to a copy of the farm model: the value after it, against ``stop``.
 - A placement is valued by playing the space on the model: its goods, or its parts carried out
-  greedily with the same values (each sub-action while it raises the value; both orders of an
-  "and/or" space), as the policy itself would at the following sub-decisions.
+  greedily with the same values (each sub-action while it raises the value, in the card's
+  order), as the policy itself would at the following sub-decisions.
 
 The farmyard's geometry (pasture shapes and their fences) comes from the engine's own table,
 :mod:`arena.engine.agricola.pastures`, and the game's constants from its component tables:
