@@ -68,6 +68,7 @@ def test_legal_deterministic_and_consistent_at_every_decision_kind() -> None:
             greedy_share = (seed % 3 + 1) / 4  # 25%, 50% or 75% of the moves are greedy
             while not state.is_terminal:
                 seat = state.current_player
+                assert seat is not None
                 obs = state.observation(seat)
                 legal = state.legal_actions()
                 kinds.add(obs["decision"]["kind"])
@@ -99,6 +100,7 @@ def _play(players: int, seed: int, greedy_seat: int) -> tuple[Any, int]:
     rngs = [random.Random(seed * 10 + seat) for seat in range(players)]
     while not state.is_terminal:
         seat = state.current_player
+        assert seat is not None
         legal = state.legal_actions()
         if seat == greedy_seat:
             index = _greedy_index(state.observation(seat), legal)
@@ -185,9 +187,11 @@ def _position(players: int, seed: int, phase: str, seat: int,
     state = GAME.new_state(players, seed=seed)
     rng = random.Random(seed)
     while not state.is_terminal:
-        obs = state.observation(state.current_player)
-        me = obs["players"][state.current_player]
-        if (state.phase == phase and state.current_player == seat
+        current = state.current_player
+        assert current is not None
+        obs = state.observation(current)
+        me = obs["players"][current]
+        if (obs["phase"] == phase and current == seat
                 and at_round in (None, obs["round"])
                 and to_place in (None, me["people_to_place"])):
             return state.to_dict()
@@ -204,6 +208,7 @@ def _empty_goods(**goods: int) -> dict[str, int]:
 def _feed_choice(data: dict[str, Any]) -> dict[str, Any]:
     state = GAME.state_from_dict(data)
     seat = state.current_player
+    assert seat is not None
     legal = state.legal_actions()
     return legal[_greedy_index(state.observation(seat), legal)]
 

@@ -200,6 +200,21 @@ class Farm:
     __slots__ = ("begging", "fences", "fields", "g", "majors", "mat", "newborns", "pastures",
                  "people", "rooms", "sown", "stables", "token", "well")
 
+    g: list[int]
+    rooms: int
+    fields: int
+    sown: tuple[int, ...]
+    stables: int
+    fences: int
+    pastures: tuple[int, ...]
+    mat: int
+    majors: tuple[int, ...]
+    people: int
+    newborns: int
+    begging: int
+    well: tuple[int, ...]
+    token: bool
+
     def copy(self) -> Farm:
         f = Farm.__new__(Farm)
         f.g = self.g[:]
@@ -467,6 +482,8 @@ def value(f: Farm, x: Ctx) -> float:
 
 
 ANIMAL_ROWS = (C.SHEEP_ROW, C.BOAR_ROW, C.CATTLE_ROW)
+#: By craft major: (good, food) once per harvest.
+CRAFT = {m: major.craft for m, major in enumerate(MAJORS) if major.craft is not None}
 NO_WELL = (0,) * (LAST_ROUND + 1)
 
 
@@ -519,7 +536,7 @@ def _cooker(people: int, harvests: int) -> float:
 
 def _resources(f: Farm, x: Ctx, rooms: int, people: int, person: float, cooker: bool,
                harvests: int) -> float:
-    w, c, r, s = f.g[0], f.g[1], f.g[2], f.g[3]
+    w, c, r, s = float(f.g[0]), float(f.g[1]), float(f.g[2]), float(f.g[3])
     out = 0.0
     # Rooms: the next two, each worth the growth it allows, its space and its material.
     if rooms < 5 and x.rl >= 1:
@@ -712,8 +729,8 @@ def _part_options(f: Farm, x: Ctx, part: C.Part, space: int, done: int) -> list[
     elif kind == C.PLOUGH:
         if done >= 1:
             return out
-        spots = f.empty() if not f.fields else _neighbours(f.fields) & f.empty()
-        cell = _first(FIELD_ORDER, spots)
+        ploughable = f.empty() if not f.fields else _neighbours(f.fields) & f.empty()
+        cell = _first(FIELD_ORDER, ploughable)
         if cell >= 0:
             h = f.copy()
             h.fields |= 1 << cell
@@ -967,7 +984,7 @@ def _fed(f: Farm, a: dict[str, Any], need: int) -> Farm:
         g[t] -= a[name]
         raised += a[name] * rates[t]
     for m in a["crafts"]:
-        good, food = MAJORS[m].craft  # type: ignore[misc]
+        good, food = CRAFT[m]
         g[good] -= 1
         raised += food
     g[FOOD] = max(0, raised - need)
