@@ -167,7 +167,8 @@ def _room_for(caps: tuple[int, ...], flex: int, herd: tuple[int, int, int]) -> t
 @lru_cache(maxsize=8192)
 def _moves(fences: int, pastures: tuple[int, ...], blocked: int, budget: int
            ) -> tuple[tuple[int, int], ...]:
-    return tuple(pasture_moves(fences, pastures, blocked, budget))
+    # The pastures follow from the fences; they stay in the key for the callers' sake.
+    return tuple(pasture_moves(fences, blocked, budget))
 
 
 _pastures_of = lru_cache(maxsize=8192)(pastures_of)
