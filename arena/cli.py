@@ -23,6 +23,7 @@ from arena.cli_common import (
     game_named,
     load_manifests,
     out,
+    print_log_tail,
     sandbox_mode,
     seed_key_or_fail,
     terminate_on_sigterm,
@@ -234,7 +235,9 @@ def check_bot(
     results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB, sandbox=mode)
     for check in results:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
-        out.print(f"{mark}  {check.name:<10} {check.detail}")
+        out.print(f"{mark}  {check.name:<10} {escape(check.detail)}", soft_wrap=True)
+        if check.log is not None:
+            print_log_tail(check.log)
     if not all(c.passed for c in results):
         raise typer.Exit(1)
 

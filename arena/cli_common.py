@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from arena.engine import UnknownGameError, get_game
 from arena.engine.api import Game
+from arena.runner.botlog import log_tail
 from arena.runner.bots import BotManifest
 from arena.runner.clock import TimeControl
 
@@ -84,3 +85,14 @@ def sandbox_mode(on: bool) -> str:
     except SandboxError as exc:
         fail(str(exc))
     return mode
+
+
+def print_log_tail(path: Path, lines: int = 10) -> None:
+    """Name a bot's log and show its last lines (or say that it wrote nothing)."""
+    tail = log_tail(path, lines)
+    if not tail:
+        out.print(f"      its log, {path}, is empty", soft_wrap=True)
+        return
+    out.print(f"      the end of its log, {path}:", soft_wrap=True)
+    for line in tail:
+        out.print(f"      | {escape(line)}", soft_wrap=True)

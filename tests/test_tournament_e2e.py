@@ -720,22 +720,25 @@ def test_a_game_void_too_often_stops_the_run_with_a_clear_message_and_keeps_fini
 ) -> None:
     out = tmp_path / "out"
     retries = 1
+    # The faulty bot passes the start check the run makes before its games, then cannot
+    # start again (it keeps its state in a file: no sandbox).
     file = write_tournament(
         tmp_path, "void.toml", name="void", output=out, seed=5, void_retries=retries,
-        bots=[example("greedy-py"), example("random-py"), faulty("crash-start")],
-        time_control={"handshake_ms": 3000},
+        bots=[example("greedy-py"), example("random-py"), faulty("crash-restart")],
+        time_control={"handshake_ms": 3000}, sandbox="none",
     )
     schedule = schedule_of(file)
-    void_games = {p.game_id for p in schedule if "faulty-crash-start" in p.bots}
+    void_games = {p.game_id for p in schedule if "faulty-crash-restart" in p.bots}
     # With this seed the table without the faulty bot comes first, so games finish before the
     # run stops.
     assert not void_games & {schedule[0].game_id, schedule[1].game_id}
 
-    run = runs.complete(file)
+    state = tmp_path / "crash-restart.state"
+    run = runs.complete(file, env={"FAULTY_STATE_FILE": str(state)})
     assert run.rc == 2, run.text
     assert "Traceback" not in run.text
     message = run.stderr
-    assert "error:" in message and "faulty-crash-start" in message
+    assert "error:" in message and "faulty-crash-restart" in message
     named = [gid for gid in void_games if f"game {gid} " in message]
     assert len(named) == 1, message
     assert f"void {retries + 1} times" in message
@@ -750,10 +753,11 @@ def test_a_game_void_too_often_stops_the_run_with_a_clear_message_and_keeps_fini
     for gid in first.done:
         assert verify(GameRecord.load(out / first.results[gid]["record"])).ok
 
-    again = runs.complete(file)
+    state.unlink()  # one good start again, for the second run's start check
+    again = runs.complete(file, env={"FAULTY_STATE_FILE": str(state)})
     assert again.rc == 2, again.text
     assert "Traceback" not in again.text
-    assert "faulty-crash-start" in again.stderr and " void " in again.stderr
+    assert "faulty-crash-restart" in again.stderr and " void " in again.stderr
     assert any(f"game {gid} " in again.stderr for gid in void_games), again.stderr
     second = read_journal(out)
     for gid in first.done:  # kept, not replayed

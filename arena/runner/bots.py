@@ -303,6 +303,16 @@ def _limit_self(rlimits: list[_RLimit], prctl: Any, report_fd: int) -> None:
             raise
 
 
+def setup_hint(manifest: BotManifest) -> str | None:
+    """What a bot that cannot start probably lacks, as an instruction, when its folder shows
+    it: a Node.js bot whose packages were never installed."""
+    folder = manifest.folder
+    if (folder / "package.json").is_file() and not (folder / "node_modules").is_dir():
+        return (f"{manifest.name}'s packages are not installed: run "
+                f"npm ci --prefix {folder}")
+    return None
+
+
 class BotStartError(RuntimeError):
     """The bot process could not be started at all (missing program, bad folder, a resource
     limit it could not be given)."""

@@ -20,6 +20,7 @@ from typing import Any
 
 from arena.engine import get_game
 from arena.protocol.messages import FAILURES
+from arena.runner.checkbot import start_problem
 from arena.runner.config import TournamentConfig
 from arena.runner.digest import bot_digest
 from arena.runner.executor import (
@@ -186,6 +187,25 @@ class Tournament:
             if reason in self.failures:
                 self.failures[reason] += 1
 
+    def _check_bots_start(self) -> None:
+        """Before any game of this run: start every bot once and wait for its hello, and stop
+        with every bot that could not, at once, each with why and the end of its log (rather
+        than one void game after another)."""
+        game = get_game(self.config.game)
+        problems = [
+            problem for bot in self.config.bots
+            if (problem := start_problem(bot, game, self.config.time_control,
+                                         self.folder / "logs" / "start-check",
+                                         self.config.log_cap,
+                                         self.config.sandbox, self.seed_key)) is not None
+        ]
+        if problems:
+            n = len(problems)
+            raise TournamentError(
+                f"{n} bot{'s' if n > 1 else ''} of {self.config.name} cannot start, so no "
+                "game was played:\n" + "\n".join(problems) + "\nFix the bot (or drop it "
+                "from the file, while no game has been played) and run again")
+
     def _job(self, p: Pairing) -> GameJob:
         folders = {b.name: str(b.folder) for b in self.config.bots}
         return GameJob(
@@ -239,6 +259,8 @@ class Tournament:
         except SandboxError as exc:
             raise TournamentError(str(exc)) from None
         queue: list[Pairing] = self.journal.pairings("scheduled")
+        if queue or self.scheduler.next_round(self.journal.outcomes()):
+            self._check_bots_start()
         keep = KEEP_BOTS_PER_WORKER if self.config.reuse_bots else 0
         executor = self.executor_factory(self.config.concurrency, keep)
         abandon = True
