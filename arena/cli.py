@@ -149,13 +149,16 @@ def play(
     """Play one game and print the final table.
 
     Seats are the given bots in order (real processes, refereed under time control), then
-    built-in random players up to --players (4 without bots).
+    built-in random players up to --players (default: 4 built-in players without bots, two
+    seats for one bot, and as many seats as bots otherwise).
     """
     from arena.runner.record import record_summary
     from arena.runner.referee import VoidGame, play_game
 
     manifests = load_manifests(bot or [])
-    n = players if players is not None else (len(manifests) or 4)
+    # Without --players: 4 built-in players, a lone bot against one, or the bots alone.
+    n = players if players is not None else {0: 4, 1: 2}.get(len(manifests), len(manifests))
+    n = max(n, game_named(game).min_players) if players is None else n
     if len(manifests) > n:
         fail(f"{len(manifests)} bots do not fit at {n} seats (--players)")
     g = game_named(game, n)
@@ -168,6 +171,10 @@ def play(
                         log_dir=log_dir if manifests else None, log_cap=log_cap_mb * MIB,
                         seed_key=seed_key, sandbox=mode)
     except VoidGame as exc:
+        if as_json:  # JSON whenever --json is given, a void game included
+            typer.echo(json.dumps({"void": True, "game": g.name, "seed": seed,
+                                   "reason": str(exc)}))
+            raise typer.Exit(3) from None
         fail(f"void game (nobody loses; try again): {exc}", code=3)
     if record is not None:
         rec.save(record)

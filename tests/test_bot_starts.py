@@ -4,6 +4,7 @@ Real bot processes, real sockets."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -63,3 +64,18 @@ def test_a_tournament_reports_every_bot_that_cannot_start_before_playing_and_the
     r = invoke("run", str(file), "--plain")
     assert r.exit_code == 0, r.output
     assert "had played no game yet" in r.output and "2/2 games, complete" in r.output
+
+
+def test_one_bot_and_no_player_count_is_a_two_player_game_against_the_built_in_player() -> None:
+    r = invoke("play", "agricola", "--bot", str(example("random-py")), "--json", "--seed", "2")
+    assert r.exit_code == 0, r.output
+    players = json.loads(r.output)["players"]
+    assert [p["player"] for p in players] == ["random-py", "builtin"]
+
+
+def test_a_void_game_under_json_is_json(tmp_path: Path) -> None:
+    r = invoke("play", "stoneage", "--bot", str(FAULTY / "crash-start"), "--json",
+               "--log-dir", str(tmp_path))
+    assert r.exit_code == 3
+    doc = json.loads(r.stdout)
+    assert doc["void"] is True and "exited with status 1" in doc["reason"]

@@ -263,3 +263,37 @@ def test_a_tournament_that_played_no_game_takes_the_file_as_it_now_is(tmp_path: 
     assert r.exit_code == 0, r.output
     assert "had played no game yet: the file's new bots replace the old" in r.output
     assert "2/2 games, complete" in r.output
+
+
+def test_workers_ending_while_the_run_stops_are_a_stop_not_an_error(tmp_path: Path) -> None:
+    """A signal to the whole process group (a service manager's SIGTERM) stops the run and
+    ends its workers too: the run reports itself stopped, and resumes."""
+    from arena.runner.config import load_config
+    from arena.runner.tournament import StopRequest, Tournament
+
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="term", output=out, concurrency=2,
+                            bots=[example("random-py"), example("greedy-py")], rounds=2)
+    stop = StopRequest()
+
+    def workers_die_on_stop(concurrency: int, keep: int) -> LocalExecutor:
+        executor = LocalExecutor(concurrency, keep)
+        poll = executor.poll
+
+        def poll_or_die(timeout: float) -> list[JobResult]:
+            if stop.level:
+                raise RuntimeError("a game worker (pid 1) died with exit code 255")
+            results = poll(timeout)
+            if results:
+                stop.level = 1  # the signal arrives
+            return results
+
+        executor.poll = poll_or_die  # type: ignore[method-assign]
+        return executor
+
+    with signals_kept():
+        result = Tournament(load_config(file), executor_factory=workers_die_on_stop, stop=stop,
+                            seed_key=TEST_SEED_KEY).run()
+    assert not result.complete and result.games_done >= 1
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output

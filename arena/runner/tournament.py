@@ -289,6 +289,12 @@ class Tournament:
                 try:
                     results = executor.poll(0.2)
                 except RuntimeError as exc:
+                    if self.stop.level:
+                        # Stopping: a signal to the whole process group (SIGTERM from a
+                        # service manager, Ctrl-C) also ends the workers. The run was
+                        # stopped, nothing was lost; the games in progress replay on resume.
+                        self.stop.level = 2
+                        break
                     raise TournamentError(f"{exc}; finished games are kept, run again to "
                                           "resume") from None
                 for r in results:
