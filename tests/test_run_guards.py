@@ -297,3 +297,18 @@ def test_workers_ending_while_the_run_stops_are_a_stop_not_an_error(tmp_path: Pa
     assert not result.complete and result.games_done >= 1
     r = invoke("run", str(file), "--plain")
     assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+
+
+def test_an_absurd_schedule_is_refused_with_its_size_before_anything_is_built(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="huge", output=out, rounds=10**9,
+                            bots=[example("random-py"), example("greedy-py")])
+    one_error(invoke("run", str(file), "--plain"), "'rounds'", "2,000,000,000 games",
+              "max_games")
+    assert not out.exists()
+    capped = write_tournament(tmp_path, "capped.toml", name="huge", output=out, rounds=10**9,
+                              max_games=4, bots=[example("random-py"), example("greedy-py")])
+    r = invoke("run", str(capped), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
