@@ -398,7 +398,23 @@ def standings(
     games = len(progress.outcomes)
     if as_json:
         typer.echo(json.dumps({"name": progress.name, "games": games,
-                               "issued": progress.issued, **table.to_dict()}))
+                               "issued": progress.issued,
+                               "complete": _complete(folder, games), **table.to_dict()}))
         return
-    out.print(standings_table(table, title=f"{progress.name}: {games} of "
-                                           f"{progress.issued} games issued so far"))
+    out.print(standings_table(table, title=_standings_title(folder, progress.name, games,
+                                                            progress.issued)))
+
+
+def _complete(folder: Path, games: int) -> bool:
+    """Whether a run finished the tournament: its standings file says so, for these games."""
+    try:
+        meta = json.loads((folder / "standings.json").read_text(encoding="utf-8"))["meta"]
+        return meta.get("complete") is True and meta.get("games") == games
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def _standings_title(folder: Path, name: str, games: int, issued: int) -> str:
+    if _complete(folder, games):
+        return f"{name}: complete, {games} games"
+    return f"{name}: {games} of {issued} games issued so far"

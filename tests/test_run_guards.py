@@ -312,3 +312,10 @@ def test_an_absurd_schedule_is_refused_with_its_size_before_anything_is_built(
                               max_games=4, bots=[example("random-py"), example("greedy-py")])
     r = invoke("run", str(capped), "--plain")
     assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+
+
+def test_standings_of_a_finished_tournament_say_it_is_complete(tmp_path: Path) -> None:
+    _, out, _ = finished(tmp_path)
+    r = invoke("standings", str(out))
+    assert r.exit_code == 0 and "guards: complete, 4 games" in r.output, r.output
+    assert json.loads(invoke("standings", str(out), "--json").output)["complete"] is True

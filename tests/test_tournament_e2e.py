@@ -937,11 +937,11 @@ def test_arena_standings_prints_the_standings_also_while_a_run_is_going(
     final = cli.invoke(app, ["standings", str(out), "--json"])
     assert final.exit_code == 0, final.output
     data = json.loads(final.output)
-    assert data["games"] == data["issued"] == total
+    assert data["games"] == data["issued"] == total and data["complete"] is True
     saved = standings_doc(out)["standings"]
-    assert {k: v for k, v in data.items() if k not in ("name", "issued")} == saved
+    assert {k: v for k, v in data.items() if k not in ("name", "issued", "complete")} == saved
     text = cli.invoke(app, ["standings", str(out)], env={"COLUMNS": "120"})
-    assert text.exit_code == 0 and f"{total} of {total} games" in text.output
+    assert text.exit_code == 0 and f"complete, {total} games" in text.output
 
 
 def test_arena_standings_on_a_folder_without_a_journal_is_a_clear_error(tmp_path: Path) -> None:

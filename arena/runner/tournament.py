@@ -137,6 +137,7 @@ class Tournament:
         for outcome in self.journal.outcomes():
             self._count(outcome)
         self.issued = len(self.journal.pairings())
+        self.done_before = self.done
         self.started = time.monotonic()
         self.in_flight: dict[str, tuple[Pairing, float]] = {}
         self.voids = self.journal.void_count()
@@ -238,6 +239,7 @@ class Tournament:
             void_retries=self.voids,
             schedule=self.scheduler.describe(),
             stopping=self.stop.level > 0,
+            done_before=self.done_before,
         )
 
     # ------------------------------------------------------------------ the loop
