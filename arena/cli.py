@@ -263,8 +263,24 @@ def run(
                            help="Run the bots without a sandbox (as sandbox = \"none\" in the "
                                 "file), only for bots you trust.")
     ] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Output folder (default: file).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Master seed (default: file).")] = None,
+    games: Annotated[
+        int | None, typer.Option("--games", help="At most this many games (max_games).")
+    ] = None,
+    decision_ms: Annotated[
+        int | None, typer.Option("--decision-ms", help="Time limit of one decision, ms.")
+    ] = None,
+    bank_ms: Annotated[
+        int | None, typer.Option("--bank-ms", help="Each bot's time bank for a game, ms.")
+    ] = None,
 ) -> None:
     """Run (or resume) a tournament and show live standings.
+
+    Options override the file's fields of the same meaning; a resumed run must be given the
+    same ones (they are part of what the tournament is), except --output and -j.
 
     Ctrl-C once: finish the games in progress, then stop; twice: abandon them (they are
     replayed on resume). Running the same file again resumes where it stopped.
@@ -280,8 +296,19 @@ def run(
     from arena.runner.tournament import StopRequest, Tournament, TournamentError
     from arena.seeds import SeedKeyError, configured_key_file, load_or_create_key_file
 
+    overrides: dict[str, Any] = {}
+    if output is not None:
+        overrides["output"] = str(output.resolve())
+    if seed is not None:
+        overrides["seed"] = seed
+    if games is not None:
+        overrides["max_games"] = games
+    clock = {k: v for k, v in (("decision_ms", decision_ms), ("bank_ms", bank_ms))
+             if v is not None}
+    if clock:
+        overrides["time_control"] = clock
     try:
-        config = load_config(file)
+        config = load_config(file, overrides)
     except ConfigError as exc:
         fail(str(exc))
     # A new tournament makes its own key, kept in its journal, unless ARENA_SEED_KEY_FILE

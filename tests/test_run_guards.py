@@ -319,3 +319,21 @@ def test_standings_of_a_finished_tournament_say_it_is_complete(tmp_path: Path) -
     r = invoke("standings", str(out))
     assert r.exit_code == 0 and "guards: complete, 4 games" in r.output, r.output
     assert json.loads(invoke("standings", str(out), "--json").output)["complete"] is True
+
+
+def test_command_line_options_override_the_files_fields(tmp_path: Path) -> None:
+    file = write_tournament(tmp_path, "t.toml", name="over", output=tmp_path / "unused",
+                            bots=[example("random-py"), example("greedy-py")], rounds=5)
+    out = tmp_path / "elsewhere"
+    r = invoke("run", str(file), "--plain", "--output", str(out), "--seed", "77",
+               "--games", "4", "--decision-ms", "1500", "--bank-ms", "90000")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+    assert not (tmp_path / "unused").exists()
+    meta = json.loads((out / "standings.json").read_text())["meta"]
+    assert meta["seed"] == 77 and meta["games"] == 4
+    record = json.loads(next((out / "games").glob("*.json")).read_text())
+    assert record["time_control"]["decision_ms"] == 1500
+    assert record["time_control"]["bank_ms"] == 90000
+    # What defines the games is part of the tournament: another seed is another tournament.
+    one_error(invoke("run", str(file), "--plain", "--output", str(out), "--games", "4"),
+              "differs in", "seed")

@@ -137,12 +137,21 @@ class TournamentConfig:
         }
 
 
-def load_config(path: str | Path) -> TournamentConfig:
-    """Read and validate a tournament file. Raises :class:`ConfigError`."""
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TournamentConfig:
+    """Read and validate a tournament file, with ``overrides`` of its top-level fields (the
+    command line's; ``time_control`` entries are merged into the file's table), validated as
+    if the file said them. Raises :class:`ConfigError`."""
     file = Path(path)
     if not file.is_file():
         raise ConfigError(f"{file}: no such tournament file")
-    return parse_config(read_toml(file, ConfigError), file)
+    data = read_toml(file, ConfigError)
+    for key, value in (overrides or {}).items():
+        if key == "time_control":
+            table = data.get("time_control", {})
+            data[key] = {**table, **value} if isinstance(table, dict) else table
+        else:
+            data[key] = value
+    return parse_config(data, file)
 
 
 def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
