@@ -190,8 +190,15 @@ def play(
 @app.command()
 def replay(
     file: Annotated[Path, typer.Argument(help="A game record written by --record.")],
+    moves: Annotated[bool, typer.Option(
+        "--moves", help="List every decision: number, round, seat, player, action, time, "
+                        "the scores after it.")] = False,
+    at: Annotated[int | None, typer.Option(
+        "--at", help="Print the position before decision N as JSON: the seat's observation "
+                     "and legal actions, what was chosen, and the full state.")] = None,
 ) -> None:
-    """Re-run a game record through the engine and verify it exactly (exit 1 if it differs)."""
+    """Re-run a game record through the engine and verify it exactly (exit 1 if it differs);
+    with --moves or --at, show its moves or one position."""
     from arena.runner.record import GameRecord, verify
 
     try:
@@ -204,6 +211,9 @@ def replay(
         report = verify(rec)
     except UnknownGameError as exc:
         fail(f"{file}: {exc}")
+    if at is not None or moves:
+        _show_moves(rec, at)
+        return
     if report.ok:
         out.print(
             f"[green]ok[/]: {rec.game} ({rec.rules_version}) seed {rec.seed}: "
@@ -215,6 +225,29 @@ def replay(
     for problem in report.problems:
         err.print(f"  {problem}")
     raise typer.Exit(1)
+
+
+def _show_moves(rec: Any, at: int | None) -> None:
+    from arena.runner.replay import moves as list_moves
+    from arena.runner.replay import position
+
+    try:
+        if at is not None:
+            typer.echo(json.dumps(position(rec, at), indent=1))
+            return
+        listed = list_moves(rec)
+    except ValueError as exc:
+        fail(str(exc))
+    table = Table(title=f"{rec.game_id}: {rec.game}, seed {rec.seed}", box=None,
+                  title_justify="left", padding=(0, 1))
+    for column in ("#", "round", "seat", "player", "action", "ms", "by", "scores"):
+        table.add_column(column, justify="right" if column in ("#", "round", "ms") else "left")
+    for m in listed:
+        action = json.dumps(m.action, separators=(",", ":"))
+        table.add_row(str(m.number), "" if m.progress is None else str(m.progress), str(m.seat),
+                      m.player, escape(action), f"{m.ms:.0f}", m.by,
+                      "" if m.scores is None else " ".join(map(str, m.scores)))
+    out.print(table)
 
 
 @app.command("check-bot")
