@@ -1157,7 +1157,7 @@ def fill(folder: Path, leave_bytes: int) -> Path:
     return filler
 
 
-@pytest.mark.parametrize(("free_kb", "games_first"), [(16, False), (200, True)],
+@pytest.mark.parametrize(("free_kb", "games_first"), [(16, False), (400, True)],
                          ids=["full-from-the-start", "fills-mid-run"])
 def test_a_run_on_a_really_full_disk_stops_with_one_message_then_resumes(
     tmp_path: Path, runs: Runs, small_disk: Path, free_kb: int, games_first: bool
