@@ -166,6 +166,12 @@ def play(
     seed_key = seed_key_or_fail()
     mode = sandbox_mode(sandbox) if manifests else "none"  # built-in players run in-process
     terminate_on_sigterm()
+    from arena.runner.build import BuildError, built
+
+    try:  # a bot with a build step plays from its built copy
+        seats = [m if m is None else built(m, mode, log_dir) for m in seats]
+    except BuildError as exc:
+        fail(str(exc))
     try:
         rec = play_game(g, seed, seats, time_control(decision_ms, bank_ms, handshake_ms),
                         log_dir=log_dir if manifests else None, log_cap=log_cap_mb * MIB,

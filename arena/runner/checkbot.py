@@ -11,6 +11,7 @@ from arena.protocol.messages import Termination
 from arena.protocol.server import Failure
 from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog, log_tail, size_text
 from arena.runner.bots import KILL_WAIT_S, BotManifest, ManifestError, group_alive, setup_hint
+from arena.runner.build import BuildError, built
 from arena.runner.clock import TimeControl
 from arena.runner.record import verify
 from arena.runner.referee import Referee, VoidGame
@@ -68,7 +69,16 @@ def check_bot(
     except ManifestError as exc:
         return [Check("manifest", False, str(exc))]
     logs: list[Path] = []
+    built_checks: list[Check] = []
+    if manifest.build:
+        try:
+            manifest = built(manifest, sandbox, log_dir)
+        except BuildError as exc:
+            return [_manifest_check(manifest), Check("build", False, str(exc))]
+        built_checks = [Check("build", True, f"built once for this content of its folder, in "
+                                             f"{manifest.folder}")]
     checks = _run_checks(manifest, game, seed, time_control, log_dir, log_cap, sandbox, logs)
+    checks = [checks[0], *built_checks, *checks[1:]]
     last = checks[-1]
     if not last.passed:
         hint = setup_hint(manifest)
@@ -78,14 +88,19 @@ def check_bot(
     return checks
 
 
+def _manifest_check(manifest: BotManifest) -> Check:
+    build = f"; build: {' '.join(manifest.build)}" if manifest.build else ""
+    return Check("manifest", True, f"{manifest.name} {manifest.version} ({manifest.language}): "
+                                   f"{' '.join(manifest.command)}{build}")
+
+
 def _run_checks(
     manifest: BotManifest, game: Game, seed: int, time_control: TimeControl,
     log_dir: Path | None, log_cap: int, sandbox: str, logs: list[Path],
 ) -> list[Check]:
     """The checks after the manifest's; the bot's log path is appended to ``logs``."""
     checks: list[Check] = []
-    checks.append(Check("manifest", True, f"{manifest.name} {manifest.version} "
-                                          f"({manifest.language}): {' '.join(manifest.command)}"))
+    checks.append(_manifest_check(manifest))
     players = max(2, game.min_players)
     referee = Referee(game, seed, [manifest] + [None] * (players - 1), time_control, log_dir,
                       game_id=f"check-{manifest.name}-{seed}", log_cap=log_cap,

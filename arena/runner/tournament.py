@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -20,6 +21,8 @@ from typing import Any
 
 from arena.engine import get_game
 from arena.protocol.messages import FAILURES
+from arena.runner.bots import BotManifest
+from arena.runner.build import BuildError, built
 from arena.runner.checkbot import start_problem
 from arena.runner.config import TournamentConfig
 from arena.runner.digest import bot_digest
@@ -193,8 +196,17 @@ class Tournament:
         with every bot that could not, at once, each with why and the end of its log (rather
         than one void game after another)."""
         game = get_game(self.config.game)
-        problems = [
-            problem for bot in self.config.bots
+        problems: list[str] = []
+        ready: list[BotManifest] = []
+        for bot in self.config.bots:
+            try:  # a bot with a build step plays from its built copy
+                ready.append(built(bot, self.config.sandbox, self.folder / "logs" / "build"))
+            except BuildError as exc:
+                problems.append(str(exc))
+        self.config = dataclasses.replace(self.config, bots=tuple(ready)) if not problems \
+            else self.config
+        problems += [
+            problem for bot in ready
             if (problem := start_problem(bot, game, self.config.time_control,
                                          self.folder / "logs" / "start-check",
                                          self.config.log_cap,
