@@ -30,6 +30,13 @@ from arena.engine.agricola.state import AgricolaState
 GAME = get_game("agricola")
 
 
+def new(n: int, seed: int = 0) -> AgricolaState:
+    """A new ``n``-player game."""
+    s = GAME.new_state(n, seed=seed)
+    assert isinstance(s, AgricolaState)
+    return s
+
+
 def sid(key: str) -> int:
     """A space's id by its key."""
     return SPACE_ID[key]
@@ -155,6 +162,37 @@ def act(s: AgricolaState, typ: str, **kw: Any) -> None:
 
 def goods(s: AgricolaState, seat: int) -> dict[str, int]:
     return dict(zip(GOODS, s._goods[seat], strict=True))
+
+
+def all_but(*owned: int) -> list[int]:
+    """The majors on the board when ``owned`` are built."""
+    return [m for m in range(10) if m not in owned]
+
+
+def finished(players: list[dict[str, Any]]) -> AgricolaState:
+    """A finished game (after round 14's harvest), one seat per holding: ``goods``, ``farm``,
+    ``majors``, ``people`` (default 2) and ``begging``, as in :func:`position`."""
+    n = len(players)
+    d = GAME.new_state(n, seed=0).to_dict()
+    order = d["board"]["order"]
+    d["round"] = d["board"]["round"] = 14
+    d["board"].update(revealed=order, hidden_cards=[], accumulated=[],
+                      spaces=[*BOARD_SPACES[n], *order])
+    d["phase"], d["current_player"], d["decision"] = "over", None, None
+    taken: set[int] = set()
+    for p, spec in enumerate(players):
+        pd = d["players"][p]
+        pd["goods"] = {g: spec.get("goods", {}).get(g, 0) for g in GOODS}
+        pd["farm"] = spec.get("farm", Farm()).to_dict()
+        pd["majors"] = list(spec.get("majors", []))
+        taken |= set(pd["majors"])
+        pd["people"] = spec.get("people", 2)
+        pd["people_to_place"] = 0
+        pd["begging"] = spec.get("begging", 0)
+    d["board"]["majors"] = all_but(*taken)
+    s = GAME.state_from_dict(d)
+    assert isinstance(s, AgricolaState) and s.is_terminal
+    return s
 
 
 def stage_ok(order: list[int]) -> bool:

@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 from agri import (
-    GAME,
     act,
     farm,
+    finished,
     goods,
     mid,
+    new,
     offered,
     order_with,
     place,
@@ -43,12 +44,6 @@ FIREPLACE_2, FIREPLACE_3 = mid("fireplace_2"), mid("fireplace_3")
 HEARTH_4, HEARTH_5 = mid("cooking_hearth_4"), mid("cooking_hearth_5")
 CLAY_OVEN, STONE_OVEN = mid("clay_oven"), mid("stone_oven")
 JOINERY, WELL = mid("joinery"), mid("well")
-
-
-def new(n: int, seed: int = 0) -> AgricolaState:
-    s = GAME.new_state(n, seed=seed)
-    assert isinstance(s, AgricolaState)
-    return s
 
 
 def board(s: AgricolaState) -> dict[str, Any]:
@@ -891,37 +886,10 @@ def test_breeding_when_not_every_newborn_fits_is_a_choice() -> None:
 
 # ============================================================================= final scoring
 
-def _finished(players: list[dict[str, Any]]) -> AgricolaState:
-    """A finished game (after round 14's harvest) with these holdings."""
-    n = len(players)
-    d = GAME.new_state(n, seed=0).to_dict()
-    order = d["board"]["order"]
-    d["round"] = d["board"]["round"] = 14
-    d["board"]["revealed"] = order
-    d["board"]["hidden_cards"] = []
-    d["board"]["spaces"] = [*BOARD_SPACES[n], *order]
-    d["board"]["accumulated"] = []
-    d["phase"], d["current_player"], d["decision"] = "over", None, None
-    taken: set[int] = set()
-    for p, spec in enumerate(players):
-        pd = d["players"][p]
-        pd["goods"] = {g: spec.get("goods", {}).get(g, 0) for g in pd["goods"]}
-        pd["farm"] = spec.get("farm", farm()).to_dict()
-        pd["majors"] = list(spec.get("majors", []))
-        taken |= set(pd["majors"])
-        pd["people"] = spec.get("people", 2)
-        pd["people_to_place"] = 0
-        pd["begging"] = spec.get("begging", 0)
-    d["board"]["majors"] = [m for m in range(10) if m not in taken]
-    s = GAME.state_from_dict(d)
-    assert isinstance(s, AgricolaState) and s.is_terminal
-    return s
-
-
 def test_result_breakdown_has_every_category_and_sums_to_the_score() -> None:
     f = farm(rooms=[0], fields=[12, 13], stables=[3, 9], pastures=[[3, 4], [8, 9]],
              house="clay", sown={12: "grain", 13: "vegetable"})
-    s = _finished([{"farm": f, "goods": {"grain": 2, "sheep": 4, "cattle": 1, "wood": 3},
+    s = finished([{"farm": f, "goods": {"grain": 2, "sheep": 4, "cattle": 1, "wood": 3},
                     "majors": [FIREPLACE_2, JOINERY], "people": 3, "begging": 1},
                    {}])
     r = s.result()
@@ -940,21 +908,21 @@ def test_result_breakdown_has_every_category_and_sums_to_the_score() -> None:
 def test_ties_broken_by_building_resources_left_then_shared() -> None:
     """D3, ref A8: equal scores rank by wood + clay + reed + stone left; still equal, the rank
     is shared and the next one skips. Food, crops and animals do not count for it."""
-    s = _finished([{"goods": {"wood": 1, "reed": 1, "food": 5}},
+    s = finished([{"goods": {"wood": 1, "reed": 1, "food": 5}},
                    {"goods": {"stone": 3}},
                    {"goods": {"clay": 2, "food": 9}}])
     r = s.result()
     assert r.scores == (-14, -14, -14)
     assert r.tiebreak == (2, 3, 2)
     assert r.ranks == (2, 1, 2)
-    s = _finished([{"goods": {"wood": 1}}, {"goods": {"reed": 1}},
+    s = finished([{"goods": {"wood": 1}}, {"goods": {"reed": 1}},
                    {"people": 3, "farm": farm(rooms=[0])}, {"goods": {"stone": 1}}])
     assert s.result().ranks == (2, 2, 1, 2)
 
 
 def test_result_does_not_spend_the_craft_resources_for_the_tie_break() -> None:
     """D4: the Joinery's bonus reads the wood left without spending it."""
-    s = _finished([{"goods": {"wood": 7}, "majors": [JOINERY]},
+    s = finished([{"goods": {"wood": 7}, "majors": [JOINERY]},
                    {"goods": {"stone": 1}, "majors": [CLAY_OVEN, STONE_OVEN]}])
     r = s.result()
     assert r.breakdown[0]["crafts"] == 3 and r.scores[0] == r.scores[1] == -14 + 5
