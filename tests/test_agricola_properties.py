@@ -37,6 +37,7 @@ from arena.engine.agricola.components import (
     SPACE_KEYS,
 )
 from arena.engine.agricola.farm import Farm
+from arena.engine.agricola.parts import DECIDING_PARTS, options
 from arena.engine.agricola.scoring import SCORE_KEYS
 from arena.engine.agricola.state import AgricolaState
 from arena.engine.api import IllegalActionError, competition_ranks
@@ -137,6 +138,12 @@ def check(s: AgricolaState) -> None:
     assert s.to_dict()["round"] == s.round
     if s.phase == "place":
         assert s._home[s._cur] > 0
+        # P1, by the slow road: a free space is offered exactly when one of its deciding
+        # parts has a legal sub-action (the state uses a faster, cached test).
+        h, b = s.holding(s._cur), s._board
+        usable = [sp for sp in b.free_spaces()
+                  if any(options(part, h, b, sp, 0) for part in DECIDING_PARTS[sp])]
+        assert [a["space"] for a in s.legal_actions()] == usable
 
 
 def check_saving(s: AgricolaState, rng: random.Random) -> None:
@@ -167,6 +174,30 @@ def monotone(before: dict[str, Any], after: dict[str, Any]) -> None:
         assert {c for c, _, _ in a["farm"]["fields"]} >= {c for c, _, _ in b["farm"]["fields"]}
         houses = ("wood", "clay", "stone")
         assert houses.index(a["farm"]["house"]) >= houses.index(b["farm"]["house"])
+
+
+def acted(before: dict[str, Any], after: dict[str, Any]) -> None:
+    """S3: a person placed carries out at least one sub-action. When the action ended on
+    placing (nothing left to choose), the placing seat's goods,
+    farm, majors or family changed, or a pile was taken (animals taken may all be let go),
+    unless the round is over and the next one's preparation refilled everything."""
+    seat = before["current_player"]
+    if after["phase"] == "action" and after["current_player"] == seat:
+        return  # the action goes on: its sub-decisions come next
+    b, a = before["players"][seat], after["players"][seat]
+    changed = [k for k in ("goods", "farm", "majors", "people") if a[k] != b[k]]
+    took = before["board"]["accumulated"] != after["board"]["accumulated"]
+    assert changed or took or after["round"] != before["round"], (before["decision"], a)
+
+
+def finish_a_sample(s: AgricolaState, rng: random.Random) -> None:
+    """A state sampled from a seat's observation plays on to a result like any other."""
+    if s.is_terminal:
+        return
+    sample = GAME.determinize(s.observation(s._cur), random.Random(rng.random()))
+    while not sample.is_terminal:
+        sample.apply_index(rng.randrange(sample.num_legal()))
+    assert sample.progress == 14 and len(sample.result().scores) == s.num_players
 
 
 def try_every_action(s: AgricolaState, rng: random.Random, limit: int) -> None:
@@ -215,7 +246,12 @@ def play(n: int, seed: int, seen: Seen, *, tries: int, try_rate: float,
             s.apply_index(i)
         decisions += 1
         check(s)
-        monotone(before, s.to_dict())
+        after = s.to_dict()
+        monotone(before, after)
+        if action["type"] == "place":
+            acted(before, after)
+        if decisions == 40:
+            finish_a_sample(s, rng)
     assert decisions <= GAME.max_decisions(n)
     assert s.round == 14 and s.phase == "over"
     check_result(s)
