@@ -248,6 +248,49 @@ def test_spaces_with_nothing_to_choose_are_carried_out_at_once() -> None:
     assert decision(s) == ("place", 1)
 
 
+#: What each goods space gives (ref A3-A5), with its pile set to 3 (animals: 1, which the
+#: house holds as a pet), by player count.
+_GIVES = {
+    "meeting_place": {"food": 3}, "grain_seeds": {"grain": 1}, "day_laborer": {"food": 2},
+    "forest": {"wood": 3}, "clay_pit": {"clay": 3}, "reed_bank": {"reed": 3},
+    "fishing": {"food": 3}, "sheep_market": {"sheep": 1}, "western_quarry": {"stone": 3},
+    "vegetable_seeds": {"vegetable": 1}, "pig_market": {"boar": 1},
+    "cattle_market": {"cattle": 1}, "eastern_quarry": {"stone": 3},
+    "copse": {"wood": 3}, "grove": {"wood": 3}, "hollow_3p": {"clay": 3},
+    "hollow_4p": {"clay": 3}, "traveling_players": {"food": 3},
+    "resource_market_4p": {"reed": 1, "stone": 1, "food": 1},
+}
+_AT = {1: set(), 2: set(), 3: {"grove", "hollow_3p"},
+       4: {"copse", "grove", "hollow_4p", "resource_market_4p", "traveling_players"}}
+_EVERYWHERE = set(_GIVES) - {k for ks in _AT.values() for k in ks}
+
+
+@pytest.mark.parametrize(("n", "key"), [(n, k) for n in (1, 2, 3, 4)
+                                        for k in sorted(_EVERYWHERE | _AT[n])])
+def test_every_goods_space_gives_its_goods_at_once(n: int, key: str) -> None:
+    """Ref A3-A5, P10, S3: an accumulation space gives its whole pile, a fixed space its
+    goods, with nothing to choose; in round 14 every stage card is in play. (Piles named for
+    spaces that do not accumulate or are not in play are ignored by ``position``.)"""
+    animals = ("sheep_market", "pig_market", "cattle_market")
+    s = position(n, rnd=14, piles={k: 1 if k in animals else 3 for k in _GIVES},
+                 seats={0: {"goods": {}}})
+    before = goods(s, 0)
+    place(s, key)
+    after = goods(s, 0)
+    assert {g: after[g] - before[g] for g in after if after[g] != before[g]} == _GIVES[key]
+    assert decision(s) == ("place", 1 % n)
+
+
+def test_lessons_are_on_the_board_but_never_usable() -> None:
+    """D6, B5: the Lessons spaces stay on the board and can never be used."""
+    for n, lessons in ((1, "lessons"), (2, "lessons"), (3, "lessons_3p"), (4, "lessons_4p")):
+        s = position(n, seats={0: {"goods": {"wood": 20, "reed": 9, "clay": 9, "food": 9}}})
+        assert sid(lessons) in board(s)["spaces"]
+        assert lessons not in places(s)
+        with pytest.raises(IllegalActionError):
+            place(s, lessons)
+
+
 def test_farm_expansion_rooms_and_or_stables_stop_only_after_one() -> None:
     """D11 and/or: either part, both, in either order, each at most once; ``stop`` only after
     the first sub-action. Rooms cost 5 wood + 2 reed, stables 2 wood."""
