@@ -773,6 +773,19 @@ def test_a_stable_in_a_pasture_doubles_it_and_an_unfenced_stable_holds_one() -> 
     assert goods(s, 0)["sheep"] == 2
 
 
+def test_a_stable_built_inside_a_pasture_doubles_it() -> None:
+    """Ref A7, farm 13/14: Farm Expansion may put a stable on a pasture space; the one-space
+    pasture then holds 4, so 4 sheep and a pet boar fit where 2 sheep did."""
+    s = position(2, seats={0: {"goods": {"wood": 2, "sheep": 2, "boar": 1},
+                               "farm": farm(pastures=[[0]])}})
+    assert not s._farms[0].fits(4, 1, 0)
+    place(s, "farm_expansion")
+    assert {"type": "build_stable", "cell": 0} in offered(s)
+    act(s, "build_stable", cell=0)
+    assert s._farms[0].fits(4, 1, 0) and not s._farms[0].fits(5, 1, 0)
+    assert s.score_input(0).fenced_stables == 1
+
+
 @pytest.mark.parametrize(("majors", "food"), [([], 0), ([FIREPLACE_2], 2), ([HEARTH_4], 3)])
 def test_keep_after_a_market_the_rest_cooked_or_released(majors: list[int], food: int) -> None:
     """Decision model item 3, P11: a pet boar and a new sheep do not both fit; the player
@@ -825,9 +838,10 @@ def test_a_market_is_always_usable_even_with_no_room() -> None:
 def _to_harvest(s: AgricolaState) -> None:
     """Both players' last person takes wood or clay (no food), ending a harvest round."""
     assert s.round in HARVEST_ROUNDS
+    rnd = s.round
     place(s, "forest")
     place(s, "clay_pit")
-    assert s.phase != "place"  or s.round not in HARVEST_ROUNDS
+    assert s.phase in ("feed", "breed") or s.round == rnd + 1  # the work phase is over
 
 
 def test_field_phase_one_crop_from_every_sown_field() -> None:
