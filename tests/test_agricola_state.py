@@ -1068,9 +1068,6 @@ def test_a_save_of_another_game_is_refused() -> None:
         GAME.state_from_dict(broken)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: state_from_dict and determinize never check "
-                   "rules_version, so a save made under other rules loads silently (Stone "
-                   "Age refuses it: test_engine_api)")
 def test_a_save_under_another_rules_version_is_refused() -> None:
     d = new(2).to_dict()
     with pytest.raises(ValueError, match="rules"):
@@ -1083,9 +1080,6 @@ def _edited(edit: Any) -> dict[str, Any]:
     return d
 
 
-@pytest.mark.xfail(strict=True, reason="bug: state_from_dict accepts holdings the rules cannot "
-                   "reach (its docstring promises ValueError); e.g. 9 people later crash "
-                   "apply() with a ValueError at the harvest")
 @pytest.mark.parametrize("what", ["nine people", "negative begging", "a major owned and on "
                                   "the board", "more newborns than people", "animals that do "
                                   "not fit", "no such round starting player",
