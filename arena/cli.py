@@ -1,6 +1,7 @@
 """The ``arena`` command line. Commands are thin: parse options, call the library, print.
 
-Domain errors become a message on stderr and exit code 2, in one place (:func:`_fail`).
+Domain errors become a message on stderr and exit code 2, in one place
+(:func:`arena.cli_common.fail`).
 """
 
 from __future__ import annotations
@@ -9,15 +10,26 @@ import json
 import signal
 import time
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.engine import UnknownGameError, get_game, list_games
-from arena.engine.api import Game
+from arena.cli_bench import bench_app
+from arena.cli_common import (
+    err,
+    fail,
+    game_named,
+    load_manifests,
+    out,
+    print_log_tail,
+    sandbox_mode,
+    seed_key_or_fail,
+    terminate_on_sigterm,
+    time_control,
+)
+from arena.engine import UnknownGameError, list_games
 from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.bots import BotManifest
 from arena.runner.clock import TimeControl
@@ -28,29 +40,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
-
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code)
-
-
-def _game(name: str, players: int | None = None) -> Game:
-    try:
-        game = get_game(name)
-    except UnknownGameError as exc:
-        _fail(str(exc))
-    if players is not None and not game.min_players <= players <= game.max_players:
-        _fail(
-            f"{game.name} is for {game.min_players}-{game.max_players} players, "
-            f"not {players} (--players)"
-        )
-    return game
 
 
 @app.command()
@@ -64,7 +54,7 @@ def games() -> None:
     try:
         installed = list_games()
     except UnknownGameError as exc:  # a broken game plugin: name it, no traceback
-        _fail(str(exc))
+        fail(str(exc))
     for g in installed:
         table.add_row(g.name, g.title, f"{g.min_players}-{g.max_players}", g.rules_version)
     out.print(table)
@@ -92,54 +82,6 @@ def _print_summary(summary: dict[str, Any]) -> None:
     for p in players:
         if p["termination"] != "ok":
             err.print(f"seat {p['seat']} ({p['player']}): {p['termination']}: {p['detail']}")
-
-
-def _manifests(paths: list[Path]) -> list[BotManifest]:
-    from arena.runner.bots import ManifestError
-
-    try:
-        return [BotManifest.load(p) for p in paths]
-    except ManifestError as exc:
-        _fail(str(exc))
-
-
-def _time_control(decision_ms: int, bank_ms: int, handshake_ms: int) -> TimeControl:
-    try:
-        return TimeControl(handshake_ms=handshake_ms, decision_ms=decision_ms, bank_ms=bank_ms)
-    except ValueError as exc:
-        _fail(str(exc))
-
-
-def _user_seed_key() -> bytes:
-    """The key of single games' bot seeds (the user's key file), or a clear error."""
-    from arena.seeds import SeedKeyError, user_seed_key
-
-    try:
-        return user_seed_key()
-    except SeedKeyError as exc:
-        _fail(str(exc))
-
-
-def _terminate_on_sigterm() -> None:
-    """Turn SIGTERM into SystemExit so every ``finally`` runs and bot groups are killed."""
-
-    def handler(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, handler)
-
-
-def _sandbox_mode(on: bool) -> str:
-    """The sandbox mode of --sandbox/--no-sandbox; with --sandbox, a clear error (no
-    fallback) if the sandbox cannot work here."""
-    from arena.runner.sandbox import SandboxError, require_sandbox
-
-    mode = "bwrap" if on else "none"
-    try:
-        require_sandbox(mode)
-    except SandboxError as exc:
-        _fail(str(exc))
-    return mode
 
 
 @app.command()
@@ -207,26 +149,39 @@ def play(
     """Play one game and print the final table.
 
     Seats are the given bots in order (real processes, refereed under time control), then
-    built-in random players up to --players (4 without bots).
+    built-in random players up to --players (default: 4 built-in players without bots, two
+    seats for one bot, and as many seats as bots otherwise).
     """
     from arena.runner.record import record_summary
     from arena.runner.referee import VoidGame, play_game
 
-    manifests = _manifests(bot or [])
-    n = players if players is not None else (len(manifests) or 4)
+    manifests = load_manifests(bot or [])
+    # Without --players: 4 built-in players, a lone bot against one, or the bots alone.
+    n = players if players is not None else {0: 4, 1: 2}.get(len(manifests), len(manifests))
+    n = max(n, game_named(game).min_players) if players is None else n
     if len(manifests) > n:
-        _fail(f"{len(manifests)} bots do not fit at {n} seats (--players)")
-    g = _game(game, n)
+        fail(f"{len(manifests)} bots do not fit at {n} seats (--players)")
+    g = game_named(game, n)
     seats: list[BotManifest | None] = [*manifests, *[None] * (n - len(manifests))]
-    seed_key = _user_seed_key()
-    mode = _sandbox_mode(sandbox) if manifests else "none"  # built-in players run in-process
-    _terminate_on_sigterm()
+    seed_key = seed_key_or_fail()
+    mode = sandbox_mode(sandbox) if manifests else "none"  # built-in players run in-process
+    terminate_on_sigterm()
+    from arena.runner.build import BuildError, built
+
+    try:  # a bot with a build step plays from its built copy
+        seats = [m if m is None else built(m, mode, log_dir) for m in seats]
+    except BuildError as exc:
+        fail(str(exc))
     try:
-        rec = play_game(g, seed, seats, _time_control(decision_ms, bank_ms, handshake_ms),
+        rec = play_game(g, seed, seats, time_control(decision_ms, bank_ms, handshake_ms),
                         log_dir=log_dir if manifests else None, log_cap=log_cap_mb * MIB,
                         seed_key=seed_key, sandbox=mode)
     except VoidGame as exc:
-        _fail(f"void game (nobody loses; try again): {exc}", code=3)
+        if as_json:  # JSON whenever --json is given, a void game included
+            typer.echo(json.dumps({"void": True, "game": g.name, "seed": seed,
+                                   "reason": str(exc)}))
+            raise typer.Exit(3) from None
+        fail(f"void game (nobody loses; try again): {exc}", code=3)
     if record is not None:
         rec.save(record)
     summary = record_summary(rec)
@@ -241,20 +196,30 @@ def play(
 @app.command()
 def replay(
     file: Annotated[Path, typer.Argument(help="A game record written by --record.")],
+    moves: Annotated[bool, typer.Option(
+        "--moves", help="List every decision: number, round, seat, player, action, time, "
+                        "the scores after it.")] = False,
+    at: Annotated[int | None, typer.Option(
+        "--at", help="Print the position before decision N as JSON: the seat's observation "
+                     "and legal actions, what was chosen, and the full state.")] = None,
 ) -> None:
-    """Re-run a game record through the engine and verify it exactly (exit 1 if it differs)."""
+    """Re-run a game record through the engine and verify it exactly (exit 1 if it differs);
+    with --moves or --at, show its moves or one position."""
     from arena.runner.record import GameRecord, verify
 
     try:
         rec = GameRecord.load(file)
     except FileNotFoundError:
-        _fail(f"{file}: no such file")
+        fail(f"{file}: no such file")
     except ValueError as exc:
-        _fail(f"{file}: {exc}")
+        fail(f"{file}: {exc}")
     try:
         report = verify(rec)
     except UnknownGameError as exc:
-        _fail(f"{file}: {exc}")
+        fail(f"{file}: {exc}")
+    if at is not None or moves:
+        _show_moves(rec, at)
+        return
     if report.ok:
         out.print(
             f"[green]ok[/]: {rec.game} ({rec.rules_version}) seed {rec.seed}: "
@@ -266,6 +231,29 @@ def replay(
     for problem in report.problems:
         err.print(f"  {problem}")
     raise typer.Exit(1)
+
+
+def _show_moves(rec: Any, at: int | None) -> None:
+    from arena.runner.replay import moves as list_moves
+    from arena.runner.replay import position
+
+    try:
+        if at is not None:
+            typer.echo(json.dumps(position(rec, at), indent=1))
+            return
+        listed = list_moves(rec)
+    except ValueError as exc:
+        fail(str(exc))
+    table = Table(title=f"{rec.game_id}: {rec.game}, seed {rec.seed}", box=None,
+                  title_justify="left", padding=(0, 1))
+    for column in ("#", "round", "seat", "player", "action", "ms", "by", "scores"):
+        table.add_column(column, justify="right" if column in ("#", "round", "ms") else "left")
+    for m in listed:
+        action = json.dumps(m.action, separators=(",", ":"))
+        table.add_row(str(m.number), "" if m.progress is None else str(m.progress), str(m.seat),
+                      m.player, escape(action), f"{m.ms:.0f}", m.by,
+                      "" if m.scores is None else " ".join(map(str, m.scores)))
+    out.print(table)
 
 
 @app.command("check-bot")
@@ -285,139 +273,19 @@ def check_bot(
     and a clean shutdown. Prints pass/fail per check; exit 0 only if all pass."""
     from arena.runner.checkbot import check_bot as run_checks
 
-    g = _game(game)
-    _user_seed_key()  # the referee uses it too: a broken key file is named here, not raised
-    mode = _sandbox_mode(sandbox)
-    _terminate_on_sigterm()
-    tc = _time_control(decision_ms, TC.bank_ms, handshake_ms)
+    g = game_named(game)
+    seed_key_or_fail()  # the referee uses it too: a broken key file is named here, not raised
+    mode = sandbox_mode(sandbox)
+    terminate_on_sigterm()
+    tc = time_control(decision_ms, TC.bank_ms, handshake_ms)
     results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB, sandbox=mode)
     for check in results:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
-        out.print(f"{mark}  {check.name:<10} {check.detail}")
+        out.print(f"{mark}  {check.name:<10} {escape(check.detail)}", soft_wrap=True)
+        if check.log is not None:
+            print_log_tail(check.log)
     if not all(c.passed for c in results):
         raise typer.Exit(1)
-
-
-def _print_figures(
-    title: str, figures: dict[str, Any], rows: list[tuple[str, str]], as_json: bool
-) -> None:
-    """A benchmark's figures: one JSON object, or a table of (figure, value) rows."""
-    if as_json:
-        typer.echo(json.dumps(figures))
-        return
-    table = Table(title=title)
-    table.add_column("figure")
-    table.add_column("value", justify="right")
-    for name, value in rows:
-        table.add_row(name, value)
-    out.print(table)
-
-
-@bench_app.command("engine")
-def bench_engine_cmd(
-    game: Annotated[str, typer.Option(help="Game name.")] = "stoneage",
-    players: Annotated[int, typer.Option("--players", "-n")] = 4,
-    games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 200,
-    seed: Annotated[int, typer.Option()] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    peer: Annotated[Path | None, typer.Option(
-        exists=True, help="Also run the peer Agricola engine (AgricolaBot) from this repository "
-        "(a checkout or a bare git directory) and print Arena ÷ peer.")] = None,
-    peer_python: Annotated[str | None, typer.Option(
-        envvar="ARENA_PEER_PYTHON", help="Python with the peer's dependencies (numpy).")] = None,
-) -> None:
-    """Random games in one process: games/s, decisions/s, decisions/game, clone() cost. With
-    --peer, then the same for the peer engine, in a process of its own, and Arena ÷ peer."""
-    from arena.bench import bench_engine
-
-    g = _game(game, players)
-    if games_ < 1:
-        _fail("--games must be at least 1")
-    figures = bench_engine(g, players, games_, seed)
-    title = f"engine benchmark: {g.name}, {players} players, {games_} games"
-    rows = [
-        *_engine_rows(figures),
-        ("decisions per second, building action dicts",
-         f"{figures['dict_path_decisions_per_second']:,}"),
-        ("wall time", f"{figures['seconds']:.2f} s"),
-    ]
-    if peer is None or not as_json:
-        _print_figures(title, figures, rows, as_json)
-    if peer is not None:
-        _bench_peer(figures, peer, peer_python, as_json)
-
-
-def _engine_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
-    """The rows of an engine's figures, Arena's or the peer's."""
-    clone = f["clone_microseconds"]
-    return [
-        ("games per second", f"{f['games_per_second']:,.1f}"),
-        ("decisions per second (>= 2 legal actions)", f"{f['decisions_per_second']:,}"),
-        ("decisions per game", f"{f['decisions_per_game']:,.1f}"),
-        ("clone() cost", "none (no clone)" if clone is None else f"{clone:.2f} µs"),
-    ]
-
-
-def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json: bool) -> None:
-    """The peer engine with the same players, games and seed; its figures and Arena ÷ peer."""
-    from arena.peerbench import peer_agricola, peer_ratios
-
-    try:
-        p = peer_agricola(repo, figures["players"], figures["games"], figures["seed"], python)
-    except RuntimeError as exc:
-        _fail(str(exc))
-    figures["peer"], figures["ratios"] = p, peer_ratios(figures, p)
-    if as_json:
-        typer.echo(json.dumps(figures))
-        return
-    title = f"peer: {p['config']}, {p['games']} games"
-    if p["players"] != figures["players"]:
-        title += (f"\n(unlike games: Arena's had {figures['players']} players; "
-                  f"-n {p['players']} compares like with like)")
-    _print_figures(title, figures, [
-        *_engine_rows(p),
-        ("set-up per game (in the play)", f"{p['setup_milliseconds']:.2f} ms"),
-        ("import (not timed)", f"{p['import_seconds']:.2f} s"),
-        ("wall time", f"{p['seconds']:.2f} s"),
-        ("Arena ÷ peer, games per second", f"{figures['ratios']['games_per_second']:.2f}"),
-        ("Arena ÷ peer, decisions per second",
-         f"{figures['ratios']['decisions_per_second']:.2f}"),
-    ], False)
-
-
-@bench_app.command("protocol")
-def bench_protocol_cmd(
-    games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 4,
-    seed: Annotated[int, typer.Option()] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    sandbox: Annotated[
-        bool, typer.Option("--sandbox/--no-sandbox",
-                           help="Run the bot sandboxed, over the sandbox's ipc endpoint.")
-    ] = True,
-) -> None:
-    """Referee round trip with a Python SDK bot against a bare pyzmq ping-pong of the same
-    messages, measured in the same run: both medians and their ratio."""
-    from arena.bench import bench_protocol
-
-    if games_ < 1:
-        _fail("--games must be at least 1")
-    g = _game("stoneage")
-    figures = bench_protocol(g, games_, seed, _sandbox_mode(sandbox))
-    endpoint = "sandboxed, ipc" if sandbox else "unsandboxed, tcp"
-    _print_figures(
-        f"protocol benchmark: {figures['round_trips']} round trips, requests of "
-        f"{figures['mean_request_bytes']} bytes on average (bot {endpoint}; pinned to core "
-        f"{figures['pinned_core']})",
-        figures,
-        [
-            ("referee + Python SDK bot, median round trip",
-             f"{figures['referee_median_ms'] * 1000:.0f} µs"),
-            ("bare pyzmq ping-pong, median round trip",
-             f"{figures['bare_median_ms'] * 1000:.0f} µs"),
-            ("ratio", f"{figures['ratio']:.2f}"),
-        ],
-        as_json,
-    )
 
 
 @app.command()
@@ -434,8 +302,24 @@ def run(
                            help="Run the bots without a sandbox (as sandbox = \"none\" in the "
                                 "file), only for bots you trust.")
     ] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Output folder (default: file).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Master seed (default: file).")] = None,
+    games: Annotated[
+        int | None, typer.Option("--games", help="At most this many games (max_games).")
+    ] = None,
+    decision_ms: Annotated[
+        int | None, typer.Option("--decision-ms", help="Time limit of one decision, ms.")
+    ] = None,
+    bank_ms: Annotated[
+        int | None, typer.Option("--bank-ms", help="Each bot's time bank for a game, ms.")
+    ] = None,
 ) -> None:
     """Run (or resume) a tournament and show live standings.
+
+    Options override the file's fields of the same meaning; a resumed run must be given the
+    same ones (they are part of what the tournament is), except --output and -j.
 
     Ctrl-C once: finish the games in progress, then stop; twice: abandon them (they are
     replayed on resume). Running the same file again resumes where it stopped.
@@ -451,20 +335,31 @@ def run(
     from arena.runner.tournament import StopRequest, Tournament, TournamentError
     from arena.seeds import SeedKeyError, configured_key_file, load_or_create_key_file
 
+    overrides: dict[str, Any] = {}
+    if output is not None:
+        overrides["output"] = str(output.resolve())
+    if seed is not None:
+        overrides["seed"] = seed
+    if games is not None:
+        overrides["max_games"] = games
+    clock = {k: v for k, v in (("decision_ms", decision_ms), ("bank_ms", bank_ms))
+             if v is not None}
+    if clock:
+        overrides["time_control"] = clock
     try:
-        config = load_config(file)
+        config = load_config(file, overrides)
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     # A new tournament makes its own key, kept in its journal, unless ARENA_SEED_KEY_FILE
     # names one (to play the same games as another run that used that key).
     key_file = configured_key_file()
     try:
         seed_key = load_or_create_key_file(key_file) if key_file is not None else None
     except SeedKeyError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if concurrency is not None:
         if concurrency < 1:
-            _fail("--concurrency must be at least 1")
+            fail("--concurrency must be at least 1")
         config = dataclasses.replace(config, concurrency=concurrency)
     if no_sandbox:
         config = dataclasses.replace(config, sandbox="none")
@@ -494,21 +389,61 @@ def run(
             with Live(console=out, refresh_per_second=4, transient=False) as live:
                 tournament = Tournament(config, on_snapshot=lambda s: live.update(render(s)),
                                         stop=stop, seed_key=seed_key)
+                _say_rebound(tournament)
                 result = tournament.run()
         else:
             tournament = Tournament(config, on_snapshot=show_plain, stop=stop,
                                     seed_key=seed_key)
             if tournament.resumed:
                 typer.echo(f"resuming {config.name} in {config.output}")
+            _say_rebound(tournament)
             result = tournament.run()
     except (JournalError, TournamentError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     status = "complete" if result.complete else "stopped; run the same command to resume"
     out.print(f"{config.name}: {result.games_done}/{result.games_total} games, {status}")
     for path in result.outputs:
         out.print(f"  {path}")
     if not result.complete:
         raise typer.Exit(130 if stop.level else 1)
+
+
+def _say_rebound(tournament: Any) -> None:
+    changed = tournament.journal.rebound
+    if changed:
+        out.print(f"{tournament.config.name} had played no game yet: the file's new "
+                  f"{', '.join(changed)} replace the old")
+
+
+@app.command()
+def rebuild(
+    file: Annotated[Path, typer.Argument(help="The tournament file (TOML).")],
+) -> None:
+    """Rebuild a tournament's journal from its game records, after it was damaged or lost.
+
+    Games whose records replay to their results are entered as finished; the rest are left to
+    play: run the same file afterwards to finish the tournament. The old journal is kept,
+    renamed.
+    """
+    from arena.runner.config import ConfigError, load_config
+    from arena.runner.rebuild import rebuild_journal
+    from arena.runner.storage import FolderBusyError
+    from arena.runner.store import JournalError
+    from arena.seeds import SeedKeyError, configured_key_file, load_or_create_key_file
+
+    try:
+        config = load_config(file)
+        key_file = configured_key_file()
+        seed_key = load_or_create_key_file(key_file) if key_file is not None else None
+        report = rebuild_journal(config, seed_key)
+    except (ConfigError, SeedKeyError, JournalError, FolderBusyError) as exc:
+        fail(str(exc))
+    if report.kept_as is not None:
+        out.print(f"the old journal is kept as {report.kept_as}")
+    for line in report.skipped:
+        out.print(f"skipped {line}")
+    out.print(f"{config.name}: {report.restored} games restored from their records, "
+              f"{report.to_play} to play; run the same file to finish")
 
 
 @app.command()
@@ -524,72 +459,28 @@ def standings(
     try:
         progress = read_progress(folder)
     except JournalError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     table = compute_standings(progress.bots, progress.outcomes)
     games = len(progress.outcomes)
     if as_json:
         typer.echo(json.dumps({"name": progress.name, "games": games,
-                               "issued": progress.issued, **table.to_dict()}))
+                               "issued": progress.issued,
+                               "complete": _complete(folder, games), **table.to_dict()}))
         return
-    out.print(standings_table(table, title=f"{progress.name}: {games} of "
-                                           f"{progress.issued} games issued so far"))
+    out.print(standings_table(table, title=_standings_title(folder, progress.name, games,
+                                                            progress.issued)))
 
 
-@bench_app.command("tournament")
-def bench_tournament_cmd(
-    games_: Annotated[int, typer.Option("--games", "-g", help="Games per run.")] = 48,
-    seed: Annotated[int, typer.Option()] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-) -> None:
-    """A small tournament of random bots at concurrency 1 and at one game per core: games per
-    minute for both and their ratio; and the runner's memory with 8 games in flight."""
-    from arena.bench import bench_tournament
-
-    if games_ < 6:
-        _fail("--games must be at least 6")
-    figures = bench_tournament(games_, seed)
-    _print_figures(f"tournament benchmark: {figures['games']} games of random bots", figures, [
-        ("games per minute, concurrency 1", f"{figures['serial_games_per_minute']:,.1f}"),
-        (f"games per minute, concurrency {figures['cores']} (cores)",
-         f"{figures['parallel_games_per_minute']:,.1f}"),
-        ("ratio", f"{figures['ratio']:.2f}"),
-        (f"games per minute, concurrency {figures['cores']}, sandboxed (3 runs)",
-         f"{figures['sandboxed_parallel_games_per_minute_3_runs']:,.1f}"),
-        (f"games per minute, concurrency {figures['cores']}, without the sandbox (3 runs)",
-         f"{figures['unsandboxed_parallel_games_per_minute_3_runs']:,.1f}"),
-        ("sandboxed / unsandboxed", f"{figures['sandboxed_to_unsandboxed']:.2f}"),
-        ("runner peak RSS, 8 games in flight",
-         f"{figures['runner_peak_rss_mb_8_in_flight']:.0f} MB"),
-        ("runner + workers peak PSS, 8 games in flight",
-         f"{figures['runner_and_workers_peak_pss_mb_8_in_flight']:.0f} MB"),
-    ], as_json)
+def _complete(folder: Path, games: int) -> bool:
+    """Whether a run finished the tournament: its standings file says so, for these games."""
+    try:
+        meta = json.loads((folder / "standings.json").read_text(encoding="utf-8"))["meta"]
+        return meta.get("complete") is True and meta.get("games") == games
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
 
 
-@bench_app.command("start")
-def bench_start_cmd(
-    bot: Annotated[
-        list[Path] | None,
-        typer.Option("--bot", "-b", help="A bot folder (repeatable; default: the example "
-                                         "random bots in Python and JavaScript)."),
-    ] = None,
-    starts: Annotated[int, typer.Option("--starts", "-n", help="Starts each way.")] = 20,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-) -> None:
-    """Bot start-to-hello with and without the sandbox, measured in one run: medians and
-    their ratio per bot."""
-    from arena.bench import bench_start
-
-    if starts < 1:
-        _fail("--starts must be at least 1")
-    examples = Path(__file__).resolve().parent.parent / "bots" / "examples"
-    folders = bot or [examples / "random-py", examples / "random-js"]
-    _manifests(folders)  # a bad manifest is named here
-    _sandbox_mode(True)
-    figures = bench_start(folders, starts)
-    rows = []
-    for name, f in figures["bots"].items():
-        rows += [(f"{name}: sandboxed, median", f"{f['sandboxed_median_ms']:.1f} ms"),
-                 (f"{name}: unsandboxed, median", f"{f['unsandboxed_median_ms']:.1f} ms"),
-                 (f"{name}: ratio", f"{f['ratio']:.2f}")]
-    _print_figures(f"start-to-hello benchmark: {starts} starts each way", figures, rows,
-                   as_json)
+def _standings_title(folder: Path, name: str, games: int, issued: int) -> str:
+    if _complete(folder, games):
+        return f"{name}: complete, {games} games"
+    return f"{name}: {games} of {issued} games issued so far"

@@ -285,4 +285,4 @@ def test_run_plays_a_small_tournament_whose_standings_the_standings_command_prin
     assert data["name"] == "small" and data["games"] == data["issued"] == 2
     assert sorted(b["name"] for b in data["bots"]) == ["random-js", "random-py"]
     text = runner.invoke(app, ["standings", str(out)], env={"COLUMNS": "120"})
-    assert text.exit_code == 0 and "2 of 2 games" in text.output
+    assert text.exit_code == 0 and "complete, 2 games" in text.output

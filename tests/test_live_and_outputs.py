@@ -10,7 +10,14 @@ import pytest
 from rich.console import Console
 
 from arena.protocol.messages import FAILURES
-from arena.runner.live import Snapshot, format_duration, plain_line, render
+from arena.runner.live import (
+    Snapshot,
+    eta_seconds,
+    format_duration,
+    plain_line,
+    render,
+    standings_table,
+)
 from arena.runner.outputs import CSV_COLUMNS, write_standings
 from arena.runner.ratings import Standings, compute_standings
 from arena.runner.schedule.base import GameOutcome
@@ -76,7 +83,7 @@ def test_render_shows_bots_counts_progress_and_eta_through_rich(standings: Stand
     assert "12/140 8.6% eta 1m04s" in text
     assert "r2-t7" in text and "random-py · greedy-py" in text and "3s" in text
     assert "r1-t3" in text and "✗timeout" in text
-    assert "timeout 1" in text and "crash 1" in text and "void retries 0" in text
+    assert "timeout 1" in text and "crash 1" in text and "void retries" not in text
     leader = standings.bots[0]
     assert leader.name == "greedy-py"
     assert f"{leader.mu:.1f}±{leader.sigma:.1f}" in text
@@ -191,3 +198,36 @@ def test_standings_files_get_the_usual_permissions_not_private_ones(tmp_path: Pa
     finally:
         os.umask(umask)
     assert [stat.S_IMODE(p.stat().st_mode) for p in paths] == [0o644] * 3
+
+
+def test_at_80_by_24_progress_eta_and_failures_are_in_view_and_whole(
+    standings: Standings,
+) -> None:
+    """Rich's live display cuts what does not fit from the bottom: the lines that always
+    matter come first, and each fits 80 columns without being cut."""
+    console = Console(record=True, width=80, height=24, color_system=None)
+    busy = snapshot(standings, in_progress=[(f"r1-t{i}", ("random-py", "greedy-py"), 1.0)
+                                            for i in range(8)])
+    console.print(render(busy))
+    lines = console.export_text().splitlines()[:24]
+    top = "\n".join(lines[:6])
+    assert "12/140 8.6% eta 1m04s" in top and "elapsed 6s" in top
+    assert "Failures: timeout 1 · crash 1" in top
+    assert all(len(line) <= 80 for line in lines)
+    assert not any("…" in line for line in lines[:6])
+
+
+def test_after_a_resume_the_eta_follows_this_runs_pace(standings: Standings) -> None:
+    # 100 games were done before this run; it did 10 more in 20 s: 30 left take 60 s.
+    resumed = snapshot(standings, games_done=110, games_total=140, elapsed_s=20.0,
+                       done_before=100)
+    assert eta_seconds(resumed) == pytest.approx(60.0)
+    assert eta_seconds(snapshot(standings, games_done=100, done_before=100)) is None
+
+
+def test_a_score_that_includes_the_fallbacks_points_is_marked(standings: Standings) -> None:
+    text = printed(standings_table(standings))
+    slowpoke = next(line for line in text.splitlines() if "slowpoke" in line)
+    greedy = next(line for line in text.splitlines() if "greedy-py" in line)
+    assert "*" in slowpoke and "*" not in greedy
+    assert "includes points the built-in player scored" in " ".join(text.split())

@@ -573,3 +573,11 @@ def test_impossible_setups_are_refused_with_a_clear_message(
     args.update(kwargs)
     with pytest.raises(ValueError, match=message):
         make_scheduler(**args)  # type: ignore[arg-type]
+
+
+def test_game_ids_name_the_repeat_and_the_table_within_it() -> None:
+    pairings = RoundRobin(names(3), 2, seed=1, rounds=2).pairings()
+    ids = [p.game_id for p in pairings]
+    assert ids[:2] == ["r001-t0001-s0", "r001-t0001-s1"]
+    assert ids[6:8] == ["r002-t0001-s0", "r002-t0001-s1"] and ids[-1] == "r002-t0003-s1"
+    assert len(set(ids)) == len(ids)

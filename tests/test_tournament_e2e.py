@@ -44,6 +44,7 @@ from arena.runner.config import ConfigError, load_config
 from arena.runner.ratings import compute_standings
 from arena.runner.record import GameRecord, verify
 from arena.runner.schedule.base import GameOutcome, Pairing
+from arena.runner.storage import LOCK_FILE
 from arena.runner.store import JournalError
 from arena.runner.tournament import Tournament, make_tournament_scheduler
 
@@ -719,22 +720,25 @@ def test_a_game_void_too_often_stops_the_run_with_a_clear_message_and_keeps_fini
 ) -> None:
     out = tmp_path / "out"
     retries = 1
+    # The faulty bot passes the start check the run makes before its games, then cannot
+    # start again (it keeps its state in a file: no sandbox).
     file = write_tournament(
         tmp_path, "void.toml", name="void", output=out, seed=5, void_retries=retries,
-        bots=[example("greedy-py"), example("random-py"), faulty("crash-start")],
-        time_control={"handshake_ms": 3000},
+        bots=[example("greedy-py"), example("random-py"), faulty("crash-restart")],
+        time_control={"handshake_ms": 3000}, sandbox="none",
     )
     schedule = schedule_of(file)
-    void_games = {p.game_id for p in schedule if "faulty-crash-start" in p.bots}
+    void_games = {p.game_id for p in schedule if "faulty-crash-restart" in p.bots}
     # With this seed the table without the faulty bot comes first, so games finish before the
     # run stops.
     assert not void_games & {schedule[0].game_id, schedule[1].game_id}
 
-    run = runs.complete(file)
+    state = tmp_path / "crash-restart.state"
+    run = runs.complete(file, env={"FAULTY_STATE_FILE": str(state)})
     assert run.rc == 2, run.text
     assert "Traceback" not in run.text
     message = run.stderr
-    assert "error:" in message and "faulty-crash-start" in message
+    assert "error:" in message and "faulty-crash-restart" in message
     named = [gid for gid in void_games if f"game {gid} " in message]
     assert len(named) == 1, message
     assert f"void {retries + 1} times" in message
@@ -749,10 +753,11 @@ def test_a_game_void_too_often_stops_the_run_with_a_clear_message_and_keeps_fini
     for gid in first.done:
         assert verify(GameRecord.load(out / first.results[gid]["record"])).ok
 
-    again = runs.complete(file)
+    state.unlink()  # one good start again, for the second run's start check
+    again = runs.complete(file, env={"FAULTY_STATE_FILE": str(state)})
     assert again.rc == 2, again.text
     assert "Traceback" not in again.text
-    assert "faulty-crash-start" in again.stderr and " void " in again.stderr
+    assert "faulty-crash-restart" in again.stderr and " void " in again.stderr
     assert any(f"game {gid} " in again.stderr for gid in void_games), again.stderr
     second = read_journal(out)
     for gid in first.done:  # kept, not replayed
@@ -932,11 +937,11 @@ def test_arena_standings_prints_the_standings_also_while_a_run_is_going(
     final = cli.invoke(app, ["standings", str(out), "--json"])
     assert final.exit_code == 0, final.output
     data = json.loads(final.output)
-    assert data["games"] == data["issued"] == total
+    assert data["games"] == data["issued"] == total and data["complete"] is True
     saved = standings_doc(out)["standings"]
-    assert {k: v for k, v in data.items() if k not in ("name", "issued")} == saved
+    assert {k: v for k, v in data.items() if k not in ("name", "issued", "complete")} == saved
     text = cli.invoke(app, ["standings", str(out)], env={"COLUMNS": "120"})
-    assert text.exit_code == 0 and f"{total} of {total} games" in text.output
+    assert text.exit_code == 0 and f"complete, {total} games" in text.output
 
 
 def test_arena_standings_on_a_folder_without_a_journal_is_a_clear_error(tmp_path: Path) -> None:
@@ -1152,7 +1157,7 @@ def fill(folder: Path, leave_bytes: int) -> Path:
     return filler
 
 
-@pytest.mark.parametrize(("free_kb", "games_first"), [(16, False), (200, True)],
+@pytest.mark.parametrize(("free_kb", "games_first"), [(16, False), (400, True)],
                          ids=["full-from-the-start", "fills-mid-run"])
 def test_a_run_on_a_really_full_disk_stops_with_one_message_then_resumes(
     tmp_path: Path, runs: Runs, small_disk: Path, free_kb: int, games_first: bool
@@ -1294,7 +1299,7 @@ def test_a_different_tournament_in_an_existing_output_folder_is_refused(
     def state() -> tuple[Any, ...]:
         view = read_journal(out)
         files = sorted((p.name, p.read_bytes()) for p in out.rglob("*") if p.is_file()
-                       and not p.name.startswith("journal.sqlite"))
+                       and not p.name.startswith("journal.sqlite") and p.name != LOCK_FILE)
         return view.meta, view.pairings, view.results, files
 
     before = state()

@@ -101,6 +101,11 @@ class State(ABC):
         """
         return None
 
+    def scores_so_far(self) -> tuple[int, ...] | None:
+        """Each seat's score as the game stands (what its scoring would give if it ended now,
+        or its score track), for records and reports only; None for a game without one."""
+        return None
+
     @abstractmethod
     def legal_keys(self) -> Sequence[Hashable]:
         """Hashable keys of the legal actions, in the same order as :meth:`legal_actions`.

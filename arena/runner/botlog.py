@@ -189,3 +189,20 @@ class BotLog:
                 with contextlib.suppress(OSError):
                     self._file.close()
                 self._file = None
+
+
+def log_tail(path: Path, lines: int = 10, limit: int = 8192) -> list[str]:
+    """The last ``lines`` lines of a bot's log (at most ``limit`` bytes read from its end),
+    for a message about why the bot failed; [] when there is no log."""
+    try:
+        with path.open("rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - limit))
+            data = f.read()
+    except OSError:
+        return []
+    text = data.decode("utf-8", "replace").splitlines()
+    if size > limit and text:
+        text = text[1:]  # the first line read is probably cut
+    return text[-lines:]

@@ -171,6 +171,9 @@ class BotManifest:
     #: Folders outside its own that the bot reads (absolute): the sandbox shows them to it,
     #: read-only, at the same paths; it shows nothing else of the file system's bot folders.
     needs: tuple[Path, ...] = ()
+    #: A command run once per content of the folder before the bot plays (``make``), in a copy
+    #: of the folder that the bot then runs from (:mod:`arena.runner.build`); () for none.
+    build: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, path: str | Path) -> BotManifest:
@@ -206,6 +209,9 @@ class BotManifest:
             or not all(isinstance(c, str) and c for c in command)
         ):
             raise ManifestError(f"{where}: 'command' must be a non-empty list of strings")
+        build = data.get("build", [])
+        if not isinstance(build, list) or not all(isinstance(c, str) and c for c in build):
+            raise ManifestError(f"{where}: 'build' must be a list of strings (a command)")
         raw_limits = data.get("limits", {})
         if not isinstance(raw_limits, dict):
             raise ManifestError(f"{where}: [limits] must be a table")
@@ -217,7 +223,7 @@ class BotManifest:
             if type(value) is not int or value <= 0:
                 raise ManifestError(f"{where}: limits.{key} must be a positive whole number")
         unknown_top = sorted(set(data) - {"name", "version", "language", "command", "limits",
-                                          "description", "needs"})
+                                          "description", "needs", "build"})
         if unknown_top:
             raise ManifestError(f"{where}: unknown field(s): {', '.join(unknown_top)}")
         needs = _needs(data.get("needs", []), folder, where)
@@ -229,13 +235,18 @@ class BotManifest:
             key, problem = problems[0]
             default = "" if key in raw_limits else " (the default)"
             raise ManifestError(f"{where}: limits.{key} = {problem}{default}")
-        return cls(folder, name, version, language, tuple(command), limits, needs)
+        return cls(folder, name, version, language, tuple(command), limits, needs,
+                   tuple(build))
 
     def argv(self) -> list[str]:
         """The command with ``{python}`` (this interpreter) and ``{node}`` filled in."""
         node = shutil.which("node") or "node"
         return [c.replace("{python}", sys.executable).replace("{node}", node)
                 for c in self.command]
+
+    def build_step(self) -> BotManifest:
+        """This manifest with its build command as the command to run (in its own folder)."""
+        return dataclasses.replace(self, command=self.build, build=())
 
 
 def _needs(raw: Any, folder: Path, where: str) -> tuple[Path, ...]:
@@ -303,6 +314,31 @@ def _limit_self(rlimits: list[_RLimit], prctl: Any, report_fd: int) -> None:
             raise
 
 
+def setup_hint(manifest: BotManifest) -> str | None:
+    """What a bot that cannot start probably lacks, as an instruction, when its folder shows
+    it: a Node.js bot whose packages were never installed."""
+    folder = manifest.folder
+    if (folder / "package.json").is_file() and not (folder / "node_modules").is_dir():
+        return (f"{manifest.name}'s packages are not installed: run "
+                f"npm ci --prefix {folder}")
+    return None
+
+
+def _chown_tree(root: Path, uid: int, gid: int | None = None) -> None:
+    """Give ``root`` and everything under it (links themselves, not their targets) to
+    ``uid`` (and ``gid``, default the same number)."""
+    gid = uid if gid is None else gid
+    os.lchown(root, uid, gid)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in (*dirnames, *filenames):
+            os.lchown(os.path.join(dirpath, name), uid, gid)
+
+
+def give_back(root: Path) -> None:
+    """Give a built copy back to the runner's user, so no bot can change it later."""
+    _chown_tree(root, os.geteuid(), os.getegid())
+
+
 class BotStartError(RuntimeError):
     """The bot process could not be started at all (missing program, bad folder, a resource
     limit it could not be given)."""
@@ -313,7 +349,7 @@ class BotProcess:
 
     def __init__(
         self, manifest: BotManifest, env: dict[str, str], log: BotLog,
-        sandbox: Sandbox | None = None,
+        sandbox: Sandbox | None = None, writable: bool = False,
     ) -> None:
         """Start the bot: ``env`` added to this process's environment less the runner's own
         ``ARENA_*`` settings (such as where the seed key lives), its output drained into
@@ -328,10 +364,13 @@ class BotProcess:
         self.uid = claim_bot_uid() if sandbox is not None and runs_as_root() else None
         if sandbox is not None:
             first = manifest.command[0]
+            if writable and self.uid is not None:  # a build: its copy becomes the bot's own
+                _chown_tree(manifest.folder, self.uid)
             argv, full_env = sandbox.wrap(argv, env, manifest.folder, manifest.needs,
                                           python="{python}" in manifest.command,
                                           runtime=first == "{node}" or "/" not in first,
-                                          processes=manifest.limits.processes, uid=self.uid)
+                                          processes=manifest.limits.processes, uid=self.uid,
+                                          writable=writable)
         else:
             inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
             full_env = {**inherited, **env}

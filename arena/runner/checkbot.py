@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.engine import Game
 from arena.protocol.messages import Termination
 from arena.protocol.server import Failure
-from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog, size_text
-from arena.runner.bots import KILL_WAIT_S, BotManifest, ManifestError, group_alive
+from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog, log_tail, size_text
+from arena.runner.bots import KILL_WAIT_S, BotManifest, ManifestError, group_alive, setup_hint
+from arena.runner.build import BuildError, built
 from arena.runner.clock import TimeControl
 from arena.runner.record import verify
 from arena.runner.referee import Referee, VoidGame
@@ -26,9 +27,13 @@ SHUTDOWN_WAIT_S = 3.0
 
 @dataclass(frozen=True)
 class Check:
+    """One check's outcome. A failed check names the bot's log (``log``), where the bot's own
+    account of what went wrong is, when it has one."""
+
     name: str
     passed: bool
     detail: str
+    log: Path | None = None
 
 
 def output_check(log: BotLog, cap: int) -> Check:
@@ -59,13 +64,43 @@ def check_bot(
     a log under ``log_dir`` (none if None), at most ``log_cap`` bytes of it. ``sandbox``:
     "bwrap" checks it inside the bubblewrap sandbox (raises
     :class:`~arena.runner.sandbox.SandboxError` if that cannot work here)."""
-    checks: list[Check] = []
     try:
         manifest = BotManifest.load(path)
     except ManifestError as exc:
         return [Check("manifest", False, str(exc))]
-    checks.append(Check("manifest", True, f"{manifest.name} {manifest.version} "
-                                          f"({manifest.language}): {' '.join(manifest.command)}"))
+    logs: list[Path] = []
+    built_checks: list[Check] = []
+    if manifest.build:
+        try:
+            manifest = built(manifest, sandbox, log_dir)
+        except BuildError as exc:
+            return [_manifest_check(manifest), Check("build", False, str(exc))]
+        built_checks = [Check("build", True, f"built once for this content of its folder, in "
+                                             f"{manifest.folder}")]
+    checks = _run_checks(manifest, game, seed, time_control, log_dir, log_cap, sandbox, logs)
+    checks = [checks[0], *built_checks, *checks[1:]]
+    last = checks[-1]
+    if not last.passed:
+        hint = setup_hint(manifest)
+        detail = f"{last.detail} ({hint})" if hint and last.name in ("start", "hello") \
+            else last.detail
+        checks[-1] = replace(last, detail=detail, log=logs[0] if logs else None)
+    return checks
+
+
+def _manifest_check(manifest: BotManifest) -> Check:
+    build = f"; build: {' '.join(manifest.build)}" if manifest.build else ""
+    return Check("manifest", True, f"{manifest.name} {manifest.version} ({manifest.language}): "
+                                   f"{' '.join(manifest.command)}{build}")
+
+
+def _run_checks(
+    manifest: BotManifest, game: Game, seed: int, time_control: TimeControl,
+    log_dir: Path | None, log_cap: int, sandbox: str, logs: list[Path],
+) -> list[Check]:
+    """The checks after the manifest's; the bot's log path is appended to ``logs``."""
+    checks: list[Check] = []
+    checks.append(_manifest_check(manifest))
     players = max(2, game.min_players)
     referee = Referee(game, seed, [manifest] + [None] * (players - 1), time_control, log_dir,
                       game_id=f"check-{manifest.name}-{seed}", log_cap=log_cap,
@@ -75,7 +110,11 @@ def check_bot(
         try:
             referee.launch()
         except VoidGame as exc:
+            if seat.log is not None and seat.log.path is not None:
+                logs.append(seat.log.path)
             return [*checks, Check("start", False, str(exc))]
+        if seat.log is not None and seat.log.path is not None:
+            logs.append(seat.log.path)
         assert seat.process is not None and seat.log is not None
         where = (f"; output to {seat.log.path} (at most {size_text(log_cap)})"
                  if seat.log.path is not None else "")
@@ -167,3 +206,38 @@ def check_bot(
     finally:
         referee.kill_all()
         referee.close()
+
+
+def start_problem(
+    manifest: BotManifest, game: Game, time_control: TimeControl, log_dir: Path | None,
+    log_cap: int, sandbox: str, seed_key: bytes,
+) -> str | None:
+    """Start the bot once and wait for its hello, as a game would, then stop it: None if it
+    answered, else why not (with what it probably lacks, and the end of its log). The check a
+    tournament runs for every bot before its first game."""
+    players = max(2, game.min_players)
+    referee = Referee(game, 0, [manifest] + [None] * (players - 1), time_control, log_dir,
+                      game_id=manifest.name, log_cap=log_cap,
+                      seed_key=seed_key, sandbox=sandbox)
+    seat = referee.seats[0]
+    why: str | None = None
+    try:
+        referee.launch()
+        referee.handshake()
+    except VoidGame as exc:
+        why = str(exc)
+    finally:
+        if why is None:
+            referee.send_shutdown(seat)
+        referee.kill_all()
+        referee.close()
+    if why is None:
+        return None
+    hint = setup_hint(manifest)
+    lines = [f"{manifest.name} cannot start: {why}" + (f" ({hint})" if hint else "")]
+    path = seat.log.path if seat.log is not None else None
+    if path is not None:
+        tail = log_tail(path, 5)
+        lines.append(f"  its log, {path}" + (":" if tail else ", is empty"))
+        lines += [f"  | {line}" for line in tail]
+    return "\n".join(lines)

@@ -35,6 +35,7 @@ which is relative to the current directory.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,25 @@ _KNOWN = {
     "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
     "reuse_bots", "log_cap_mb", "sandbox",
 }
+
+
+#: The most games one tournament file may schedule: beyond this, a typo (rounds = 1e9) more
+#: likely than a plan, and the schedule would not fit in memory.
+MAX_SCHEDULE_GAMES = 1_000_000
+
+
+def schedule_size(fmt: str, bots: int, candidates: int, players: int, rounds: int,
+                  rotation: bool | None) -> int:
+    """How many games a schedule of this shape has (before ``max_games``)."""
+    rotate = rotation if rotation is not None else fmt != "swiss"
+    per_table = players if rotate else 1
+    if fmt == "swiss":
+        return rounds * -(-bots // players) * per_table
+    if fmt == "gauntlet":
+        tables = candidates * math.comb(bots - candidates, players - 1)
+    else:
+        tables = math.comb(bots, players)
+    return rounds * tables * per_table
 
 
 class ConfigError(ValueError):
@@ -117,12 +137,21 @@ class TournamentConfig:
         }
 
 
-def load_config(path: str | Path) -> TournamentConfig:
-    """Read and validate a tournament file. Raises :class:`ConfigError`."""
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TournamentConfig:
+    """Read and validate a tournament file, with ``overrides`` of its top-level fields (the
+    command line's; ``time_control`` entries are merged into the file's table), validated as
+    if the file said them. Raises :class:`ConfigError`."""
     file = Path(path)
     if not file.is_file():
         raise ConfigError(f"{file}: no such tournament file")
-    return parse_config(read_toml(file, ConfigError), file)
+    data = read_toml(file, ConfigError)
+    for key, value in (overrides or {}).items():
+        if key == "time_control":
+            table = data.get("time_control", {})
+            data[key] = {**table, **value} if isinstance(table, dict) else table
+        else:
+            data[key] = value
+    return parse_config(data, file)
 
 
 def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
@@ -239,6 +268,14 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         raise fail("candidates", f"only a gauntlet has candidates, not a {fmt}")
     elif len(bots) < players:
         raise fail("bots", f"{len(bots)} bots cannot fill a table of {players}")
+
+    size = schedule_size(fmt, len(names), len(candidates), players, rounds, rotation)
+    if max_games is not None:
+        size = min(size, max_games)
+    if size > MAX_SCHEDULE_GAMES:
+        raise fail("rounds", f"this schedule would have {size:,} games, more than the "
+                             f"{MAX_SCHEDULE_GAMES:,} a tournament may have; lower 'rounds' "
+                             "or set 'max_games'")
 
     config = TournamentConfig(
         name=name, game=game_name, format=fmt, players=players, rounds=rounds,

@@ -32,6 +32,7 @@ from arena.runner.sandbox import DEFAULT_MODE
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.stable import Stable
 from arena.runner.storage import is_disk_full
+from arena.runner.store import RECORDS
 
 #: Idle bot processes a worker keeps for its next games (one per bot, oldest stopped first).
 KEEP_BOTS_PER_WORKER = 8
@@ -237,4 +238,4 @@ class LocalExecutor:
 
 def record_file(folder: Path, game_id: str) -> Path:
     """Where a game's record is written: ``<output>/games/<game_id>.json``."""
-    return folder / "games" / f"{game_id}.json"
+    return folder / RECORDS / f"{game_id}.json"

@@ -27,6 +27,8 @@ Running = tuple[str, tuple[str, ...], float]
 #: At most this many games in progress / recent results are listed.
 MAX_IN_PROGRESS = 8
 MAX_RECENT = 5
+#: The progress bar's width: with its label it fits an 80-column terminal.
+BAR_WIDTH = 30
 
 _FAILURE_SHORT = {
     Termination.TIMEOUT: "T/O", Termination.CRASH: "Crash", Termination.ILLEGAL: "Illegal",
@@ -58,6 +60,7 @@ class Snapshot:
     void_retries: int = 0
     schedule: str = ""
     stopping: bool = False
+    done_before: int = 0  #: games already done when this run began (a resume): not its pace
 
 
 def format_duration(seconds: float) -> str:
@@ -71,12 +74,14 @@ def format_duration(seconds: float) -> str:
 
 
 def eta_seconds(snapshot: Snapshot) -> float | None:
-    """Seconds left at the pace so far (elapsed / games done × games left), or None when
-    nothing is finished yet or the total is unknown."""
+    """Seconds left at this run's pace (elapsed / games this run finished × games left), or
+    None when this run has finished none yet or the total is unknown. Games finished before a
+    resume took none of this run's time, so they do not count for the pace."""
     done, total = snapshot.games_done, snapshot.games_total
-    if total is None or done <= 0:
+    this_run = done - snapshot.done_before
+    if total is None or this_run <= 0:
         return None
-    return snapshot.elapsed_s / done * max(total - done, 0)
+    return snapshot.elapsed_s / this_run * max(total - done, 0)
 
 
 def _progress_text(snapshot: Snapshot) -> str:
@@ -142,16 +147,23 @@ def standings_table(standings: Standings, title: str = "Standings") -> Table:
     table.add_column("Rank", justify="right", no_wrap=True)
     table.add_column("Score", justify="right", no_wrap=True)
     table.add_column("Failures", no_wrap=True)
+    marked = False
     for rank, b in enumerate(standings.bots, start=1):
         failures = ", ".join(
             f"{_FAILURE_SHORT[k]} {b.failures[k]}" for k in FAILURES if b.failures[k]
         )
+        score = _pm(b.mean_score, b.mean_score_se, 0)
+        if failures and b.mean_score is not None:
+            score += "*"  # its games include points the fallback scored after it failed
+            marked = True
         table.add_row(
             str(rank), b.name, f"{b.conservative:.1f}", f"{b.mu:.1f}±{b.sigma:.1f}",
-            str(b.games), str(b.wins), _pm(b.mean_rank, b.mean_rank_se, 2),
-            _pm(b.mean_score, b.mean_score_se, 0),
+            str(b.games), str(b.wins), _pm(b.mean_rank, b.mean_rank_se, 2), score,
             Text(failures or "-", style="red" if failures else "dim"),
         )
+    if marked:
+        table.caption = (f"{table.caption} *: includes points the built-in player scored in "
+                         "the seat after the bot failed.")
     return table
 
 
@@ -197,14 +209,17 @@ def _recent_table(recent: Sequence[GameOutcome]) -> RenderableType:
 
 
 def _failures_text(snapshot: Snapshot) -> Text:
+    """The failure counters that are not zero (short enough for one line), or "none"."""
     text = Text("Failures: ", style="bold")
-    for i, (kind, n) in enumerate(_failure_items(snapshot.failures)):
+    items = [(f"{kind} {n}", "red") for kind, n in _failure_items(snapshot.failures) if n]
+    if snapshot.void_retries:
+        items.append((f"void retries {snapshot.void_retries}", "yellow"))
+    if not items:
+        text.append("none", style="dim")
+    for i, (item, style) in enumerate(items):
         if i:
             text.append(" · ")
-        text.append(f"{kind} {n}", style="red" if n else "dim")
-    text.append(" · ")
-    text.append(f"void retries {snapshot.void_retries}",
-                style="yellow" if snapshot.void_retries else "dim")
+        text.append(item, style=style)
     return text
 
 
@@ -214,24 +229,25 @@ def _progress(snapshot: Snapshot) -> RenderableType:
     if total is None:
         return label
     grid = Table.grid(padding=(0, 1))
-    grid.add_column(width=40)
+    grid.add_column(width=BAR_WIDTH)
     grid.add_column()
     # An explicit total keeps ProgressBar static (it only animates, reading the clock, when
     # the total is unknown), so rendering stays a pure function of the snapshot.
-    grid.add_row(ProgressBar(total=max(total, 1), completed=min(done, max(total, 1)), width=40),
-                 label)
+    grid.add_row(ProgressBar(total=max(total, 1), completed=min(done, max(total, 1)),
+                             width=BAR_WIDTH), label)
     return grid
 
 
 def render(snapshot: Snapshot) -> RenderableType:
-    """The whole live view: a heading, the standings table, the games in progress, the recent
-    results, the failure counters and a progress bar with ETA."""
+    """The whole live view: a heading, the progress bar with ETA and the failure counters,
+    then the standings table, the games in progress and the recent results. What always
+    matters comes first: a terminal too short for the whole view cuts it from the bottom."""
     heading = Text()
     heading.append(snapshot.name, style="bold")
     heading.append(f" · {snapshot.game} · {snapshot.format}")
     if snapshot.schedule:
         heading.append(f"\n{snapshot.schedule}", style="dim")
-    parts: list[RenderableType] = [heading]
+    parts: list[RenderableType] = [heading, _progress(snapshot), _failures_text(snapshot)]
     if snapshot.stopping:
         parts.append(Text("Stopping: finishing the games in progress…", style="bold yellow"))
     standings = snapshot.standings
@@ -239,10 +255,5 @@ def render(snapshot: Snapshot) -> RenderableType:
     if standings.rated_games != standings.games:
         parts.append(Text(f"Ratings include {standings.rated_games} of {standings.games} "
                           "games (the rest wait for an earlier game).", style="dim"))
-    parts += [
-        _in_progress_table(snapshot.in_progress),
-        _recent_table(snapshot.recent),
-        _failures_text(snapshot),
-        _progress(snapshot),
-    ]
+    parts += [_in_progress_table(snapshot.in_progress), _recent_table(snapshot.recent)]
     return Group(*parts)

@@ -280,7 +280,7 @@ class Sandbox:
     def wrap(
         self, argv: list[str], env: dict[str, str], folder: Path,
         needs: Sequence[Path] = (), python: bool = False, runtime: bool = False,
-        processes: int = 64, uid: int | None = None,
+        processes: int = 64, uid: int | None = None, writable: bool = False,
     ) -> tuple[list[str], dict[str, str]]:
         """The bwrap command line running a bot's command, and the whole environment to start
         it with: only ``env``'s ``ARENA_*`` variables and the basics. The environment goes
@@ -302,6 +302,8 @@ class Sandbox:
             processes: how many processes and threads the bot may have at once
                 (:func:`inner_command`).
             uid: the bot's user id when the runner is root (:func:`claim_bot_uid`).
+            writable: ``folder`` is mounted writable (a build step, in a copy of the bot's
+                folder that the runner made for it); never for a game.
         """
         program = _program(argv[0], folder)
         binds: list[str] = []
@@ -317,7 +319,7 @@ class Sandbox:
         # The bot's own folder after the runtimes: a bot inside a bound tree still sees its
         # folder as it is (read-only all the same).
         for path in own:
-            args += ["--ro-bind", path, path]
+            args += ["--bind" if writable and path == str(folder) else "--ro-bind", path, path]
         # Read-only: connecting to a unix socket needs no write access to its folder, and so
         # no bot can remove the socket or plant another beside it for the bots after it.
         args += ["--ro-bind", self.endpoint_dir, INSIDE_ENDPOINT_DIR, "--chdir", str(folder)]

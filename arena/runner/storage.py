@@ -10,10 +10,13 @@ folder, instead of a traceback from wherever the write happened to be.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import shutil
+import socket
 import sqlite3
 import tempfile
+import time
 from pathlib import Path
 
 _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
@@ -76,3 +79,67 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+#: The lock file a running tournament holds in its output folder.
+LOCK_FILE = ".arena-lock"
+
+
+class FolderBusyError(RuntimeError):
+    """Another run holds the output folder's lock; the message names it."""
+
+
+#: The folders this process holds locked: folder -> [descriptor, holders].
+_HELD: dict[Path, list[int]] = {}
+
+
+class FolderLock:
+    """An exclusive lock on a tournament's output folder, held by one run at a time.
+
+    The kernel's ``flock`` on :data:`LOCK_FILE` is released when its holder exits however it
+    ends (SIGKILL included), so a stale lock cannot outlive a crash. The file names its holder
+    (process id, host, start time) for the message a second run gets. The file stays in the
+    folder after the run: removing it would let two runs lock two different files.
+
+    Within one process the lock is shared: a second holder of the same folder (a library user
+    opening a tournament twice) counts up, and the lock goes when the last one releases.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / LOCK_FILE
+        self._key = folder.resolve()
+        self._released = False
+        held = _HELD.get(self._key)
+        if held is not None:
+            held[1] += 1
+            return
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "unknown"
+            os.close(fd)
+            raise FolderBusyError(
+                f"{folder} is in use by another arena run ({holder}); wait for it to end, "
+                "or stop it first (Ctrl-C where it runs)"
+            ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, since {started}\n"
+                  .encode(), 0)
+        _HELD[self._key] = [fd, 1]
+
+    def release(self) -> None:
+        """Give the lock up (idempotent)."""
+        if self._released:
+            return
+        self._released = True
+        held = _HELD[self._key]
+        held[1] -= 1
+        if held[1] == 0:
+            del _HELD[self._key]
+            os.close(held[0])

@@ -10,8 +10,11 @@ a runner killed at any moment (SIGKILL included) loses no committed game, and re
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +23,7 @@ from typing import Any
 
 from arena.protocol.messages import Termination
 from arena.runner.schedule.base import GameOutcome, Pairing
+from arena.runner.storage import is_disk_full
 from arena.seeds import SeedKeyError, new_seed_key, seed_key_from_text, seed_key_to_text
 
 SCHEMA_VERSION = 1
@@ -29,6 +33,10 @@ JOURNAL = "journal.sqlite"
 SEED_KEY = "seed_key"
 #: The meta entry holding the master seed a tournament drew because its file gives none.
 SECRET_SEED = "secret_seed"
+#: The meta entry holding each bot's content digest (arena.runner.digest) when the tournament
+#: began: a resume refuses a bot whose files changed. Not part of the identity, so journals
+#: written before digests existed still resume (they get them on their next run).
+BOT_DIGESTS = "bot_digests"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -61,6 +69,17 @@ CREATE TABLE IF NOT EXISTS results (
 """
 
 
+#: The folder of a tournament's game records, beside its journal.
+RECORDS = "games"
+
+
+def damaged_message(path: Path, why: str) -> str:
+    """The one message for a journal that cannot be read."""
+    return (f"{path} is damaged ({why}); nothing was changed. Rebuild it from the game "
+            f"records with `arena rebuild TOURNAMENT_FILE`, or move the folder away to start "
+            f"the tournament afresh")
+
+
 class JournalError(RuntimeError):
     """The journal cannot be used for this tournament (a different configuration, a newer
     format, a damaged file)."""
@@ -69,19 +88,42 @@ class JournalError(RuntimeError):
 class Journal:
     """Read and write one tournament's journal."""
 
-    def __init__(self, path: str | Path, readonly: bool = False) -> None:
+    def __init__(self, path: str | Path, readonly: bool = False, rebuild: bool = False) -> None:
+        """Open (or create) the journal at ``path``. A missing or empty journal beside game
+        records is refused (JournalError) unless ``rebuild``: the rebuild writes a new one."""
         self.path = Path(path)
         if readonly:
             if not self.path.is_file():
                 raise JournalError(f"{self.path}: no journal here")
+            if self.path.stat().st_size == 0:
+                raise JournalError(damaged_message(self.path, "the file is empty"))
             self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not rebuild:
+                self._refuse_a_lost_journal()
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(_SCHEMA)
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self.db.executescript(_SCHEMA)
+            except sqlite3.DatabaseError as exc:
+                self.db.close()
+                if is_disk_full(exc, self.path.parent):
+                    raise
+                raise JournalError(damaged_message(self.path, str(exc))) from None
         self.db.row_factory = sqlite3.Row
+        #: Set by :meth:`bind` when it replaced an unplayed tournament's settings: what changed.
+        self.rebound: list[str] = []
+
+    def _refuse_a_lost_journal(self) -> None:
+        """A journal that is empty, or missing beside the game records it wrote, would start
+        the tournament again and write over those records: refuse, pointing to the rebuild."""
+        if self.path.is_file() and self.path.stat().st_size == 0:
+            raise JournalError(damaged_message(self.path, "the file is empty"))
+        if not self.path.exists() and any((self.path.parent / RECORDS).glob("*.json")):
+            raise JournalError(damaged_message(
+                self.path, f"it is missing, but {self.path.parent / RECORDS} holds game records"))
 
     def close(self) -> None:
         self.db.close()
@@ -124,6 +166,16 @@ class Journal:
                                f"not {SCHEMA_VERSION}")
         old = meta.get("identity", {})
         differ = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
+        if differ and not self.has_results():
+            # Nothing was played: the file may still change (a bot dropped or fixed). Its new
+            # settings replace the old, and the schedule is issued again.
+            with self._tx():
+                self.db.execute("DELETE FROM pairings")
+                for key, value in (("identity", identity), ("schedule", describe)):
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                    (key, json.dumps(value)))
+            self.rebound = differ
+            return False
         if differ:
             raise JournalError(
                 f"{self.path} belongs to a tournament that differs in: {', '.join(differ)}. "
@@ -152,6 +204,15 @@ class Journal:
                                "tournament keeps the key it started with (unset "
                                "ARENA_SEED_KEY_FILE to resume it)")
         return key
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store (or replace) one meta entry."""
+        with self._tx():
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+    def has_results(self) -> bool:
+        """Whether any game has finished."""
+        return self.db.execute("SELECT 1 FROM results LIMIT 1").fetchone() is not None
 
     # ------------------------------------------------------------------ pairings
     def add_pairings(self, pairings: Sequence[Pairing]) -> None:
@@ -257,11 +318,23 @@ class Progress:
 def read_progress(folder: str | Path) -> Progress:
     """Read a tournament's progress from the journal in ``folder`` without writing to it (also
     while a run is writing). Raises :class:`JournalError` if there is no usable journal."""
-    journal = Journal(Path(folder) / JOURNAL, readonly=True)
+    path = Path(folder) / JOURNAL
+    if path.is_file() and not os.access(path.parent, os.W_OK):
+        # SQLite needs to write beside a WAL journal even to read it: read a copy instead.
+        with tempfile.TemporaryDirectory(prefix="arena-journal-") as tmp:
+            for suffix in ("", "-wal"):
+                if Path(f"{path}{suffix}").is_file():
+                    shutil.copyfile(f"{path}{suffix}", Path(tmp) / f"{JOURNAL}{suffix}")
+            return _read_progress(Path(tmp) / JOURNAL, shown_as=path)
+    return _read_progress(path, shown_as=path)
+
+
+def _read_progress(path: Path, shown_as: Path) -> Progress:
+    journal = Journal(path, readonly=True)
     try:
         return journal.progress()
     except sqlite3.DatabaseError as exc:
-        raise JournalError(f"{journal.path}: {exc}") from None
+        raise JournalError(damaged_message(shown_as, str(exc))) from None
     finally:
         journal.close()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -20,7 +21,11 @@ from typing import Any
 
 from arena.engine import get_game
 from arena.protocol.messages import FAILURES
+from arena.runner.bots import BotManifest
+from arena.runner.build import BuildError, built
+from arena.runner.checkbot import start_problem
 from arena.runner.config import TournamentConfig
+from arena.runner.digest import bot_digest
 from arena.runner.executor import (
     KEEP_BOTS_PER_WORKER,
     Executor,
@@ -36,8 +41,8 @@ from arena.runner.ratings import RatingTracker, Standings
 from arena.runner.sandbox import SandboxError, require_sandbox
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
-from arena.runner.storage import disk_full_message, is_disk_full
-from arena.runner.store import JOURNAL, SECRET_SEED, Journal
+from arena.runner.storage import FolderBusyError, FolderLock, disk_full_message, is_disk_full
+from arena.runner.store import BOT_DIGESTS, JOURNAL, SECRET_SEED, Journal, damaged_message
 
 RECENT = 8
 
@@ -100,6 +105,18 @@ class Tournament:
         self.on_snapshot = on_snapshot
         self.stop = stop or StopRequest()
         with self._full_disk_stops_the_run():
+            try:
+                self.lock = FolderLock(self.folder)
+            except FolderBusyError as exc:
+                raise TournamentError(str(exc)) from None
+        try:
+            self._open(config, seed_key)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def _open(self, config: TournamentConfig, seed_key: bytes | None) -> None:
+        with self._full_disk_stops_the_run():
             self.journal = Journal(self.folder / JOURNAL)
             # Without a seed in the file, the master seed is a secret drawn for this
             # tournament and kept in its journal: resumes use it, and no entrant can guess it.
@@ -115,6 +132,7 @@ class Tournament:
             # The key of the bots' seeds lives in the journal, so a resumed run hands bots
             # the seeds an uninterrupted one would have.
             self.seed_key = self.journal.seed_key(seed_key)
+            self._same_bots()
         self.tracker = RatingTracker(config.bot_names)
         self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
         self.recent: collections.deque[GameOutcome] = collections.deque(maxlen=RECENT)
@@ -122,9 +140,32 @@ class Tournament:
         for outcome in self.journal.outcomes():
             self._count(outcome)
         self.issued = len(self.journal.pairings())
+        self.done_before = self.done
         self.started = time.monotonic()
         self.in_flight: dict[str, tuple[Pairing, float]] = {}
         self.voids = self.journal.void_count()
+
+    def _same_bots(self) -> None:
+        """Refuse to go on with a bot whose files changed since the tournament's first game:
+        results of two programs under one name would mix. A finished tournament, which plays
+        nothing more, is let through (its standings are only written again)."""
+        current = {b.name: bot_digest(b) for b in self.config.bots}
+        stored = self.journal.meta().get(BOT_DIGESTS)
+        if stored is None or not self.journal.has_results():
+            self.journal.set_meta(BOT_DIGESTS, current)
+            return
+        changed = sorted(n for n in current if stored.get(n) != current[n])
+        unfinished = bool(self.journal.pairings("scheduled")) or bool(
+            self.scheduler.next_round(self.journal.outcomes()))
+        if changed and unfinished:
+            self.journal.close()
+            raise TournamentError(
+                f"{', '.join(changed)} changed since this tournament began (the files in "
+                f"{'its folder' if len(changed) == 1 else 'their folders'} differ); resuming "
+                "would mix the results of two programs under one name. Put the old version "
+                "back to resume, or play the new one in a new tournament (another output "
+                "folder)"
+            )
 
     @contextlib.contextmanager
     def _full_disk_stops_the_run(self) -> Iterator[None]:
@@ -137,6 +178,8 @@ class Tournament:
         except (OSError, sqlite3.Error) as exc:
             if is_disk_full(exc, self.folder):
                 raise TournamentError(disk_full_message(self.folder, exc)) from None
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise TournamentError(damaged_message(self.folder / JOURNAL, str(exc))) from None
             raise
 
     # ------------------------------------------------------------------ bookkeeping
@@ -147,6 +190,34 @@ class Tournament:
         for reason in outcome.terminations:
             if reason in self.failures:
                 self.failures[reason] += 1
+
+    def _check_bots_start(self) -> None:
+        """Before any game of this run: start every bot once and wait for its hello, and stop
+        with every bot that could not, at once, each with why and the end of its log (rather
+        than one void game after another)."""
+        game = get_game(self.config.game)
+        problems: list[str] = []
+        ready: list[BotManifest] = []
+        for bot in self.config.bots:
+            try:  # a bot with a build step plays from its built copy
+                ready.append(built(bot, self.config.sandbox, self.folder / "logs" / "build"))
+            except BuildError as exc:
+                problems.append(str(exc))
+        self.config = dataclasses.replace(self.config, bots=tuple(ready)) if not problems \
+            else self.config
+        problems += [
+            problem for bot in ready
+            if (problem := start_problem(bot, game, self.config.time_control,
+                                         self.folder / "logs" / "start-check",
+                                         self.config.log_cap,
+                                         self.config.sandbox, self.seed_key)) is not None
+        ]
+        if problems:
+            n = len(problems)
+            raise TournamentError(
+                f"{n} bot{'s' if n > 1 else ''} of {self.config.name} cannot start, so no "
+                "game was played:\n" + "\n".join(problems) + "\nFix the bot (or drop it "
+                "from the file, while no game has been played) and run again")
 
     def _job(self, p: Pairing) -> GameJob:
         folders = {b.name: str(b.folder) for b in self.config.bots}
@@ -180,14 +251,19 @@ class Tournament:
             void_retries=self.voids,
             schedule=self.scheduler.describe(),
             stopping=self.stop.level > 0,
+            done_before=self.done_before,
         )
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> TournamentResult:
         """Play the tournament to its end or until stopped. Raises TournamentError if it
-        cannot go on (finished games are kept and a run of the same file resumes)."""
-        with self._full_disk_stops_the_run():
-            return self._run()
+        cannot go on (finished games are kept and a run of the same file resumes). The output
+        folder stays locked against other runs until this returns."""
+        try:
+            with self._full_disk_stops_the_run():
+                return self._run()
+        finally:
+            self.lock.release()
 
     def _run(self) -> TournamentResult:
         try:
@@ -197,6 +273,8 @@ class Tournament:
         except SandboxError as exc:
             raise TournamentError(str(exc)) from None
         queue: list[Pairing] = self.journal.pairings("scheduled")
+        if queue or self.scheduler.next_round(self.journal.outcomes()):
+            self._check_bots_start()
         keep = KEEP_BOTS_PER_WORKER if self.config.reuse_bots else 0
         executor = self.executor_factory(self.config.concurrency, keep)
         abandon = True
@@ -225,6 +303,12 @@ class Tournament:
                 try:
                     results = executor.poll(0.2)
                 except RuntimeError as exc:
+                    if self.stop.level:
+                        # Stopping: a signal to the whole process group (SIGTERM from a
+                        # service manager, Ctrl-C) also ends the workers. The run was
+                        # stopped, nothing was lost; the games in progress replay on resume.
+                        self.stop.level = 2
+                        break
                     raise TournamentError(f"{exc}; finished games are kept, run again to "
                                           "resume") from None
                 for r in results:

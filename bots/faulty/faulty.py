@@ -129,6 +129,24 @@ def crash_start() -> None:
     sys.exit(1)
 
 
+def crash_restart() -> None:
+    """The first time it is started (no file FAULTY_STATE_FILE yet: it makes it), say hello
+    and play correctly; every later start, exit with status 1 before hello. So it passes the
+    start check a tournament runs before its games, and every game it is in is void."""
+    state = os.environ.get("FAULTY_STATE_FILE")
+    if not state:
+        log("FAULTY_STATE_FILE is not set")
+        sys.exit(2)
+    try:
+        fd = os.open(state, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        crash_start()
+    os.close(fd)
+    _ctx, sock = connect()
+    hello(sock)
+    serve(sock, random_index(rng()))
+
+
 def hang_start() -> None:
     """Connect but never say hello; sleep (void after the handshake limit)."""
     _ctx, _sock = connect()
@@ -345,15 +363,20 @@ def impostor() -> None:
 
 
 def slow() -> None:
-    """Play randomly and correctly, but sleep 200 ms before each answer; write this process's
-    pid to FAULTY_PID_FILE (if set). Used to interrupt a game that is in progress."""
+    """Play randomly and correctly, but sleep 200 ms before each answer; at its first request
+    write this process's pid to FAULTY_PID_FILE (if set): the pid of a bot that is playing a
+    game, not of one only started (a tournament starts every bot once before its games). Used
+    to interrupt a game that is in progress."""
     pid_file = os.environ.get("FAULTY_PID_FILE")
-    if pid_file:
-        with open(pid_file, "w", encoding="utf-8") as f:
-            f.write(f"{os.getpid()}\n")
     r = rng()
+    playing = False
 
     def on_request(_sock: zmq.Socket, msg: dict[str, Any]) -> int:
+        nonlocal playing
+        if pid_file and not playing:
+            playing = True
+            with open(pid_file, "w", encoding="utf-8") as f:
+                f.write(f"{os.getpid()}\n")
         time.sleep(0.2)
         return r.randrange(len(msg["legal_actions"]))
 
@@ -459,6 +482,7 @@ def leave_orphan(marker: str, code: str = f"import time; time.sleep({FOREVER_S})
 
 MODES: dict[str, Callable[[], None]] = {
     "crash-start": crash_start,
+    "crash-restart": crash_restart,
     "hang-start": hang_start,
     "wrong-token": wrong_token_mode,
     "wrong-protocol": wrong_protocol,

@@ -252,7 +252,7 @@ _BASE: Final = (
     "forest", "clay_pit", "reed_bank", "fishing",
 )
 #: The printed spaces (no stage cards) by player count 1..4 (index 0 is unused). Side Job is
-#: left out of the solo game (ruling D2 in RULES.md).
+#: left out of the solo game (ruling D7 in RULES.md).
 BOARD_SPACES: Final[tuple[tuple[int, ...], ...]] = (
     (),
     _ids(*_BASE),

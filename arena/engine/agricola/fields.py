@@ -26,7 +26,7 @@ from arena.engine.agricola.farm import Farm
 from arena.engine.agricola.parts import (
     Holding,
 )
-from arena.engine.agricola.scoring import ScoreInput
+from arena.engine.agricola.scoring import ScoreInput, score_breakdown
 from arena.engine.api import State
 
 #: The phases of a decision.
@@ -156,6 +156,10 @@ class AgricolaFields(State):
                        self._people[seat])
 
     # ------------------------------------------------------------------ flow
+    def scores_so_far(self) -> tuple[int, ...]:
+        """What final scoring would give each seat if the game ended now."""
+        return tuple(sum(score_breakdown(self.score_input(p)).values()) for p in range(self._n))
+
     def score_input(self, seat: int) -> ScoreInput:
         """``seat``'s counts for scoring, as if the game ended now."""
         g, f = self._goods[seat], self._farms[seat]

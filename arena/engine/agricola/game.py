@@ -40,6 +40,9 @@ class AgricolaGame(Game):
     def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> AgricolaState:
         if not isinstance(observation, Mapping) or observation.get("game") != self.name:
             raise ValueError("not an Agricola observation")
+        if observation.get("rules_version") != self.rules_version:
+            raise ValueError(f"an observation of rules {observation.get('rules_version')!r}; "
+                             f"this engine plays {self.rules_version!r}")
         try:
             board = from_observation(observation["board"], rng)
         except (KeyError, TypeError) as e:
@@ -55,6 +58,9 @@ class AgricolaGame(Game):
     def state_from_dict(self, data: Mapping[str, Any]) -> AgricolaState:
         if not isinstance(data, Mapping) or data.get("game") != self.name:
             raise ValueError("not an Agricola state")
+        if data.get("rules_version") != self.rules_version:
+            raise ValueError(f"a state of rules {data.get('rules_version')!r}; this engine "
+                             f"plays {self.rules_version!r}")
         try:
             board = Board.from_dict(data["board"])
         except (KeyError, TypeError) as e:

@@ -9,7 +9,13 @@ from typing import Any, Self
 
 from arena.engine.agricola.board import Board
 from arena.engine.agricola.components import (
+    BOAR,
+    CATTLE,
     GOODS,
+    MAJORS,
+    MAX_PEOPLE,
+    SHEEP,
+    START_PEOPLE,
 )
 from arena.engine.agricola.farm import Farm
 from arena.engine.agricola.fields import (
@@ -141,10 +147,15 @@ class AgricolaViews(AgricolaFields):
             s._newborns.append(pd["newborns"])
             s._home.append(pd["people_to_place"])
             s._begging.append(pd["begging"])
+        dec = d["decision"]
+        keeping = dec["seat"] if dec is not None and dec.get("keep") else None
+        _check_holdings(s, board, keeping)
         s._phase = PHASE_NAMES.index(d["phase"])
         s._round_start = d["round_start_player"]
         cur = d["current_player"]
         s._cur = -1 if cur is None else cur
+        if not 0 <= s._round_start < n or not (cur is None or 0 <= cur < n):
+            raise ValueError("no such seat as the starting or current player")
         s._clear_action()
         dec = d["decision"]
         if s._phase == ACT:
@@ -160,6 +171,30 @@ class AgricolaViews(AgricolaFields):
         if s._phase != OVER and len(s._moves) < 2:
             raise ValueError("the state offers no real choice: not a settled position")
         return s
+
+
+def _check_holdings(s: AgricolaViews, board: Board, keeping: int | None) -> None:
+    """ValueError unless every seat's holding is one the rules can reach: 2 to 5 people, at
+    most 3 of them newborn, no more at home than adults, no negative begging, animals that fit
+    (but for ``keeping``, the seat choosing which to keep), and each major in exactly one
+    place (one owner, or the board)."""
+    owners: list[int] = []
+    for p in range(s._n):
+        people, newborns = s._people[p], s._newborns[p]
+        counts = (people, newborns, s._home[p], s._begging[p])
+        if any(type(x) is not int for x in counts) \
+                or not START_PEOPLE <= people <= MAX_PEOPLE \
+                or not 0 <= newborns <= people - START_PEOPLE \
+                or not 0 <= s._home[p] <= people - newborns or s._begging[p] < 0:
+            raise ValueError(f"impossible family for seat {p}: people, newborns, at home, "
+                             f"begging {counts}")
+        g = s._goods[p]
+        if p != keeping and not s._farms[p].fits(g[SHEEP], g[BOAR], g[CATTLE]):
+            raise ValueError(f"seat {p}'s animals do not fit on its farm")
+        owners += s._majors[p]
+    everywhere = sorted([*owners, *board.majors()])
+    if everywhere != list(range(len(MAJORS))):
+        raise ValueError("each major improvement is owned by one player or on the board")
 
 
 def _cells(mask: int) -> list[int]:

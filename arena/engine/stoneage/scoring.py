@@ -84,6 +84,10 @@ class Scoring(StoneAgeFields):
         """The score track during play: buildings, card points and feeding penalties."""
         return self._build_pts[p] + self._top_pts[p] - FEEDING_PENALTY * self._penalties[p]
 
+    def scores_so_far(self) -> tuple[int, ...]:
+        """The score track of every seat (final scoring adds the cards' bottoms and goods)."""
+        return tuple(self.running_score(p) for p in range(self._n))
+
     def tiebreak(self, p: int) -> int:
         """Agriculture + permanent tool values + people (ruling 11)."""
         return self._agri[p] + sum(TOOL_VALUES[self._step[p]]) + self._people[p]

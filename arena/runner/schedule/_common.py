@@ -7,6 +7,7 @@ stay deterministic.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterable, Sequence
 from itertools import combinations, permutations
@@ -369,8 +370,8 @@ def fixed_schedule(
     kind: str,
 ) -> tuple[list[Pairing], bool]:
     """Every table of ``universe`` ``rounds`` times, or a balanced subset of that when it has
-    more than ``max_games`` games; returns the pairings (all round 1, tables numbered from 1 in
-    a seeded order per repeat) and whether a subset was taken.
+    more than ``max_games`` games; returns the pairings (all round 1, tables numbered from 1 on in
+    a seeded order per repeat; ids name the repeat) and whether a subset was taken.
 
     The subset is ``max_games // games per table`` whole tables: as many full copies of the
     universe as fit, then one ``balanced_subset`` (see there for ``classes``).
@@ -388,10 +389,13 @@ def fixed_schedule(
         copies = [universe] * rounds
 
     numbered: list[tuple[int, int, tuple[str, ...]]] = []
+    place: dict[int, tuple[int, int]] = {}  # table number -> (repeat, table in the repeat)
     for rep, tables in enumerate(copies, start=1):
         order = list(tables)
         random.Random(derive_seed(seed, kind, "order", rep)).shuffle(order)
-        numbered.extend((1, len(numbered) + 1, t) for t in order)
+        for k, t in enumerate(order, start=1):
+            numbered.append((1, len(numbered) + 1, t))
+            place[len(numbered)] = (rep, k)
     pairings = issue(
         numbered,
         rotate=rotate,
@@ -400,7 +404,15 @@ def fixed_schedule(
         first_index=0,
         balancer=None if rotate else SeatBalancer(),
     )
-    return pairings, subset
+    # The seeds and the pairings' table numbers run on through the repeats (the schedule is
+    # issued as one round); the ids name the repeat and the table in it: r002-t0003-s1 is
+    # repeat 2's third table.
+    renamed = []
+    for p in pairings:
+        rep, k = place[p.table]
+        rot = p.game_id.rsplit("-s", 1)[1]
+        renamed.append(dataclasses.replace(p, game_id=f"r{rep:03d}-t{k:04d}-s{rot}"))
+    return renamed, subset
 
 
 def shape_text(tables: str, players: int, rotate: bool, games: int) -> str:

@@ -1,0 +1,196 @@
+"""``arena bench``: benchmark commands that print figures (see :mod:`arena.bench`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from arena.cli_common import fail, game_named, load_manifests, out, sandbox_mode
+
+bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
+
+
+def _print_figures(
+    title: str, figures: dict[str, Any], rows: list[tuple[str, str]], as_json: bool
+) -> None:
+    """A benchmark's figures: one JSON object, or a table of (figure, value) rows."""
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    table = Table(title=title)
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for name, value in rows:
+        table.add_row(name, value)
+    out.print(table)
+
+
+@bench_app.command("engine")
+def bench_engine_cmd(
+    game: Annotated[str, typer.Option(help="Game name.")] = "stoneage",
+    players: Annotated[int, typer.Option("--players", "-n")] = 4,
+    games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 200,
+    seed: Annotated[int, typer.Option()] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    peer: Annotated[Path | None, typer.Option(
+        exists=True, help="Also run the peer Agricola engine (AgricolaBot) from this repository "
+        "(a checkout or a bare git directory) and print Arena ÷ peer.")] = None,
+    peer_python: Annotated[str | None, typer.Option(
+        envvar="ARENA_PEER_PYTHON", help="Python with the peer's dependencies (numpy).")] = None,
+) -> None:
+    """Random games in one process: games/s, decisions/s, decisions/game, clone() cost. With
+    --peer, then the same for the peer engine, in a process of its own, and Arena ÷ peer."""
+    from arena.bench import bench_engine
+
+    g = game_named(game, players)
+    if games_ < 1:
+        fail("--games must be at least 1")
+    figures = bench_engine(g, players, games_, seed)
+    title = f"engine benchmark: {g.name}, {players} players, {games_} games"
+    rows = [
+        *_engine_rows(figures),
+        ("decisions per second, building action dicts",
+         f"{figures['dict_path_decisions_per_second']:,}"),
+        ("wall time", f"{figures['seconds']:.2f} s"),
+    ]
+    if peer is None or not as_json:
+        _print_figures(title, figures, rows, as_json)
+    if peer is not None:
+        _bench_peer(figures, peer, peer_python, as_json)
+
+
+def _engine_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rows of an engine's figures, Arena's or the peer's."""
+    clone = f["clone_microseconds"]
+    return [
+        ("games per second", f"{f['games_per_second']:,.1f}"),
+        ("decisions per second (>= 2 legal actions)", f"{f['decisions_per_second']:,}"),
+        ("decisions per game", f"{f['decisions_per_game']:,.1f}"),
+        ("clone() cost", "none (no clone)" if clone is None else f"{clone:.2f} µs"),
+    ]
+
+
+def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json: bool) -> None:
+    """The peer engine with the same players, games and seed; its figures and Arena ÷ peer."""
+    from arena.peerbench import peer_agricola, peer_ratios
+
+    try:
+        p = peer_agricola(repo, figures["players"], figures["games"], figures["seed"], python)
+    except RuntimeError as exc:
+        fail(str(exc))
+    figures["peer"], figures["ratios"] = p, peer_ratios(figures, p)
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    title = f"peer: {p['config']}, {p['games']} games"
+    if p["players"] != figures["players"]:
+        title += (f"\n(unlike games: Arena's had {figures['players']} players; "
+                  f"-n {p['players']} compares like with like)")
+    _print_figures(title, figures, [
+        *_engine_rows(p),
+        ("set-up per game (in the play)", f"{p['setup_milliseconds']:.2f} ms"),
+        ("import (not timed)", f"{p['import_seconds']:.2f} s"),
+        ("wall time", f"{p['seconds']:.2f} s"),
+        ("Arena ÷ peer, games per second", f"{figures['ratios']['games_per_second']:.2f}"),
+        ("Arena ÷ peer, decisions per second",
+         f"{figures['ratios']['decisions_per_second']:.2f}"),
+    ], False)
+
+
+@bench_app.command("protocol")
+def bench_protocol_cmd(
+    games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 4,
+    seed: Annotated[int, typer.Option()] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    sandbox: Annotated[
+        bool, typer.Option("--sandbox/--no-sandbox",
+                           help="Run the bot sandboxed, over the sandbox's ipc endpoint.")
+    ] = True,
+) -> None:
+    """Referee round trip with a Python SDK bot against a bare pyzmq ping-pong of the same
+    messages, measured in the same run: both medians and their ratio."""
+    from arena.bench import bench_protocol
+
+    if games_ < 1:
+        fail("--games must be at least 1")
+    g = game_named("stoneage")
+    figures = bench_protocol(g, games_, seed, sandbox_mode(sandbox))
+    endpoint = "sandboxed, ipc" if sandbox else "unsandboxed, tcp"
+    _print_figures(
+        f"protocol benchmark: {figures['round_trips']} round trips, requests of "
+        f"{figures['mean_request_bytes']} bytes on average (bot {endpoint}; pinned to core "
+        f"{figures['pinned_core']})",
+        figures,
+        [
+            ("referee + Python SDK bot, median round trip",
+             f"{figures['referee_median_ms'] * 1000:.0f} µs"),
+            ("bare pyzmq ping-pong, median round trip",
+             f"{figures['bare_median_ms'] * 1000:.0f} µs"),
+            ("ratio", f"{figures['ratio']:.2f}"),
+        ],
+        as_json,
+    )
+
+
+@bench_app.command("tournament")
+def bench_tournament_cmd(
+    games_: Annotated[int, typer.Option("--games", "-g", help="Games per run.")] = 48,
+    seed: Annotated[int, typer.Option()] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """A small tournament of random bots at concurrency 1 and at one game per core: games per
+    minute for both and their ratio; and the runner's memory with 8 games in flight."""
+    from arena.bench import bench_tournament
+
+    if games_ < 6:
+        fail("--games must be at least 6")
+    figures = bench_tournament(games_, seed)
+    _print_figures(f"tournament benchmark: {figures['games']} games of random bots", figures, [
+        ("games per minute, concurrency 1", f"{figures['serial_games_per_minute']:,.1f}"),
+        (f"games per minute, concurrency {figures['cores']} (cores)",
+         f"{figures['parallel_games_per_minute']:,.1f}"),
+        ("ratio", f"{figures['ratio']:.2f}"),
+        (f"games per minute, concurrency {figures['cores']}, sandboxed (3 runs)",
+         f"{figures['sandboxed_parallel_games_per_minute_3_runs']:,.1f}"),
+        (f"games per minute, concurrency {figures['cores']}, without the sandbox (3 runs)",
+         f"{figures['unsandboxed_parallel_games_per_minute_3_runs']:,.1f}"),
+        ("sandboxed / unsandboxed", f"{figures['sandboxed_to_unsandboxed']:.2f}"),
+        ("runner peak RSS, 8 games in flight",
+         f"{figures['runner_peak_rss_mb_8_in_flight']:.0f} MB"),
+        ("runner + workers peak PSS, 8 games in flight",
+         f"{figures['runner_and_workers_peak_pss_mb_8_in_flight']:.0f} MB"),
+    ], as_json)
+
+
+@bench_app.command("start")
+def bench_start_cmd(
+    bot: Annotated[
+        list[Path] | None,
+        typer.Option("--bot", "-b", help="A bot folder (repeatable; default: the example "
+                                         "random bots in Python and JavaScript)."),
+    ] = None,
+    starts: Annotated[int, typer.Option("--starts", "-n", help="Starts each way.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Bot start-to-hello with and without the sandbox, measured in one run: medians and
+    their ratio per bot."""
+    from arena.bench import bench_start
+
+    if starts < 1:
+        fail("--starts must be at least 1")
+    examples = Path(__file__).resolve().parent.parent / "bots" / "examples"
+    folders = bot or [examples / "random-py", examples / "random-js"]
+    load_manifests(folders)  # a bad manifest is named here
+    sandbox_mode(True)
+    figures = bench_start(folders, starts)
+    rows = []
+    for name, f in figures["bots"].items():
+        rows += [(f"{name}: sandboxed, median", f"{f['sandboxed_median_ms']:.1f} ms"),
+                 (f"{name}: unsandboxed, median", f"{f['unsandboxed_median_ms']:.1f} ms"),
+                 (f"{name}: ratio", f"{f['ratio']:.2f}")]
+    _print_figures(f"start-to-hello benchmark: {starts} starts each way", figures, rows,
+                   as_json)

@@ -1,0 +1,98 @@
+"""What the ``arena`` commands share: the consoles, one way to fail with a message, and the
+option checks that turn a library error into that message."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from arena.engine import UnknownGameError, get_game
+from arena.engine.api import Game
+from arena.runner.botlog import log_tail
+from arena.runner.bots import BotManifest
+from arena.runner.clock import TimeControl
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    err.print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(code)
+
+
+def game_named(name: str, players: int | None = None) -> Game:
+    try:
+        game = get_game(name)
+    except UnknownGameError as exc:
+        fail(str(exc))
+    if players is not None and not game.min_players <= players <= game.max_players:
+        fail(
+            f"{game.name} is for {game.min_players}-{game.max_players} players, "
+            f"not {players} (--players)"
+        )
+    return game
+
+
+def load_manifests(paths: list[Path]) -> list[BotManifest]:
+    from arena.runner.bots import ManifestError
+
+    try:
+        return [BotManifest.load(p) for p in paths]
+    except ManifestError as exc:
+        fail(str(exc))
+
+
+def time_control(decision_ms: int, bank_ms: int, handshake_ms: int) -> TimeControl:
+    try:
+        return TimeControl(handshake_ms=handshake_ms, decision_ms=decision_ms, bank_ms=bank_ms)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def seed_key_or_fail() -> bytes:
+    """The key of single games' bot seeds (the user's key file), or a clear error."""
+    from arena.seeds import SeedKeyError, user_seed_key
+
+    try:
+        return user_seed_key()
+    except SeedKeyError as exc:
+        fail(str(exc))
+
+
+def terminate_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so every ``finally`` runs and bot groups are killed."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def sandbox_mode(on: bool) -> str:
+    """The sandbox mode of --sandbox/--no-sandbox; with --sandbox, a clear error (no
+    fallback) if the sandbox cannot work here."""
+    from arena.runner.sandbox import SandboxError, require_sandbox
+
+    mode = "bwrap" if on else "none"
+    try:
+        require_sandbox(mode)
+    except SandboxError as exc:
+        fail(str(exc))
+    return mode
+
+
+def print_log_tail(path: Path, lines: int = 10) -> None:
+    """Name a bot's log and show its last lines (or say that it wrote nothing)."""
+    tail = log_tail(path, lines)
+    if not tail:
+        out.print(f"      its log, {path}, is empty", soft_wrap=True)
+        return
+    out.print(f"      the end of its log, {path}:", soft_wrap=True)
+    for line in tail:
+        out.print(f"      | {escape(line)}", soft_wrap=True)

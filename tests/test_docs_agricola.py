@@ -1,0 +1,312 @@
+"""docs/agricola.md stays true to the engine: every action type, decision kind and field that
+random games offer is documented, every space, major, part kind, component field and breakdown
+key is named, the tables' figures match ``components()``, and every JSON example parses and has
+the keys the engine really uses.
+
+Only what bots see is used (``get_game``, observations, legal actions, ``components()``,
+``result()``, and the state's ``phase`` to look at fewer observations), so the test follows the
+engine as bots see it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.engine import get_game
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "agricola.md"
+#: Random games played to collect what the engine offers: seeds 0..GAMES-1 at 1-4 players.
+GAMES = 240
+#: Observations looked at per decision kind (their fields do not vary within a kind).
+OBSERVED = 300
+#: Action types the engine defines but never offers to a bot (they are always the only choice,
+#: so they are played at once); the page must still name them.
+NEVER_OFFERED = ("take", "gain", "starting_player", "renovate", "family_growth")
+#: The goods order of ``components()["goods"]``, for costs written "2 wood + 2 stone".
+GOODS_ORDER = ("wood", "clay", "reed", "stone", "grain", "vegetable", "food", "sheep", "boar",
+               "cattle")
+
+
+@pytest.fixture(scope="module")
+def page() -> str:
+    return DOC.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def game() -> Any:
+    return get_game("agricola")
+
+
+@pytest.fixture(scope="module")
+def components(game: Any) -> dict[str, Any]:
+    return game.components()
+
+
+@pytest.fixture(scope="module")
+def played(game: Any) -> dict[str, Any]:
+    """What random games at 1-4 players offered: action key sets by type, decision key sets by
+    kind, one observation per phase, and every final breakdown key."""
+    actions: dict[str, set[frozenset[str]]] = defaultdict(set)
+    decisions: dict[str, set[frozenset[str]]] = defaultdict(set)
+    observations: dict[str, dict[str, Any]] = {}
+    breakdown: set[str] = set()
+    looked: dict[str, int] = defaultdict(int)
+    for seed in range(GAMES):
+        state = game.new_state(seed % 4 + 1, seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            legal = state.legal_actions()
+            assert len(legal) >= 2
+            if looked[state.phase] < OBSERVED:  # observations cost more than playing
+                looked[state.phase] += 1
+                obs = state.observation(state.current_player)
+                kind = obs["decision"]["kind"]
+                decisions[kind].add(frozenset(obs["decision"]))
+                observations.setdefault(kind, obs)
+            for action in legal:
+                actions[action["type"]].add(frozenset(action))
+            state.apply_index(rng.randrange(len(legal)))
+        for b in state.result().breakdown:
+            breakdown.update(b)
+    return {"actions": actions, "decisions": decisions, "observations": observations,
+            "breakdown": breakdown}
+
+
+def _json_blocks(page: str) -> list[Any]:
+    return [json.loads(m) for m in re.findall(r"```json\n(.*?)```", page, flags=re.DOTALL)]
+
+
+def _row(page: str, start: str) -> list[str]:
+    """The cells of the one table row that starts with ``start``."""
+    rows = [line for line in page.splitlines() if line.startswith(start)]
+    assert len(rows) == 1, f"expected one table row starting {start!r}, found {len(rows)}"
+    return [cell.strip() for cell in rows[0].strip("|").split("|")]
+
+
+def _amounts(goods: dict[str, int]) -> str:
+    """A goods map as the page writes it: "3 clay + 1 stone"."""
+    return " + ".join(f"{goods[g]} {g}" for g in GOODS_ORDER if g in goods)
+
+
+def _span(low: int, high: int | None) -> str:
+    if high is None:
+        return f"{low}+"
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def _score_row(bounds: list[int], missing: int) -> str:
+    """A scoring row as the page writes it: "0–1: −1, 2: 1, 3: 2, 4: 3, 5+: 4"."""
+    parts = [f"{_span(0, bounds[0] - 1)}: {str(missing).replace('-', '−')}"]
+    for points, low in enumerate(bounds, 1):
+        high = bounds[points] - 1 if points < len(bounds) else None
+        parts.append(f"{_span(low, high)}: {points}")
+    return ", ".join(parts)
+
+
+def _ends(values: list[int]) -> tuple[int, int]:
+    return values[0], values[-1]
+
+
+def _players(counts: list[int]) -> str:
+    """The player counts a printed space is in, as the page writes them: "1–4", "3"."""
+    return _span(*_ends(sorted(counts)))
+
+
+# --- what random games offer -------------------------------------------------------------------
+
+
+def test_every_action_type_and_field_offered_is_documented(page: str, played: dict) -> None:
+    assert {"place", "build_room", "build_stable", "plough", "sow", "bake", "pasture_from",
+            "pasture", "build_major", "keep", "stop", "feed", "gain"} <= set(played["actions"])
+    for typ, key_sets in played["actions"].items():
+        assert f"`{typ}`" in page, f"action type {typ!r} is not documented"
+        for field in set().union(*key_sets) - {"type"}:
+            assert f"`{field}`" in page, f"field {field!r} of {typ!r} actions is not documented"
+    for typ in NEVER_OFFERED:
+        assert f"`{typ}`" in page
+
+
+def test_the_protocol_summary_names_every_action_type_and_kind(played: dict) -> None:
+    protocol = (DOC.parent / "protocol.md").read_text(encoding="utf-8")
+    section = protocol.split("## Agricola", 1)[1].split("\n## ", 1)[0]
+    assert "agricola.md" in section
+    for typ in played["actions"]:
+        assert f"| `{typ}` |" in section, f"action type {typ!r} missing from protocol.md"
+    for kind in played["decisions"]:
+        assert f"`{kind}`" in section, f"decision kind {kind!r} missing from protocol.md"
+
+
+def test_every_decision_kind_and_field_is_documented(page: str, played: dict) -> None:
+    assert set(played["decisions"]) == {"place", "action", "feed", "breed"}
+    for kind, key_sets in played["decisions"].items():
+        assert f"`{kind}`" in page, f"decision kind {kind!r} is not documented"
+        for field in set().union(*key_sets):
+            assert f"`{field}`" in page, f"decision field {field!r} ({kind}) is not documented"
+
+
+def test_every_observation_field_is_documented(page: str, played: dict) -> None:
+    obs = played["observations"]["action"]
+    player = obs["players"][0]
+    for field in [*obs, *player, *player["farm"], *obs["board"]]:
+        assert f"`{field}`" in page, f"observation field {field!r} is not documented"
+    for good in player["goods"]:
+        assert f'"{good}"' in page
+
+
+def test_every_breakdown_key_is_documented(page: str, played: dict) -> None:
+    assert len(played["breakdown"]) == 15
+    for key in played["breakdown"]:
+        assert f"| `{key}` |" in page, f"breakdown key {key!r} has no row in the scoring table"
+
+
+# --- the component tables ---------------------------------------------------------------------
+
+
+def test_every_space_has_its_row_with_players_and_accumulation(page: str,
+                                                                components: dict) -> None:
+    counts = {int(n): set(ids) for n, ids in components["board_spaces"].items()}
+    rounds = {card: st["rounds"] for st in components["stages"] for card in st["cards"]}
+    for space in components["spaces"]:
+        cells = _row(page, f"| {space['id']} | `{space['key']}` | {space['name']} |")
+        acc = _amounts(space["accumulates"]) or "—"
+        assert cells[-1].startswith(acc), f"{space['key']}: accumulates {acc}, page {cells[-1]}"
+        if "accumulates_solo" in space:
+            assert f"solo: {_amounts(space['accumulates_solo'])}" in cells[-1]
+        if space["stage"] == 0:
+            assert cells[3].startswith(_players([n for n in counts if space["id"] in counts[n]]))
+        else:
+            assert cells[3] == f"{space['stage']} ({_span(*_ends(rounds[space['id']]))})"
+        if space["dead"]:
+            assert "dead" in cells[4]
+
+
+def test_every_major_has_its_row_with_cost_and_points(page: str, components: dict) -> None:
+    for major in components["majors"]:
+        cells = _row(page, f"| {major['id']} | `{major['key']}` | {major['name']} |")
+        assert cells[3].startswith(_amounts(major["cost"])), major["key"]
+        assert cells[4] == str(major["points"]), major["key"]
+        what = cells[5]
+        for good, food in major.get("cook", {}).items():
+            assert f"{good} {food}" in what
+        if "bake" in major:
+            assert f"{major['bake']['food_per_grain']} food" in what or \
+                f"at {major['bake']['food_per_grain']} food" in what
+        if "craft" in major:
+            craft = major["craft"]
+            assert f"1 {craft['good']} into {craft['food']} food" in what
+            steps = major["bonus"]
+            assert "/".join(str(n) for n, _ in steps) in what
+            assert "/".join(str(p) for _, p in steps) in what
+        if "well_food_rounds" in major:
+            assert f"next {major['well_food_rounds']} round spaces" in what
+
+
+def _section(page: str, number: int) -> str:
+    """Section ``number`` of the page (from its "## N." heading to the next heading)."""
+    match = re.search(rf"^## {number}\. .*?(?=^## |\Z)", page, flags=re.DOTALL | re.MULTILINE)
+    assert match, f"no section {number}"
+    return match.group(0)
+
+
+def test_scoring_rows_match_the_components(page: str, components: dict) -> None:
+    scoring = components["scoring"]
+    page = _section(page, 10)
+    for key, bounds in scoring["rows"].items():
+        cells = _row(page, f"| `{key}` |")
+        assert cells[2] == _score_row(bounds, scoring["row_missing"]), key
+    per_item = {"unused_spaces": "unused_space", "fenced_stables": "fenced_stable",
+                "clay_rooms": "clay_room", "stone_rooms": "stone_room", "people": "person",
+                "begging": "begging"}
+    for key, name in per_item.items():
+        points = scoring[name]
+        text = f"+{points} each" if points > 0 else f"−{-points} each"
+        assert _row(page, f"| `{key}` |")[2].startswith(text), key
+
+
+def test_components_fields_and_part_kinds_are_documented(page: str, components: dict) -> None:
+    for field in components:
+        assert f"`{field}`" in page, f"components field {field!r} is not documented"
+    fields = {k for s in components["spaces"] for k in s} | {
+        k for m in components["majors"] for k in m}
+    for field in fields:
+        assert f"`{field}`" in page, f"space or major field {field!r} is not documented"
+    kinds = {p["kind"] for s in components["spaces"] for p in s["parts"]}
+    for kind in kinds:
+        assert f"`{kind}`" in page, f"part kind {kind!r} is not documented"
+    for combine in {s["combine"] for s in components["spaces"]}:
+        assert f"`{combine}`" in page
+    assert f"`{json.dumps(components['goods'])}`" in page
+    assert f"`{json.dumps(components['harvest_rounds'])}`" in page
+
+
+# --- the examples -------------------------------------------------------------------------------
+
+
+def test_every_json_example_parses_and_matches_the_engine(page: str, played: dict,
+                                                          components: dict) -> None:
+    blocks = _json_blocks(page)
+    assert len(blocks) >= 10
+    action_keys = played["actions"]
+    decision_keys = played["decisions"]
+    real = played["observations"]["action"]
+    seen = defaultdict(int)
+
+    def check_action(action: dict) -> None:
+        assert frozenset(action) in action_keys[action["type"]], action
+        seen["action"] += 1
+
+    for block in blocks:
+        items = block if isinstance(block, list) else [block]
+        for item in items:
+            assert isinstance(item, dict)
+            if "game" in item:  # a whole observation
+                assert item.keys() == real.keys()
+                assert item["decision"].keys() == real["decision"].keys()
+                for p in item["players"]:
+                    assert p.keys() == real["players"][0].keys()
+                    assert p["goods"].keys() == real["players"][0]["goods"].keys()
+                    assert p["farm"].keys() == real["players"][0]["farm"].keys()
+                assert item["board"].keys() == real["board"].keys()
+                seen["observation"] += 1
+            elif "kind" in item:
+                assert frozenset(item) in decision_keys[item["kind"]], item
+                seen["decision"] += 1
+            elif "type" in item:
+                check_action(item)
+            elif "combine" in item:
+                assert item == components["spaces"][item["id"]]
+                seen["space"] += 1
+            elif "points" in item:
+                assert item == components["majors"][item["id"]]
+                seen["major"] += 1
+            elif "rows" in item:
+                assert item == components["scoring"]
+                seen["scoring"] += 1
+            else:
+                pytest.fail(f"unrecognised JSON example: {item}")
+    assert seen.keys() == {"observation", "decision", "action", "space", "major", "scoring"}
+
+
+def test_the_fence_edge_numbering_matches_the_farm(page: str, game: Any) -> None:
+    """The documented formula gives the fences the engine reports round a one-space pasture."""
+    state = game.new_state(2, seed=1)
+    rng = random.Random(7)
+    for _ in range(20000):
+        if state.is_terminal:
+            state = game.new_state(2, seed=rng.randrange(1000))
+        for p in state.observation(0)["players"]:
+            for pasture in p["pastures"]:
+                if len(pasture) == 1:
+                    r, c = divmod(pasture[0], 5)
+                    edges = {5 * r + c, 5 * r + c + 5, 20 + 6 * r + c, 21 + 6 * r + c}
+                    assert edges <= set(p["farm"]["fences"])
+                    return
+        state.apply_index(rng.randrange(state.num_legal()))
+    pytest.fail("no one-space pasture in the games played")

@@ -1,0 +1,339 @@
+"""Guards of `arena run` against what goes wrong around a tournament rather than inside a game:
+a second run of the same output folder, among others. Real processes, real journals."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import TEST_SEED_KEY
+from test_tournament_e2e import example, signals_kept, write_tournament
+from typer.testing import CliRunner, Result
+
+from arena.cli import app
+from arena.runner.executor import JobResult, LocalExecutor
+from arena.runner.storage import LOCK_FILE
+
+HOLD_LOCK = (
+    "import sys, time\n"
+    "from pathlib import Path\n"
+    "from arena.runner.storage import FolderLock\n"
+    "lock = FolderLock(Path(sys.argv[1]))\n"
+    "print('locked', flush=True)\n"
+    "time.sleep(120)\n"
+)
+
+
+def quick_tournament(tmp_path: Path) -> tuple[Path, Path]:
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="guards", output=out, concurrency=1,
+                            bots=[example("random-py"), example("greedy-py")])
+    return file, out
+
+
+def test_a_second_run_of_a_busy_folder_is_refused_naming_the_first_and_a_dead_holder_frees_it(
+    tmp_path: Path,
+) -> None:
+    file, out = quick_tournament(tmp_path)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with signals_kept():
+            r = CliRunner().invoke(app, ["run", str(file), "--plain"])
+        assert r.exit_code == 2, r.output
+        assert "in use by another arena run" in r.output
+        assert f"pid {holder.pid}" in r.output and "Traceback" not in r.output
+        assert not (out / "journal.sqlite").exists()  # refused before touching anything
+    finally:
+        holder.kill()  # the holder dies without releasing: the kernel frees the lock
+        holder.wait()
+    with signals_kept():
+        r = CliRunner().invoke(app, ["run", str(file), "--plain"])
+    assert r.exit_code == 0, r.output
+    assert (out / "journal.sqlite").is_file() and (out / LOCK_FILE).is_file()
+
+
+# ---------------------------------------------------------------------------- damaged journals
+
+
+def finished(tmp_path: Path, **fields: object) -> tuple[Path, Path, dict[str, object]]:
+    """A quick tournament played to its end: its file, output folder and standings."""
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="guards", output=out, concurrency=2,
+                            bots=[example("random-py"), example("greedy-py")], rounds=2,
+                            **fields)
+    with signals_kept():
+        r = CliRunner().invoke(app, ["run", str(file), "--plain"])
+    assert r.exit_code == 0, r.output
+    return file, out, standings_of(out)
+
+
+def standings_of(out: Path) -> dict[str, object]:
+    return json.loads((out / "standings.json").read_text())["standings"]
+
+
+def invoke(*args: str) -> Result:
+    with signals_kept():
+        return CliRunner().invoke(app, list(args))
+
+
+def one_error(r: Result, *words: str) -> None:
+    assert r.exit_code == 2, r.output
+    errors = [line for line in r.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "Traceback" not in r.output, r.output
+    for word in words:
+        assert word in r.output, r.output
+
+
+def records(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((out / "games").glob("*.json"))}
+
+
+def test_an_empty_journal_is_refused_by_run_and_standings_and_no_record_is_written_over(
+    tmp_path: Path,
+) -> None:
+    file, out, _ = finished(tmp_path)
+    before = records(out)
+    (out / "journal.sqlite").write_bytes(b"")
+    one_error(invoke("run", str(file), "--plain"), "damaged", "the file is empty", "rebuild")
+    one_error(invoke("standings", str(out)), "damaged", "the file is empty")
+    assert records(out) == before and (out / "journal.sqlite").stat().st_size == 0
+
+
+def test_a_lost_journal_beside_records_is_refused_rather_than_started_afresh(
+    tmp_path: Path,
+) -> None:
+    file, out, _ = finished(tmp_path)
+    (out / "journal.sqlite").unlink()
+    one_error(invoke("run", str(file), "--plain"), "missing", "holds game records")
+    assert not (out / "journal.sqlite").exists()
+
+
+def test_a_journal_truncated_midway_is_one_clear_error_and_a_rebuild_restores_every_game(
+    tmp_path: Path,
+) -> None:
+    file, out, standings = finished(tmp_path)
+    journal = out / "journal.sqlite"
+    os.truncate(journal, journal.stat().st_size // 2)
+    one_error(invoke("run", str(file), "--plain"), "damaged", "malformed")
+    one_error(invoke("standings", str(out)), "damaged", "malformed")
+    r = invoke("rebuild", str(file))
+    assert r.exit_code == 0, r.output
+    assert "4 games restored from their records, 0 to play" in r.output
+    kept = [p for p in out.glob("journal.sqlite.damaged-*")
+            if not p.name.endswith(("-wal", "-shm"))]
+    assert len(kept) == 1 and kept[0].stat().st_size > 0  # kept, never deleted
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+    assert standings_of(out) == standings
+
+
+def test_a_rebuild_skips_missing_and_false_records_and_the_resumed_run_plays_them_again(
+    tmp_path: Path,
+) -> None:
+    file, out, standings = finished(tmp_path)
+    names = sorted(records(out))
+    (out / "games" / names[0]).unlink()
+    forged = json.loads((out / "games" / names[1]).read_text())
+    forged["result"]["scores"] = [s + 10 for s in forged["result"]["scores"]]
+    (out / "games" / names[1]).write_text(json.dumps(forged))
+    (out / "journal.sqlite").unlink()
+    r = invoke("rebuild", str(file))
+    assert r.exit_code == 0, r.output
+    assert "2 games restored from their records, 2 to play" in r.output
+    assert f"skipped {names[1]}: it does not replay" in r.output
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+    assert standings_of(out) == standings  # the same games, played again from the same seeds
+    assert len(records(out)) == 4
+
+
+def test_a_rebuild_of_a_tournament_with_a_secret_seed_takes_the_seed_it_published(
+    tmp_path: Path,
+) -> None:
+    file, out, _ = finished_secret(tmp_path)
+    (out / "journal.sqlite").unlink()
+    r = invoke("rebuild", str(file))
+    assert r.exit_code == 0 and "4 games restored" in r.output, r.output
+    (out / "standings.json").unlink()
+    (out / "journal.sqlite").unlink()
+    one_error(invoke("rebuild", str(file)), "master seed", "cannot be rebuilt")
+
+
+def finished_secret(tmp_path: Path) -> tuple[Path, Path, dict[str, object]]:
+    """:func:`finished` for a tournament file without a seed (a secret master seed)."""
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="guards", output=out, concurrency=2,
+                            bots=[example("random-py"), example("greedy-py")], rounds=2)
+    text = "\n".join(line for line in file.read_text().splitlines()
+                     if not line.startswith("seed ="))
+    file.write_text(text + "\n")
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0, r.output
+    return file, out, standings_of(out)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap for a read-only mount")
+def test_standings_of_a_read_only_folder_are_read_without_writing(tmp_path: Path) -> None:
+    """The folder is mounted read-only (root can write anything else), and the journal is left
+    in WAL mode with its write-ahead log, the case where SQLite wants to write to read."""
+    _, out, _ = finished(tmp_path)
+    writable = invoke("standings", str(out), "--json")
+    assert writable.exit_code == 0, writable.output
+    command = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(out), str(out),
+               sys.executable, "-m", "arena", "standings", str(out), "--json"]
+    r = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == json.loads(writable.output)
+    probe = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(out), str(out),
+             "touch", str(out / "probe")]
+    assert subprocess.run(probe, capture_output=True).returncode != 0  # really read-only
+
+
+# ---------------------------------------------------------------------------- changed bots
+
+
+def own_copy(tmp_path: Path, name: str) -> Path:
+    """A copy of an example bot that the test may edit."""
+    folder = tmp_path / "bots" / name
+    shutil.copytree(example(name), folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def test_a_bot_changed_between_stop_and_resume_is_refused_and_its_old_files_resume(
+    tmp_path: Path,
+) -> None:
+    from arena.runner.config import load_config
+    from arena.runner.tournament import StopRequest, Tournament, TournamentError
+
+    bot = own_copy(tmp_path, "random-py")
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="changed", output=out, concurrency=1,
+                            bots=[bot, example("greedy-py")], rounds=2)
+    stop = StopRequest()
+
+    def stops_after_a_result(concurrency: int, keep: int) -> LocalExecutor:
+        executor = LocalExecutor(concurrency, keep)
+        poll = executor.poll
+
+        def poll_then_stop(timeout: float) -> list[JobResult]:
+            results = poll(timeout)
+            if results:
+                stop.level = 1  # as Ctrl-C once: no new game is started
+            return results
+
+        executor.poll = poll_then_stop  # type: ignore[method-assign]
+        return executor
+
+    with signals_kept():
+        first = Tournament(load_config(file), executor_factory=stops_after_a_result,
+                           stop=stop, seed_key=TEST_SEED_KEY).run()
+    assert not first.complete and first.games_done == 1
+    script = bot / "bot.py"
+    original = script.read_text()
+    script.write_text(original + "\n# a different program under the same name and version\n")
+    with pytest.raises(TournamentError, match="random-py changed since this tournament began"):
+        Tournament(load_config(file), seed_key=TEST_SEED_KEY)
+    one_error(invoke("run", str(file), "--plain"), "random-py changed", "mix the results")
+    script.write_text(original)  # the old files again: the tournament resumes
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+    script.write_text(original + "\n# changed after the end\n")  # nothing left to play
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+
+
+def test_a_tournament_that_played_no_game_takes_the_file_as_it_now_is(tmp_path: Path) -> None:
+    from arena.runner.config import load_config
+    from arena.runner.tournament import Tournament
+
+    out = tmp_path / "out"
+    bots = [example("random-py"), example("greedy-py"), example("random-js")]
+    file = write_tournament(tmp_path, "t.toml", name="fixed", output=out, bots=bots)
+    # Bound to the journal, nothing played.
+    Tournament(load_config(file), seed_key=TEST_SEED_KEY).lock.release()
+    write_tournament(tmp_path, "t.toml", name="fixed", output=out, bots=bots[:2])
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0, r.output
+    assert "had played no game yet: the file's new bots replace the old" in r.output
+    assert "2/2 games, complete" in r.output
+
+
+def test_workers_ending_while_the_run_stops_are_a_stop_not_an_error(tmp_path: Path) -> None:
+    """A signal to the whole process group (a service manager's SIGTERM) stops the run and
+    ends its workers too: the run reports itself stopped, and resumes."""
+    from arena.runner.config import load_config
+    from arena.runner.tournament import StopRequest, Tournament
+
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="term", output=out, concurrency=2,
+                            bots=[example("random-py"), example("greedy-py")], rounds=2)
+    stop = StopRequest()
+
+    def workers_die_on_stop(concurrency: int, keep: int) -> LocalExecutor:
+        executor = LocalExecutor(concurrency, keep)
+        poll = executor.poll
+
+        def poll_or_die(timeout: float) -> list[JobResult]:
+            if stop.level:
+                raise RuntimeError("a game worker (pid 1) died with exit code 255")
+            results = poll(timeout)
+            if results:
+                stop.level = 1  # the signal arrives
+            return results
+
+        executor.poll = poll_or_die  # type: ignore[method-assign]
+        return executor
+
+    with signals_kept():
+        result = Tournament(load_config(file), executor_factory=workers_die_on_stop, stop=stop,
+                            seed_key=TEST_SEED_KEY).run()
+    assert not result.complete and result.games_done >= 1
+    r = invoke("run", str(file), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+
+
+def test_an_absurd_schedule_is_refused_with_its_size_before_anything_is_built(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="huge", output=out, rounds=10**9,
+                            bots=[example("random-py"), example("greedy-py")])
+    one_error(invoke("run", str(file), "--plain"), "'rounds'", "2,000,000,000 games",
+              "max_games")
+    assert not out.exists()
+    capped = write_tournament(tmp_path, "capped.toml", name="huge", output=out, rounds=10**9,
+                              max_games=4, bots=[example("random-py"), example("greedy-py")])
+    r = invoke("run", str(capped), "--plain")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+
+
+def test_standings_of_a_finished_tournament_say_it_is_complete(tmp_path: Path) -> None:
+    _, out, _ = finished(tmp_path)
+    r = invoke("standings", str(out))
+    assert r.exit_code == 0 and "guards: complete, 4 games" in r.output, r.output
+    assert json.loads(invoke("standings", str(out), "--json").output)["complete"] is True
+
+
+def test_command_line_options_override_the_files_fields(tmp_path: Path) -> None:
+    file = write_tournament(tmp_path, "t.toml", name="over", output=tmp_path / "unused",
+                            bots=[example("random-py"), example("greedy-py")], rounds=5)
+    out = tmp_path / "elsewhere"
+    r = invoke("run", str(file), "--plain", "--output", str(out), "--seed", "77",
+               "--games", "4", "--decision-ms", "1500", "--bank-ms", "90000")
+    assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+    assert not (tmp_path / "unused").exists()
+    meta = json.loads((out / "standings.json").read_text())["meta"]
+    assert meta["seed"] == 77 and meta["games"] == 4
+    record = json.loads(next((out / "games").glob("*.json")).read_text())
+    assert record["time_control"]["decision_ms"] == 1500
+    assert record["time_control"]["bank_ms"] == 90000
+    # What defines the games is part of the tournament: another seed is another tournament.
+    one_error(invoke("run", str(file), "--plain", "--output", str(out), "--games", "4"),
+              "differs in", "seed")
