@@ -116,6 +116,28 @@ def test_a_spent_budget_stops_the_search_after_one_sweep(name: str) -> None:
     assert iterations == len(root) and index in root
 
 
+@pytest.mark.parametrize("shrink", [True, False])
+def test_a_sweep_that_no_longer_fits_shrinks_to_the_best_candidates(
+    shrink: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a clock that says the third sweep of five cannot be paid for but four rollouts can,
+    the search plays a third sweep of four (the policy's choice and the three best others), or,
+    without SHRINK, stops after two sweeps. A scripted clock: no timing to flake."""
+    game, components, guide = _setup("agricola")
+    state = game.new_state(2, seed=6)
+    obs = _to_place(state, guide, progress=4)
+    legal = state.legal_actions()
+    order = guide.policy.preferences(obs, legal, components)
+    assert len(search.candidates(legal, order, search.ROOT_CANDIDATES)) == 5
+    # Start, after sweep 1 (0.1 s a rollout: 5 more fit), after sweep 2 (0.07 s a rollout: 4
+    # fit in the 0.3 s left), after sweep 3 (nothing fits).
+    clock = iter([0.0, 0.5, 0.7, 0.95])
+    monkeypatch.setattr(search, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
+    monkeypatch.setattr(search, "SHRINK", shrink)
+    _, iterations = search.search(game, obs, legal, components, random.Random(2), 1.0)
+    assert iterations == (14 if shrink else 10)
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_rewards_are_in_range_and_favour_the_seat_ahead(name: str) -> None:
     game, _, _ = _setup(name)

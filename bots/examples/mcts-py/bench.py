@@ -17,12 +17,16 @@ the others. Game ``g`` is played on seed ``--seed + g // players`` with the sear
 ``--versus PATH`` plays every game a second time with another version of the search (the
 ``search.py`` at PATH, with the same ``search()`` signature), right after the first, so that
 both meet the same seeds under the same load; it prints both versions' results and their
-paired difference, game by game.
+paired difference, game by game. ``--set NAME=VALUE`` changes one of the search's constants
+for the run (``margin_scale`` is the game's entry in TUNING); ``--versus-set`` the other
+version's. So a setting is tuned against the current one with
+``--versus search.py --versus-set ROOT_CANDIDATES=3``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import importlib.util
 import math
@@ -113,6 +117,22 @@ def load(path: Path) -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def configure(module: ModuleType, game: str, settings: list[str]) -> str:
+    """Apply ``NAME=VALUE`` settings to a search module; a description of them."""
+    for setting in settings:
+        name, _, text = setting.partition("=")
+        if name == "margin_scale":
+            tuning = module.TUNING.get(game, module.DEFAULT_TUNING)
+            module.TUNING[game] = dataclasses.replace(tuning, margin_scale=float(text))
+            continue
+        old = getattr(module, name)  # AttributeError for a name the module does not have
+        if isinstance(old, bool):
+            setattr(module, name, text.lower() in ("1", "true", "yes"))
+        else:
+            setattr(module, name, type(old)(text))
+    return " ".join(settings)
 
 
 def play(game: Game, module: ModuleType, guide: search.Guide, players: int, seed: int, seat: int,
@@ -215,15 +235,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--versus", type=Path, default=None,
                         help="another search.py to play the same games with, interleaved")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="change one of this search's constants for the run")
+    parser.add_argument("--versus-set", action="append", default=[], metavar="NAME=VALUE",
+                        help="change one of the other search's constants for the run")
     parser.add_argument("--profile", action="store_true",
                         help="time the engine's and the policy's calls (this version only)")
     args = parser.parse_args()
 
     game = get_game(args.game)
-    guide = search.guide_for(game, game.components())
-    mine = Tally("this search")
-    other = Tally(f"{args.versus}") if args.versus else None
+    mine = Tally(f"this search {configure(search, args.game, args.set)}".strip())
+    guide = search.guide_for(game, game.components())  # after configure: it reads TUNING
     other_module = load(args.versus.resolve()) if args.versus else None
+    other = None
+    if other_module is not None:
+        settings = configure(other_module, args.game, args.versus_set)
+        other = Tally(f"{args.versus} {settings}".strip())
     timers = Timers() if args.profile else None
     with timed(timers, game, guide.policy) if timers else _nothing():
         for g in range(args.games):

@@ -15,7 +15,10 @@ rollout give the reward. The decisions searched are those whose observation's
 
 The root holds the few actions the policy likes best. Every sampled world is played once from
 each of them (a *sweep*), so the candidates are always compared on the same hidden cards and
-the same future chance: luck mostly cancels out of the comparison. Below each root action grows
+the same future chance: luck mostly cancels out of the comparison. When the time left cannot
+pay for a whole sweep, the next one plays the policy's choice and the best others that fit:
+where rollouts are long (early in an Agricola game, a sweep of five takes most of 200 ms) a
+second sweep is what lets the search overrule the policy at all. Below each root action grows
 a tree over this seat's later searched decisions in the game, shared by all sampled worlds
 (edges are action keys; an action not legal in a world is skipped there, and the exploration
 term counts how often an action was available). A node branches into its own candidates only
@@ -48,6 +51,7 @@ PER_CHOICE = 2  # at most this many candidates differ only in the game's amount 
 EXPAND_AFTER = 6  # a node below the root branches once it has had this many visits
 EXPLORATION = 0.4
 PRUNE_EVERY = 3  # every this many sweeps the worst root candidate is dropped (0: never)
+SHRINK = True  # when a whole sweep no longer fits in the time, sweep the best that fit
 CONFIDENCE = 1.0  # another action replaces the policy's only if better by this many std errors
 SEARCHED = frozenset({"place"})  # decision kinds searched; the policy answers the others
 ACTION_CACHE = 200_000  # action dicts kept by key before the cache starts afresh
@@ -214,8 +218,14 @@ def search(
         now = time.perf_counter()
         if max_iterations is not None and iterations >= max_iterations:
             break
-        if now + (now - start) / sweeps > deadline:
-            break
+        fit = int((deadline - now) / ((now - start) / iterations))  # rollouts left in the time
+        if fit < len(live):
+            if not SHRINK or fit < 2:
+                break
+            # Too little time for a whole sweep: the policy's choice and the best others that
+            # fit go on (a candidate played on a single world can never be chosen anyway).
+            rest = sorted(live[1:], key=lambda i: (-nodes[i].value / nodes[i].visits, i))
+            live = [live[0], *sorted(rest[:fit - 1])]
     best = max(live, key=lambda i: (nodes[i].value / nodes[i].visits, -i))
     return root[best if _better(rewards[best], rewards[0]) else 0], iterations
 
