@@ -238,6 +238,27 @@ def test_every_card_has_its_row(page: str, components: dict) -> None:
     assert named == {f"`{effect}`" for effect in effects}
 
 
+def test_bottoms_add_up_as_the_page_says(page: str, components: dict) -> None:
+    figures: dict[str, int] = defaultdict(int)
+    symbols: dict[str, int] = defaultdict(int)
+    for card in components["cards"]:
+        bottom = card["bottom"]
+        if "symbol" in bottom:
+            symbols[bottom["symbol"]] += 1
+        else:
+            figures[bottom["figure"]] += bottom["count"]
+    bottoms = " ".join(_section(page, "### Bottoms").split())
+    assert set(symbols.values()) == {2} and len(symbols) == 8
+    assert f"Culture** (green, {sum(symbols.values())} cards): one of {len(symbols)} symbols" in \
+        bottoms
+    for symbol in symbols:
+        assert f"`{symbol}`" in bottoms
+    assert (f"There are {figures['farmer']} farmers in all, {figures['tool_maker']} tool makers, "
+            f"{figures['hut_builder']} hut builders and {figures['shaman']} shamans") in bottoms
+    table = _section(page, "### Bottoms")
+    assert _first_cells(table) == {f"`{figure}`" for figure in figures}
+
+
 def test_every_building_has_its_row(page: str, components: dict) -> None:
     section = _section(page, "## 7. Buildings")
     assert len(components["buildings"]) == 28
