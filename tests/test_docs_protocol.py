@@ -158,7 +158,8 @@ def test_the_manifest_fields_are_the_runners(page: str, tmp_path: Path) -> None:
     rows = _manifest_rows(page)
     (tmp_path / "lib").mkdir()
     values = {"name": "my-bot", "version": "1.0", "language": "c", "command": ["./my-bot"],
-              "description": "text", "needs": ["lib"], "limits": {"open_files": 64}}
+              "description": "text", "needs": ["lib"], "build": ["make"],
+              "limits": {"open_files": 64}}
     assert set(rows) == set(values)
     BotManifest.from_dict(values, tmp_path, "bot.toml")
     for field, required in rows.items():
