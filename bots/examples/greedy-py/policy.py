@@ -282,10 +282,16 @@ RESOLVE_ORDER = ("tool_maker", "hunting", "forest", "clay_pit", "quarry", "river
                  "field", "building", "card")
 
 
-def _resolve(c: Ctx, legal: list[dict]) -> int:
+def _resolve(observation: dict, legal: list[dict], components: dict) -> int:
+    """The place to resolve next: RESOLVE_ORDER, fixed buildings before the others, cheaper
+    card slots first. It reads the observation itself (building ids looked up in the tables),
+    not the view with its context, since the search bot asks this at a third of its decisions."""
+    piles = observation["board"]["buildings"]
+    buildings = components["buildings"]
+
     def rank(i: int) -> tuple:
         a = legal[i]
-        sub = c.board["buildings"][a["pile"]]["top"]["kind"] != "fixed" if "pile" in a else 0
+        sub = buildings[piles[a["pile"]]["top"]]["kind"] != "fixed" if "pile" in a else 0
         return (RESOLVE_ORDER.index(a["place"]), sub, a.get("slot", 0))
 
     return min(range(len(legal)), key=rank)
@@ -390,17 +396,18 @@ def _with_tables(obs: dict, components: dict) -> dict:
 def preferences(observation: dict, legal_actions: list[dict], components: dict) -> list[int]:
     """Every legal index, best first by this policy: ``choose`` is the first. Placements are
     ordered by their scores; for other decisions the rest follow in the given order."""
-    view = _with_tables(observation, components)
-    if view["decision"]["kind"] == "place":
-        scores = _place_scores(Ctx(view), legal_actions)
+    if observation["decision"]["kind"] == "place":
+        scores = _place_scores(Ctx(_with_tables(observation, components)), legal_actions)
         return sorted(range(len(legal_actions)), key=lambda i: (-scores[i][0], -scores[i][1], i))
-    first = _choose(view, legal_actions)
+    first = choose(observation, legal_actions, components)
     return [first] + [i for i in range(len(legal_actions)) if i != first]
 
 
 def choose(observation: dict, legal_actions: list[dict], components: dict) -> int:
     """The index of the chosen action in ``legal_actions``. ``components`` is the game's
     static table of cards and buildings, as ``game_start`` sends it."""
+    if observation["decision"]["kind"] == "resolve":
+        return _resolve(observation, legal_actions, components)
     return _choose(_with_tables(observation, components), legal_actions)
 
 
@@ -410,8 +417,6 @@ def _choose(view: dict, legal_actions: list[dict]) -> int:
     kind = dec["kind"]
     if kind == "place":
         return _best(_place_scores(c, legal_actions))
-    if kind == "resolve":
-        return _resolve(c, legal_actions)
     if kind == "use_tools":
         return _use_tools(c, dec, legal_actions)
     if kind in ("buy_card", "buy_building"):

@@ -1,4 +1,5 @@
-"""The search bot: information-set MCTS (search.py) behind Arena's Python SDK.
+"""The search bot: information-set MCTS (search.py) behind Arena's Python SDK, for every game
+greedy-py has a policy for (Stone Age and Agricola): the game is named in ``game_start``.
 
 Strength comes from the command line, set in bot.toml: ``--ms N`` (the most time a decision may
 take) or ``--iterations N`` (a fixed number of iterations per decision, for reproducible play).
@@ -12,7 +13,7 @@ import argparse
 import random
 from typing import Any
 
-from search import search
+from search import guide_for, search
 
 from arena.engine import Game, get_game
 from arena.protocol.client import Bot, run
@@ -33,6 +34,8 @@ class SearchBot(Bot):
         self.game = get_game(info["game"])
         self.components = info["components"]
         self.rng = random.Random(info["bot_seed"])
+        # The game's policy now, so that a game without one fails at the start, not mid-game.
+        guide_for(self.game, self.components)
 
     def choose(
         self, observation: dict[str, Any], legal_actions: list[dict[str, Any]], time_left_ms: int
@@ -46,7 +49,8 @@ class SearchBot(Bot):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Information-set MCTS bot for Stone Age.")
+    parser = argparse.ArgumentParser(
+        description="Information-set MCTS bot for Stone Age and Agricola.")
     parser.add_argument("--ms", type=int, default=200, help="most milliseconds per decision")
     parser.add_argument("--iterations", type=int, default=None,
                         help="a fixed number of iterations per decision instead of a time")

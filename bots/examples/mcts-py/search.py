@@ -1,18 +1,30 @@
-"""Information-set Monte Carlo tree search for Stone Age, guided by the greedy policy.
+"""Information-set Monte Carlo tree search for any Arena game, guided by the game's greedy policy.
 
-The search runs over *sampled worlds*: the engine's ``determinize`` turns what this seat knows
-into a full state (deck order, hidden tiles, the others' extra cards, fresh future dice), so
-chance is sampled, never chosen. The greedy policy of ``greedy-py`` is the search's model of
-every move it does not search: the other seats' moves, its own minor decisions, and the rollout
-to the end of the game. The final scores of the rollout give the reward.
+The search knows nothing of any game's rules. It uses the engine contract only: the game's
+``determinize`` (a full state consistent with what this seat knows: the hidden parts drawn
+from what the seat has not seen, and a fresh seed for future chance), ``clone``, the legal keys
+and actions, ``apply_index``/``apply_key``, ``observation`` and, at the end of a game,
+``result``. So chance and hidden information are sampled, never chosen.
 
-The root holds the few actions the greedy policy likes best. Every sampled world is played once
-from each of them (a *sweep*), so the candidates are always compared on the same deck, the same
-hidden cards and the same dice: luck mostly cancels out of the comparison. Below each root
-action grows a tree over this seat's later placements in the game, shared by all sampled worlds
+What it knows of a game comes from greedy-py's policy for that game (``policies.policy_for``):
+``preferences`` (every legal action, best first) picks the few actions worth searching, and
+``choose`` is the model of every move the search does not search: the other seats' moves, this
+seat's minor decisions, and the rollout to the end of the game. The final scores of the
+rollout give the reward. The decisions searched are those whose observation's
+``decision.kind`` is in SEARCHED ("place": where a person goes, in both games).
+
+The root holds the few actions the policy likes best. Every sampled world is played once from
+each of them (a *sweep*), so the candidates are always compared on the same hidden cards and
+the same future chance: luck mostly cancels out of the comparison. When the time left cannot
+pay for a whole sweep, the next one plays the policy's choice and the best others that fit:
+where rollouts are long (early in an Agricola game, a sweep of five takes most of 200 ms) a
+second sweep is what lets the search overrule the policy at all. Below each root action grows
+a tree over this seat's later searched decisions in the game, shared by all sampled worlds
 (edges are action keys; an action not legal in a world is skipped there, and the exploration
 term counts how often an action was available). A node branches into its own candidates only
-after it has been visited enough times; until then the greedy policy moves for it.
+after it has been visited enough times; until then the policy moves for it.
+
+The few things that differ between games are in TUNING, each with its reason.
 """
 
 from __future__ import annotations
@@ -21,38 +33,96 @@ import math
 import random
 import sys
 import time
-from functools import lru_cache
+from collections.abc import Hashable
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from arena.engine import Game
-from arena.engine.stoneage import StoneAgeState
-from arena.engine.stoneage.components import NUM_PLACES, PILE0
-from arena.engine.stoneage.moves import PLACE, RESOLVE, key_to_action, place_fields
+from arena.engine import Game, State
 
-# greedy-py's policy (a sibling example) is the prior, the opponent model and the rollout policy.
+# greedy-py's policies (a sibling example) are the prior, the opponent model and the rollout.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "greedy-py"))
-import policy
+import policies
 
-ROOT_CANDIDATES = 5  # actions searched at the root: the greedy policy's favourites
+ROOT_CANDIDATES = 5  # actions searched at the root: the policy's favourites
 TREE_CANDIDATES = 3  # actions a node below the root branches into
-PER_PLACE = 2  # at most this many candidates put people on the same place
+PER_CHOICE = 2  # at most this many candidates differ only in the game's amount field
 EXPAND_AFTER = 6  # a node below the root branches once it has had this many visits
 EXPLORATION = 0.4
-MARGIN_SCALE = 20.0  # points of lead over the best opponent worth a reward of about 0.73
 PRUNE_EVERY = 3  # every this many sweeps the worst root candidate is dropped (0: never)
+SHRINK = True  # when a whole sweep no longer fits in the time, sweep the best that fit
 CONFIDENCE = 1.0  # another action replaces the policy's only if better by this many std errors
 SEARCHED = frozenset({"place"})  # decision kinds searched; the policy answers the others
+ACTION_CACHE = 200_000  # action dicts kept by key before the cache starts afresh
 
-#: The greedy policy's resolution order by engine place: its order of place names, then the
-#: place itself (card slots by cost). Two buildings also need their tiles: the policy decides.
-_RESOLVE_RANK = tuple(
-    (policy.RESOLVE_ORDER.index(place_fields(place)["place"]), place)
-    for place in range(NUM_PLACES)
-)
 
-#: The action dict of a key, shared between calls (the policy only reads it).
-_action = lru_cache(maxsize=None)(key_to_action)
+@dataclass(frozen=True)
+class Tuning:
+    """What the search must know of a game that the engine contract does not say."""
+
+    #: Points of lead over the best other seat worth a reward of about 0.73 (the logistic's
+    #: scale): the size of a typical final margin between good players, in the game's points.
+    margin_scale: float
+    #: The action field that only says how many (Stone Age's "people" on a place): candidates
+    #: whose actions differ only in it are one choice, so that at most PER_CHOICE of them are
+    #: searched and the rest of the budget goes to different choices. None: every action its own.
+    amount: str | None = None
+
+
+#: Stone Age: final margins between good players are tens of points (scores 100-250), and a
+#: placement names a place and how many people go there. Agricola: scores run about -20..50
+#: and games are won by a few points; a placement names its space only.
+TUNING = {
+    "stoneage": Tuning(margin_scale=20.0, amount="people"),
+    "agricola": Tuning(margin_scale=8.0),
+}
+DEFAULT_TUNING = Tuning(margin_scale=10.0)
+
+
+class Guide:
+    """A game's greedy policy and what the search keeps around it: the component tables it
+    reads, the game's tuning, and the action dict of every key met so far (equal keys are equal
+    actions in every state of a game, so each dict is built once; the policy only reads them)."""
+
+    def __init__(self, game: Game, components: dict[str, Any]) -> None:
+        self.game = game
+        self.policy: ModuleType = policies.policy_for(game.name)
+        self.components = components
+        self.tuning = TUNING.get(game.name, DEFAULT_TUNING)
+        self._actions: dict[Hashable, dict[str, Any]] = {}
+
+    def actions(self, state: State) -> list[dict[str, Any]]:
+        """The legal actions of ``state`` as dicts, in the order of its legal keys."""
+        cache = self._actions
+        if len(cache) > ACTION_CACHE:
+            cache.clear()
+        out = []
+        for key in state.legal_keys():
+            action = cache.get(key)
+            if action is None:
+                action = cache[key] = state.action_of(key)
+            out.append(action)
+        return out
+
+    def move(self, state: State) -> int:
+        """The policy's move in ``state``, for whichever seat is to act."""
+        seat = state.current_player
+        assert seat is not None
+        return int(self.policy.choose(state.observation(seat), self.actions(state),
+                                      self.components))
+
+
+_guides: dict[str, Guide] = {}
+
+
+def guide_for(game: Game, components: dict[str, Any]) -> Guide:
+    """The guide of ``game`` (made once per game; LookupError if greedy-py has no policy for it)."""
+    guide = _guides.get(game.name)
+    if guide is None or guide.game is not game:
+        guide = _guides[game.name] = Guide(game, components)
+    guide.components = components
+    return guide
 
 
 class Node:
@@ -64,40 +134,35 @@ class Node:
         self.visits = 0
         self.value = 0.0  # summed rewards of the searching seat
         self.available = 0  # how often this action was legal when its parent was reached
-        self.keys: list[Any] | None = None  # this node's candidate keys, once it branches
-        self.children: dict[Any, Node] = {}
+        self.keys: list[Hashable] | None = None  # this node's candidate keys, once it branches
+        self.children: dict[Hashable, Node] = {}
 
 
-def policy_index(state: StoneAgeState, components: dict[str, Any]) -> int:
-    """The greedy policy's move in ``state``, for whichever seat is to act."""
-    keys = state.legal_keys()
-    if keys[0][0] == RESOLVE and sum(1 for k in keys if k[1] >= PILE0) < 2:
-        # The policy's fixed resolution order, without building an observation.
-        return min(range(len(keys)), key=lambda i: _RESOLVE_RANK[keys[i][1]])
-    seat = state.current_player
-    assert seat is not None
-    return policy.choose(state.observation(seat), [_action(k) for k in keys], components)
-
-
-def reward(state: StoneAgeState, seat: int) -> float:
-    """In (0, 1): a logistic function of ``seat``'s lead over the best other seat."""
-    scores = [state.score_now(p) for p in range(state.num_players)]
+def reward(state: State, seat: int, scale: float) -> float:
+    """In (0, 1): a logistic function of ``seat``'s final lead over the best other seat, in
+    units of ``scale`` points. ``state`` must be over."""
+    scores = state.result().scores
     lead = scores[seat] - max(s for p, s in enumerate(scores) if p != seat)
-    return 1.0 / (1.0 + math.exp(-lead / MARGIN_SCALE))
+    return 1.0 / (1.0 + math.exp(-lead / scale))
 
 
-def candidates(keys: list[Any], order: list[int], limit: int) -> list[int]:
-    """The first ``limit`` indices of ``order``, at most PER_PLACE of them on one place."""
+def candidates(
+    actions: list[dict[str, Any]], order: list[int], limit: int, amount: str | None = None
+) -> list[int]:
+    """The first ``limit`` indices of ``order``, at most PER_CHOICE of them for actions that
+    differ only in their ``amount`` field."""
     picked: list[int] = []
-    per_place: dict[Any, int] = {}
+    per_choice: dict[Any, int] = {}
     for i in order:
-        key = keys[i]
-        where = key[1] if key[0] == PLACE else key
-        if per_place.get(where, 0) < PER_PLACE:
-            per_place[where] = per_place.get(where, 0) + 1
-            picked.append(i)
-            if len(picked) == limit:
-                break
+        action = actions[i]
+        if amount is not None and amount in action:
+            choice: Any = tuple((k, v) for k, v in action.items() if k != amount)
+            if per_choice.get(choice, 0) >= PER_CHOICE:
+                continue
+            per_choice[choice] = per_choice.get(choice, 0) + 1
+        picked.append(i)
+        if len(picked) == limit:
+            break
     return picked
 
 
@@ -116,14 +181,16 @@ def search(
     stops once it has run that many (rounded up to whole sweeps), so that a game played with
     the same seeds is played the same way unless the time runs out first.
     """
-    order = policy.preferences(observation, legal_actions, components)
+    guide = guide_for(game, components)
+    policy = guide.policy
     if len(legal_actions) == 1 or observation["decision"]["kind"] not in SEARCHED:
-        return order[0], 0
+        return int(policy.choose(observation, legal_actions, components)), 0
+    order = policy.preferences(observation, legal_actions, components)
     seat = observation["seat"]
-    sample = _sample(game, observation, rng)
-    root = candidates(sample.legal_keys(), order, ROOT_CANDIDATES)
+    root = candidates(legal_actions, order, ROOT_CANDIDATES, guide.tuning.amount)
     if len(root) == 1:
         return root[0], 0
+    scale = guide.tuning.margin_scale
     nodes = [Node() for _ in root]
     rewards: list[list[float]] = [[] for _ in root]  # per candidate, per sweep it was in
     live = list(range(len(root)))  # the candidates still searched
@@ -131,13 +198,14 @@ def search(
     deadline = start + seconds
     iterations = sweeps = 0
     while True:
+        sample = game.determinize(observation, rng)
         for i in live:
-            index, node = root[i], nodes[i]
+            node = nodes[i]
             state = sample.clone()
-            state.apply_index(index)
+            state.apply_index(root[i])
             path = [node]
-            _play_out(state, path, seat, components)
-            r = reward(state, seat)
+            _play_out(state, path, seat, guide)
+            r = reward(state, seat, scale)
             for n in path:
                 n.visits += 1
                 n.value += r
@@ -150,18 +218,16 @@ def search(
         now = time.perf_counter()
         if max_iterations is not None and iterations >= max_iterations:
             break
-        if now + (now - start) / sweeps > deadline:
-            break
-        sample = _sample(game, observation, rng)
+        fit = int((deadline - now) / ((now - start) / iterations))  # rollouts left in the time
+        if fit < len(live):
+            if not SHRINK or fit < 2:
+                break
+            # Too little time for a whole sweep: the policy's choice and the best others that
+            # fit go on (a candidate played on a single world can never be chosen anyway).
+            rest = sorted(live[1:], key=lambda i: (-nodes[i].value / nodes[i].visits, i))
+            live = [live[0], *sorted(rest[:fit - 1])]
     best = max(live, key=lambda i: (nodes[i].value / nodes[i].visits, -i))
     return root[best if _better(rewards[best], rewards[0]) else 0], iterations
-
-
-def _sample(game: Game, observation: dict[str, Any], rng: random.Random) -> StoneAgeState:
-    """One world consistent with ``observation``, its hidden parts and future dice drawn."""
-    state = game.determinize(observation, rng)
-    assert isinstance(state, StoneAgeState)
-    return state
 
 
 def _better(mine: list[float], base: list[float]) -> bool:
@@ -176,23 +242,26 @@ def _better(mine: list[float], base: list[float]) -> bool:
     return mean > CONFIDENCE * math.sqrt(var / n)
 
 
-def _play_out(
-    state: StoneAgeState, path: list[Node], seat: int, components: dict[str, Any]
-) -> None:
+def _play_out(state: State, path: list[Node], seat: int, guide: Guide) -> None:
     """Play ``state`` to the end from the node ``path[-1]``: the tree chooses this seat's
-    placements while it can, the greedy policy everything else. Nodes walked are appended to
+    searched decisions while it can, the policy everything else. Nodes walked are appended to
     ``path``."""
     node = path[-1]
+    policy, components = guide.policy, guide.components
     while not state.is_terminal:
-        keys = state.legal_keys()
-        if (state.current_player != seat or keys[0][0] != PLACE
-                or node.visits < EXPAND_AFTER):
-            state.apply_index(policy_index(state, components))
+        player = state.current_player
+        assert player is not None
+        obs = state.observation(player)
+        actions = guide.actions(state)
+        if (player != seat or node.visits < EXPAND_AFTER
+                or obs["decision"]["kind"] not in SEARCHED):
+            state.apply_index(policy.choose(obs, actions, components))
             continue
+        keys = state.legal_keys()
         if node.keys is None:
-            order = policy.preferences(state.observation(seat),
-                                       [_action(k) for k in keys], components)
-            node.keys = [keys[i] for i in candidates(keys, order, TREE_CANDIDATES)]
+            order = policy.preferences(obs, actions, components)
+            picked = candidates(actions, order, TREE_CANDIDATES, guide.tuning.amount)
+            node.keys = [keys[i] for i in picked]
         best: Node | None = None
         best_key = None
         best_ucb = -1.0
@@ -209,7 +278,7 @@ def _play_out(
             if ucb > best_ucb:
                 best, best_key, best_ucb = child, key, ucb
         if best is None:  # none of the node's candidates is legal in this world
-            state.apply_index(policy_index(state, components))
+            state.apply_index(policy.choose(obs, actions, components))
             continue
         state.apply_key(best_key)
         path.append(best)
