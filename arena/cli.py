@@ -365,9 +365,12 @@ def run(
         config = dataclasses.replace(config, sandbox="none")
 
     stop = StopRequest()
+    live_view = sys.stdout.isatty() and not plain
 
     def on_interrupt(signum: int, frame: object) -> None:
         stop.escalate()
+        if live_view:
+            return  # the view says so: a line printed beside it would leave a copy behind
         what = ("finishing the games in progress (Ctrl-C again to abandon them)"
                 if stop.level == 1 else "abandoning the games in progress")
         err.print(f"[yellow]stopping:[/] {what}")
@@ -375,7 +378,6 @@ def run(
     signal.signal(signal.SIGINT, on_interrupt)
     signal.signal(signal.SIGTERM, lambda s, f: setattr(stop, "level", 2))
 
-    live_view = sys.stdout.isatty() and not plain
     last = {"done": -1, "t": 0.0}
 
     def show_plain(snapshot: Any) -> None:

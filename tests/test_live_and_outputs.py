@@ -101,8 +101,10 @@ def test_render_is_a_pure_function_of_the_snapshot(standings: Standings) -> None
 def test_render_handles_an_unknown_total_a_fresh_start_and_a_stop(standings: Standings) -> None:
     text = printed(render(snapshot(standings, games_total=None, stopping=True, void_retries=2)))
     assert "12/?" in text
-    assert "Stopping" in text
+    assert "Stopping: finishing the games in progress (Ctrl-C again to abandon them)" in text
     assert "void retries 2" in text
+    again = printed(render(snapshot(standings, stopping=True, abandoning=True)))
+    assert "Stopping: abandoning the games in progress" in again and "Ctrl-C again" not in again
     empty = compute_standings(BOTS, [])
     text = printed(render(snapshot(empty, games_done=0, in_progress=[], recent=[],
                                    failures={}, elapsed_s=0.0)))

@@ -26,6 +26,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import tomllib
 import uuid
@@ -853,6 +854,50 @@ def test_ctrl_c_once_finishes_the_games_in_progress_then_resume_completes(
     for gid in stopped.done:
         assert final.results[gid] == stopped.results[gid]
     assert standings_doc(out)["meta"]["complete"] is True
+
+def test_ctrl_c_in_the_live_view_is_said_by_the_view_and_nothing_is_printed_beside_it(
+    tmp_path: Path, runs: Runs
+) -> None:
+    """In a terminal the live view is redrawn in place; a line printed beside it (the old
+    "stopping: ..." on stderr) left a second copy of the view behind. After Ctrl-C the view
+    itself says it is stopping and how to abandon, stderr stays empty, and the run ends as
+    with --plain."""
+    file = slow_tournament(tmp_path, "ctrlc-live", bank_ms=1500)
+    pid_file = tmp_path / "slow.pid"
+    master, slave = os.openpty()
+    err_path = tmp_path / "live.stderr"
+    env = {**os.environ, "FAULTY_PID_FILE": str(pid_file), TAG_VAR: runs.tag,
+           "COLUMNS": "100", "LINES": "40"}
+    with err_path.open("wb") as fe:
+        proc = subprocess.Popen([*arena_command(file), "run", str(file)], cwd=tmp_path, env=env,
+                                stdin=subprocess.DEVNULL, stdout=slave, stderr=fe,
+                                start_new_session=True)
+    os.close(slave)
+    screen = bytearray()
+
+    def drain() -> None:  # the view must keep flowing, or the runner blocks on a full pty
+        with contextlib.suppress(OSError):
+            while chunk := os.read(master, 65536):
+                screen.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        wait_until("the slow bot is playing", lambda: read_pid(pid_file), 30)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(30) == 130
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        reader.join(5)
+        os.close(master)
+    text = screen.decode("utf-8", errors="replace")
+    assert "Ctrl-C again to abandon them" in text
+    assert "stopped; run the same command to resume" in text
+    assert "stopping" not in err_path.read_text(encoding="utf-8"), err_path.read_text()
+    runs.check_nothing_left(sessions=(proc.pid,))
+
 
 
 def test_ctrl_c_twice_abandons_the_games_in_progress_and_resume_replays_them(

@@ -44,7 +44,8 @@ class Snapshot:
     None when there is no estimate at all). ``in_progress`` lists the running games, ``recent``
     the last finished ones, newest first. ``failures`` counts bot failures per kind over the
     whole run (e.g. ``standings.failure_totals()``); ``void_retries`` counts games replayed
-    because the runner's own machinery failed. ``stopping`` is set once a stop was requested.
+    because the runner's own machinery failed. ``stopping`` is set once a stop was requested,
+    ``abandoning`` once a second one abandons the games in progress.
     """
 
     name: str
@@ -60,6 +61,7 @@ class Snapshot:
     void_retries: int = 0
     schedule: str = ""
     stopping: bool = False
+    abandoning: bool = False
     done_before: int = 0  #: games already done when this run began (a resume): not its pace
 
 
@@ -249,7 +251,11 @@ def render(snapshot: Snapshot) -> RenderableType:
         heading.append(f"\n{snapshot.schedule}", style="dim")
     parts: list[RenderableType] = [heading, _progress(snapshot), _failures_text(snapshot)]
     if snapshot.stopping:
-        parts.append(Text("Stopping: finishing the games in progress…", style="bold yellow"))
+        # The view says it, not a line printed beside it: anything written to the terminal
+        # while the view is live leaves a second copy of the view behind.
+        parts.append(Text("Stopping: abandoning the games in progress…" if snapshot.abandoning
+                          else "Stopping: finishing the games in progress (Ctrl-C again to "
+                          "abandon them)…", style="bold yellow"))
     standings = snapshot.standings
     parts.append(standings_table(standings))
     if standings.rated_games != standings.games:

@@ -251,6 +251,7 @@ class Tournament:
             void_retries=self.voids,
             schedule=self.scheduler.describe(),
             stopping=self.stop.level > 0,
+            abandoning=self.stop.level > 1,
             done_before=self.done_before,
         )
 
