@@ -166,11 +166,15 @@ def arena_command(file: Path) -> list[str]:
 
 
 def schedule_of(file: Path) -> list[Pairing]:
-    """The whole schedule of a round-robin tournament file, as the runner's scheduler makes it."""
+    """The whole schedule of a round-robin tournament file, as the runner's scheduler makes it
+    (a repeat at a time)."""
     config = load_config(file)
     assert config.seed is not None  # these tests' files give one
-    pairings = make_tournament_scheduler(config, config.seed).next_round([])
-    assert pairings
+    scheduler = make_tournament_scheduler(config, config.seed)
+    pairings: list[Pairing] = []
+    while part := scheduler.next_round([], len(pairings)):
+        pairings += part
+    assert pairings and len(pairings) == scheduler.fixed_total
     return pairings
 
 

@@ -231,6 +231,11 @@ class Journal:
         return [Pairing(r["game_id"], r["idx"], r["round"], r["tbl"],
                         tuple(json.loads(r["bots"])), r["seed"]) for r in rows]
 
+    def pairing_count(self, status: str | None = None) -> int:
+        """How many pairings were issued (with ``status``: how many have it)."""
+        sql = "SELECT COUNT(*) FROM pairings" + (" WHERE status = ?" if status else "")
+        return int(self.db.execute(sql, (status,) if status else ()).fetchone()[0])
+
     def mark_started(self, game_id: str) -> None:
         """Count an attempt to play a game (committed before the game is handed out)."""
         with self._tx():
@@ -298,7 +303,7 @@ class Journal:
             name=identity.get("name", ""),
             bots=[b["name"] for b in identity.get("bots", [])],
             outcomes=self.outcomes(),
-            issued=len(self.pairings()),
+            issued=self.pairing_count(),
         )
 
     def _tx(self) -> _Transaction:
