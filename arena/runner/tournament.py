@@ -46,7 +46,14 @@ from arena.runner.sandbox import SandboxError, require_sandbox
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
 from arena.runner.storage import FolderBusyError, FolderLock, disk_full_message, is_disk_full
-from arena.runner.store import BOT_DIGESTS, JOURNAL, SECRET_SEED, Journal, damaged_message
+from arena.runner.store import (
+    BOT_DIGESTS,
+    GAMES_TOTAL,
+    JOURNAL,
+    SECRET_SEED,
+    Journal,
+    damaged_message,
+)
 
 RECENT = 8
 
@@ -136,6 +143,9 @@ class Tournament:
             # The key of the bots' seeds lives in the journal, so a resumed run hands bots
             # the seeds an uninterrupted one would have.
             self.seed_key = self.journal.seed_key(seed_key)
+            # What `arena standings` shows as the total while games are still to be issued.
+            if self.journal.meta().get(GAMES_TOTAL) != self.scheduler.fixed_total:
+                self.journal.set_meta(GAMES_TOTAL, self.scheduler.fixed_total)
             self.issued = self.journal.pairing_count()
             self._same_bots()
         self.tracker = RatingTracker(config.bot_names)
