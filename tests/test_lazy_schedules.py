@@ -1,20 +1,41 @@
 """Fixed schedules (round-robin, gauntlet) are issued a repeat at a time, as the runner needs
-them: the same pairings as when the whole schedule was made up front, and memory that does not
-grow with ``rounds``."""
+them: the same pairings as when the whole schedule was made up front, memory that does not grow
+with ``rounds``, no wait at the end of a repeat, and runs that stop between parts resume where
+they were (journals of either kind)."""
 
 from __future__ import annotations
 
 import hashlib
 import tracemalloc
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import TEST_SEED_KEY
+from test_tournament_e2e import (
+    assert_schedule_played_once,
+    example,
+    issue_the_rest,
+    random_py_twin,
+    read_journal,
+    schedule_of,
+    signals_kept,
+    standings_doc,
+    write_tournament,
+)
+from typer.testing import CliRunner
 
+from arena.cli import app
 from arena.protocol.messages import Termination
-from arena.runner.config import schedule_size
+from arena.runner.config import load_config, schedule_size
+from arena.runner.executor import GameJob, JobResult, JobStatus
+from arena.runner.live import Snapshot
 from arena.runner.schedule import Gauntlet, RoundRobin, Swiss, make_scheduler
 from arena.runner.schedule._common import FixedSchedule
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
+from arena.runner.store import JOURNAL, Journal
+from arena.runner.tournament import StopRequest, Tournament
 
 
 def names(n: int) -> list[str]:
@@ -162,3 +183,153 @@ def test_a_hundred_thousand_rounds_start_in_little_memory_and_issue_one_repeat(
         last = rr.next_round([], rr.fixed_total - per_repeat)
         assert last is not None and last[-1].game_id == "r100000-t0003-s1"
         assert last[-1].index == rr.fixed_total - 1 and last[-1].table == 300_000
+
+
+# ---------------------------------------------------------------------------- the runner
+
+
+class Scripted:
+    """An executor that plays nothing: each game it is given ends, seat 0 first, one a poll,
+    the oldest first. It notes, for each game it is given, the games then in flight and how
+    many pairings the journal held."""
+
+    def __init__(self, journal: Path, stop: StopRequest | None = None, stop_after: int = 0,
+                 level: int = 1) -> None:
+        self.journal, self.stop, self.stop_after, self.level = journal, stop, stop_after, level
+        self.running: list[Pairing] = []
+        self.submitted: list[tuple[Pairing, list[Pairing], int]] = []
+        self.finished = 0
+
+    def __call__(self, workers: int, keep_bots: int) -> Scripted:
+        return self
+
+    @property
+    def capacity(self) -> int:
+        return 2
+
+    def submit(self, job: GameJob) -> None:
+        reader = Journal(self.journal, readonly=True)
+        try:
+            held = reader.pairing_count()
+        finally:
+            reader.close()
+        self.submitted.append((job.pairing, list(self.running), held))
+        self.running.append(job.pairing)
+
+    def poll(self, timeout_s: float) -> list[JobResult]:
+        if not self.running:
+            return []
+        p = self.running.pop(0)
+        self.finished += 1
+        if self.stop is not None and self.finished == self.stop_after:
+            self.stop.level = self.level
+        ranks = tuple(range(1, len(p.bots) + 1))
+        outcome = GameOutcome(p.game_id, p.index, p.round, p.table, p.bots, p.seed,
+                              tuple(10 - r for r in ranks), ranks,
+                              tuple(Termination.OK for _ in p.bots))
+        return [JobResult(p.game_id, JobStatus.DONE, outcome=outcome, duration_s=0.01)]
+
+    def shutdown(self, abandon: bool) -> None:
+        pass
+
+
+def three_repeats(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """A round-robin of 3 bots at 2-player tables, 3 rounds: 3 repeats of 6 games."""
+    folder = tmp_path / name
+    folder.mkdir()
+    out = folder / "out"
+    bots = [example("random-py"), example("greedy-py"), random_py_twin(folder)]
+    file = write_tournament(folder, "t.toml", name=name, output=out, bots=bots, rounds=3,
+                            sandbox="none")
+    return file, out
+
+
+def run(file: Path, executor: Scripted, stop: StopRequest | None = None,
+        snapshots: list[Snapshot] | None = None) -> Any:
+    with signals_kept():
+        return Tournament(load_config(file), executor_factory=executor, stop=stop,
+                          seed_key=TEST_SEED_KEY,
+                          on_snapshot=None if snapshots is None else snapshots.append).run()
+
+
+def repeat_of(p: Pairing) -> int:
+    return int(p.game_id[1:4])
+
+
+def test_the_runner_issues_the_next_repeat_while_the_last_one_still_plays(
+    tmp_path: Path,
+) -> None:
+    file, out = three_repeats(tmp_path, "lazy")
+    schedule = schedule_of(file)
+    executor = Scripted(out / JOURNAL)
+    snapshots: list[Snapshot] = []
+    result = run(file, executor, snapshots=snapshots)
+    assert result.complete and result.games_done == result.games_total == 18
+    assert_schedule_played_once(read_journal(out), schedule)
+    assert [p for p, _, _ in executor.submitted] == schedule  # in the schedule's order
+    # The first game went out with only the first repeat issued, ...
+    assert executor.submitted[0][2] == 6
+    # ... and a game of each later repeat while a game of the one before was still playing.
+    for rep in (2, 3):
+        first = next((running, held) for p, running, held in executor.submitted
+                     if repeat_of(p) == rep)
+        assert any(repeat_of(q) == rep - 1 for q in first[0]), rep
+        assert first[1] == 6 * rep
+    # The live view counts the whole schedule from the start; the standings say complete.
+    assert snapshots and {s.games_total for s in snapshots} == {18}
+    assert standings_doc(out)["meta"]["complete"] is True
+    assert standings_doc(out)["meta"]["games"] == 18
+
+
+@pytest.mark.parametrize(("stop_after", "level"), [(1, 2), (3, 1), (5, 1), (6, 2), (7, 1)])
+def test_a_run_stopped_with_repeats_still_to_issue_resumes_where_it_was(
+    tmp_path: Path, stop_after: int, level: int
+) -> None:
+    file, out = three_repeats(tmp_path, "stopped")
+    schedule = schedule_of(file)
+    reference_file, reference_out = three_repeats(tmp_path, "reference")
+    run(reference_file, Scripted(reference_out / JOURNAL))
+
+    stop = StopRequest()
+    first = run(file, Scripted(out / JOURNAL, stop, stop_after, level), stop=stop)
+    assert not first.complete and first.games_total == 18
+    stopped = read_journal(out)
+    assert len(stopped.done) >= stop_after and len(stopped.pairings) in (6, 12)
+    assert list(stopped.pairings) == [p.game_id for p in schedule[:len(stopped.pairings)]]
+    assert standings_doc(out)["meta"]["complete"] is False
+    shown = CliRunner().invoke(app, ["standings", str(out)], env={"COLUMNS": "120"})
+    assert f"stopped: {len(stopped.done)} of 18 games" in shown.output, shown.output
+
+    again = Scripted(out / JOURNAL)
+    resumed = run(file, again)
+    assert resumed.complete and resumed.games_done == 18
+    final = read_journal(out)
+    assert_schedule_played_once(final, schedule)
+    # Nothing played twice, nothing skipped: this run played exactly the games not done.
+    assert [p.game_id for p, _, _ in again.submitted] == [
+        p.game_id for p in schedule if p.game_id not in stopped.done]
+    for gid in stopped.done:
+        assert final.results[gid]["ranks"] == stopped.results[gid]["ranks"]
+    assert final.outcomes() == read_journal(reference_out).outcomes()
+    assert standings_doc(out)["standings"] == standings_doc(reference_out)["standings"]
+
+
+def test_a_journal_with_every_pairing_issued_up_front_still_resumes(tmp_path: Path) -> None:
+    """Journals written before schedules were issued in parts hold the whole schedule: a run
+    plays what is left and issues nothing more (a pairing issued twice would be refused)."""
+    file, out = three_repeats(tmp_path, "upfront")
+    schedule = schedule_of(file)
+    stop = StopRequest()
+    run(file, Scripted(out / JOURNAL, stop, stop_after=4), stop=stop)
+    issue_the_rest(out, schedule)
+    again = Scripted(out / JOURNAL)
+    resumed = run(file, again)
+    assert resumed.complete and resumed.games_done == resumed.games_total == 18
+    assert all(held == 18 for _, _, held in again.submitted)
+    assert_schedule_played_once(read_journal(out), schedule)
+    # A journal of the whole schedule, nothing played yet, plays it all.
+    fresh_file, fresh_out = three_repeats(tmp_path, "fresh-upfront")
+    Tournament(load_config(fresh_file), seed_key=TEST_SEED_KEY).lock.release()
+    issue_the_rest(fresh_out, schedule_of(fresh_file))
+    assert run(fresh_file, Scripted(fresh_out / JOURNAL)).complete
+    assert_schedule_played_once(read_journal(fresh_out), schedule_of(fresh_file))

@@ -619,9 +619,12 @@ def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
         view = try_read_journal(out)
         if view is None or not 2 <= len(view.done) <= total - 3:
             return None
+        if len(view.pairings) == total:
+            return None  # (the last repeat is issued only once few games of the rest wait)
         return run.bots() or None  # a game in progress, its bots running
 
-    wait_until("2 games finished and a game in progress", mid_run, 30, run)
+    wait_until("2 games finished, a game in progress and a repeat not issued yet", mid_run, 30,
+               run)
     before = read_journal(out).done
     os.kill(run.pid, signal.SIGKILL)
     run.proc.wait(timeout=10)
@@ -633,14 +636,30 @@ def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
     killed = read_journal(out)
     assert before <= killed.done, "a game committed before the kill was lost"
     assert len(killed.done) < total, "the run finished before it could be killed"
+    # The repeats (6 games each) are issued whole, as they are needed: the schedule's first
+    # games, not all of them.
+    assert list(killed.pairings) == [p.game_id for p in schedule[:len(killed.pairings)]]
+    assert len(killed.pairings) in (6, 12)
+
+    # The same journal as a run before lazy schedules would have left it, every pairing issued
+    # up front: it resumes as well (in its own folder; the output is not part of the identity).
+    upfront_out = tmp_path / "upfront"
+    shutil.copytree(out, upfront_out)
+    upfront_file = write_tournament(tmp_path, "upfront.toml", output=upfront_out, **common)
+    issue_the_rest(upfront_out, schedule)
 
     resumed = runs.complete(file)
     assert resumed.rc == 0, resumed.text
     assert "resuming resumable" in resumed.stdout
     assert f"{total}/{total} games, complete" in resumed.stdout
+    upfront = runs.complete(upfront_file)
+    assert upfront.rc == 0, upfront.text
+    assert f"{total}/{total} games, complete" in upfront.stdout
 
     final = read_journal(out)
     assert_schedule_played_once(final, schedule)
+    assert_schedule_played_once(read_journal(upfront_out), schedule)
+    assert read_journal(upfront_out).outcomes() == final.outcomes()
     for gid in killed.done:  # kept as they were: not played again
         assert final.results[gid] == killed.results[gid], gid
     for gid in set(final.done) - killed.done:
@@ -656,6 +675,20 @@ def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
             assert bot[key] == ref_bot[key], (bot["name"], key)
     assert doc == ref_doc
     assert read_journal(ref_out).outcomes() == final.outcomes()
+
+
+def issue_the_rest(folder: Path, schedule: list[Pairing]) -> None:
+    """Enter every pairing of ``schedule`` that the journal in ``folder`` does not hold yet, as
+    runs did before schedules were issued a part at a time (all up front)."""
+    from arena.runner.store import JOURNAL, Journal
+
+    journal = Journal(folder / JOURNAL)
+    try:
+        held = {p.game_id for p in journal.pairings()}
+        journal.add_pairings([p for p in schedule if p.game_id not in held])
+        assert journal.pairing_count() == len(schedule)
+    finally:
+        journal.close()
 
 
 # ============================================================================ 3. faulty bots
