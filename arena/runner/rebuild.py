@@ -20,7 +20,14 @@ from arena.runner.config import TournamentConfig
 from arena.runner.record import GameRecord, verify
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.storage import FolderLock
-from arena.runner.store import JOURNAL, RECORDS, SECRET_SEED, Journal, JournalError
+from arena.runner.store import (
+    GAMES_TOTAL,
+    JOURNAL,
+    RECORDS,
+    SECRET_SEED,
+    Journal,
+    JournalError,
+)
 from arena.runner.tournament import make_tournament_scheduler
 
 
@@ -49,8 +56,10 @@ def rebuild_journal(config: TournamentConfig, seed_key: bytes | None = None) -> 
         scheduler = make_tournament_scheduler(config, seed)
         journal = Journal(folder / JOURNAL, rebuild=True)
         try:
-            journal.bind(config.identity(), scheduler.describe(),
-                         {SECRET_SEED: seed} if config.seed is None else {})
+            extra: dict[str, object] = {SECRET_SEED: seed} if config.seed is None else {}
+            if scheduler.fixed_total is not None:
+                extra[GAMES_TOTAL] = scheduler.fixed_total
+            journal.bind(config.identity(), scheduler.describe(), extra)
             journal.seed_key(seed_key)
             outcomes: list[GameOutcome] = []
             fixed = scheduler.fixed_total
