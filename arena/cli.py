@@ -466,11 +466,11 @@ def standings(
     games = len(progress.outcomes)
     if as_json:
         typer.echo(json.dumps({"name": progress.name, "games": games,
-                               "issued": progress.issued,
+                               "issued": progress.issued, "total": progress.total,
                                "complete": _complete(folder, games), **table.to_dict()}))
         return
     out.print(standings_table(table, title=_standings_title(folder, progress.name, games,
-                                                            progress.issued)))
+                                                            progress.issued, progress.total)))
 
 
 def _complete(folder: Path, games: int) -> bool:
@@ -482,7 +482,11 @@ def _complete(folder: Path, games: int) -> bool:
         return False
 
 
-def _standings_title(folder: Path, name: str, games: int, issued: int) -> str:
+def _standings_title(folder: Path, name: str, games: int, issued: int,
+                     total: int | None) -> str:
+    """``total``: a fixed schedule's games, issued or not (None: only the issued are known)."""
     if _complete(folder, games):
         return f"{name}: complete, {games} games"
+    if total is not None:
+        return f"{name}: {games} of {total} games"
     return f"{name}: {games} of {issued} games issued so far"

@@ -148,6 +148,7 @@ def test_a_rebuild_skips_missing_and_false_records_and_the_resumed_run_plays_the
     assert r.exit_code == 0, r.output
     assert "2 games restored from their records, 2 to play" in r.output
     assert f"skipped {names[1]}: it does not replay" in r.output
+    assert "guards: 2 of 4 games" in invoke("standings", str(out)).output
     r = invoke("run", str(file), "--plain")
     assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
     assert standings_of(out) == standings  # the same games, played again from the same seeds

@@ -55,7 +55,7 @@ def play(scheduler: Scheduler, ranker: Ranker) -> list[list[Pairing]]:
     """Runs the scheduler to the end, ranking each game with ``ranker``; the rounds issued."""
     finished: list[GameOutcome] = []
     issued: list[list[Pairing]] = []
-    while (batch := scheduler.next_round(finished)) is not None:
+    while (batch := scheduler.next_round(finished, len(finished))) is not None:
         assert batch, "a round with no games"
         issued.append(batch)
         finished += [outcome(p, ranker(p)) for p in batch]
@@ -160,13 +160,14 @@ def test_rounds_repeat_every_table_with_fresh_seeds() -> None:
     assert len({p.seed for p in pairings}) == 30
 
 
-def test_the_whole_round_robin_is_issued_as_round_one_and_then_nothing() -> None:
+def test_a_one_round_round_robin_is_issued_whole_as_round_one_and_then_nothing() -> None:
     rr = RoundRobin(names(5), 2, seed=1)
     first = rr.next_round([])
     assert first is not None
     assert first == rr.pairings()
     assert {p.round for p in first} == {1}
-    assert rr.next_round([outcome(p, seat_order_wins(p)) for p in first]) is None
+    assert rr.fixed_total == len(first)
+    assert rr.next_round([outcome(p, seat_order_wins(p)) for p in first], len(first)) is None
 
 
 def test_without_rotation_each_table_is_played_once_with_seats_evened_out() -> None:

@@ -167,11 +167,15 @@ def arena_command(file: Path) -> list[str]:
 
 
 def schedule_of(file: Path) -> list[Pairing]:
-    """The whole schedule of a round-robin tournament file, as the runner's scheduler makes it."""
+    """The whole schedule of a round-robin tournament file, as the runner's scheduler makes it
+    (a repeat at a time)."""
     config = load_config(file)
     assert config.seed is not None  # these tests' files give one
-    pairings = make_tournament_scheduler(config, config.seed).next_round([])
-    assert pairings
+    scheduler = make_tournament_scheduler(config, config.seed)
+    pairings: list[Pairing] = []
+    while part := scheduler.next_round([], len(pairings)):
+        pairings += part
+    assert pairings and len(pairings) == scheduler.fixed_total
     return pairings
 
 
@@ -616,9 +620,12 @@ def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
         view = try_read_journal(out)
         if view is None or not 2 <= len(view.done) <= total - 3:
             return None
+        if len(view.pairings) == total:
+            return None  # (the last repeat is issued only once few games of the rest wait)
         return run.bots() or None  # a game in progress, its bots running
 
-    wait_until("2 games finished and a game in progress", mid_run, 30, run)
+    wait_until("2 games finished, a game in progress and a repeat not issued yet", mid_run, 30,
+               run)
     before = read_journal(out).done
     os.kill(run.pid, signal.SIGKILL)
     run.proc.wait(timeout=10)
@@ -630,14 +637,30 @@ def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
     killed = read_journal(out)
     assert before <= killed.done, "a game committed before the kill was lost"
     assert len(killed.done) < total, "the run finished before it could be killed"
+    # The repeats (6 games each) are issued whole, as they are needed: the schedule's first
+    # games, not all of them.
+    assert list(killed.pairings) == [p.game_id for p in schedule[:len(killed.pairings)]]
+    assert len(killed.pairings) in (6, 12)
+
+    # The same journal as a run before lazy schedules would have left it, every pairing issued
+    # up front: it resumes as well (in its own folder; the output is not part of the identity).
+    upfront_out = tmp_path / "upfront"
+    shutil.copytree(out, upfront_out)
+    upfront_file = write_tournament(tmp_path, "upfront.toml", output=upfront_out, **common)
+    issue_the_rest(upfront_out, schedule)
 
     resumed = runs.complete(file)
     assert resumed.rc == 0, resumed.text
     assert "resuming resumable" in resumed.stdout
     assert f"{total}/{total} games, complete" in resumed.stdout
+    upfront = runs.complete(upfront_file)
+    assert upfront.rc == 0, upfront.text
+    assert f"{total}/{total} games, complete" in upfront.stdout
 
     final = read_journal(out)
     assert_schedule_played_once(final, schedule)
+    assert_schedule_played_once(read_journal(upfront_out), schedule)
+    assert read_journal(upfront_out).outcomes() == final.outcomes()
     for gid in killed.done:  # kept as they were: not played again
         assert final.results[gid] == killed.results[gid], gid
     for gid in set(final.done) - killed.done:
@@ -653,6 +676,20 @@ def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
             assert bot[key] == ref_bot[key], (bot["name"], key)
     assert doc == ref_doc
     assert read_journal(ref_out).outcomes() == final.outcomes()
+
+
+def issue_the_rest(folder: Path, schedule: list[Pairing]) -> None:
+    """Enter every pairing of ``schedule`` that the journal in ``folder`` does not hold yet, as
+    runs did before schedules were issued a part at a time (all up front)."""
+    from arena.runner.store import JOURNAL, Journal
+
+    journal = Journal(folder / JOURNAL)
+    try:
+        held = {p.game_id for p in journal.pairings()}
+        journal.add_pairings([p for p in schedule if p.game_id not in held])
+        assert journal.pairing_count() == len(schedule)
+    finally:
+        journal.close()
 
 
 # ============================================================================ 3. faulty bots
@@ -948,10 +985,12 @@ def test_ctrl_c_twice_abandons_the_games_in_progress_and_resume_replays_them(
 def test_arena_standings_prints_the_standings_also_while_a_run_is_going(
     tmp_path: Path, runs: Runs
 ) -> None:
-    file = slow_tournament(tmp_path, "watched", bank_ms=1500)
+    # Two repeats, issued one at a time: the standings show the whole schedule's total.
+    file = slow_tournament(tmp_path, "watched", bank_ms=1500, rounds=2)
     out = tmp_path / "watched"
     bots = ["greedy-py", "random-py", "faulty-slow"]
     total = len(schedule_of(file))
+    assert total == 12
     pid_file = tmp_path / "slow.pid"
     run = runs.start(file, env={"FAULTY_PID_FILE": str(pid_file)})
 
@@ -969,9 +1008,10 @@ def test_arena_standings_prints_the_standings_also_while_a_run_is_going(
     assert as_json.exit_code == 0, as_json.output
     for bot in bots:
         assert bot in text.output
-    assert f"of {total} games issued so far" in text.output
+    assert f"of {total} games" in text.output and "issued so far" not in text.output
     data = json.loads(as_json.output)
-    assert data["name"] == "watched" and data["issued"] == total
+    assert data["name"] == "watched" and data["total"] == total
+    assert data["games"] <= data["issued"] <= total and data["issued"] % 6 == 0
     assert done_before <= data["games"] <= done_after < total
     assert sorted(b["name"] for b in data["bots"]) == sorted(bots)
     assert sum(b["games"] for b in data["bots"]) == 2 * data["games"]
@@ -982,9 +1022,11 @@ def test_arena_standings_prints_the_standings_also_while_a_run_is_going(
     final = cli.invoke(app, ["standings", str(out), "--json"])
     assert final.exit_code == 0, final.output
     data = json.loads(final.output)
-    assert data["games"] == data["issued"] == total and data["complete"] is True
+    assert data["games"] == data["issued"] == data["total"] == total
+    assert data["complete"] is True
     saved = standings_doc(out)["standings"]
-    assert {k: v for k, v in data.items() if k not in ("name", "issued", "complete")} == saved
+    assert {k: v for k, v in data.items()
+            if k not in ("name", "issued", "total", "complete")} == saved
     text = cli.invoke(app, ["standings", str(out)], env={"COLUMNS": "120"})
     assert text.exit_code == 0 and f"complete, {total} games" in text.output
 

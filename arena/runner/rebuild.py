@@ -2,10 +2,11 @@
 lost: ``arena rebuild FILE``.
 
 The schedule follows from the tournament file and the master seed, so the pairings are issued
-again exactly as the first run issued them, round by round, and every game whose record is
-there, names the same seed and seats, and replays to the result it claims is entered as
-finished. The rest stay to be played: a normal ``arena run`` of the same file then resumes. A
-damaged journal is kept beside the new one, renamed, never deleted.
+again exactly as the first run issued them, round by round (a fixed schedule's repeats as far
+as there are records), and every game whose record is there, names the same seed and seats,
+and replays to the result it claims is entered as finished. The rest stay to be played: a
+normal ``arena run`` of the same file then resumes. A damaged journal is kept beside the new
+one, renamed, never deleted.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from arena.runner.config import TournamentConfig
 from arena.runner.record import GameRecord, verify
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.storage import FolderLock
-from arena.runner.store import JOURNAL, RECORDS, SECRET_SEED, Journal, JournalError
+from arena.runner.store import (
+    GAMES_TOTAL,
+    JOURNAL,
+    RECORDS,
+    SECRET_SEED,
+    Journal,
+    JournalError,
+)
 from arena.runner.tournament import make_tournament_scheduler
 
 
@@ -48,18 +56,24 @@ def rebuild_journal(config: TournamentConfig, seed_key: bytes | None = None) -> 
         scheduler = make_tournament_scheduler(config, seed)
         journal = Journal(folder / JOURNAL, rebuild=True)
         try:
-            journal.bind(config.identity(), scheduler.describe(),
-                         {SECRET_SEED: seed} if config.seed is None else {})
+            extra: dict[str, object] = {SECRET_SEED: seed} if config.seed is None else {}
+            if scheduler.fixed_total is not None:
+                extra[GAMES_TOTAL] = scheduler.fixed_total
+            journal.bind(config.identity(), scheduler.describe(), extra)
             journal.seed_key(seed_key)
             outcomes: list[GameOutcome] = []
-            while (pairings := scheduler.next_round(outcomes)):
+            fixed = scheduler.fixed_total
+            while (pairings := scheduler.next_round(outcomes, journal.pairing_count())):
                 journal.add_pairings(pairings)
                 restored = [_restore(journal, p, records.pop(p.game_id, None), report)
                             for p in pairings]
                 outcomes.extend(o for o in restored if o is not None)
-                if None in restored:
+                if fixed is not None and not records:
+                    break  # the run issues the later parts of a fixed schedule
+                if fixed is None and None in restored:
                     break  # a game of this round is still to play: later rounds wait for it
-            report.to_play = len(journal.pairings("scheduled"))
+            report.to_play = (len(journal.pairings("scheduled")) if fixed is None
+                              else fixed - report.restored)
         finally:
             journal.close()
         report.skipped += [f"{gid}: not a game of this tournament's schedule"

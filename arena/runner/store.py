@@ -37,6 +37,9 @@ SECRET_SEED = "secret_seed"
 #: began: a resume refuses a bot whose files changed. Not part of the identity, so journals
 #: written before digests existed still resume (they get them on their next run).
 BOT_DIGESTS = "bot_digests"
+#: The meta entry holding the number of games of a schedule fixed from the start, whose games
+#: are issued a part at a time (``arena standings`` shows it); absent for a Swiss tournament.
+GAMES_TOTAL = "games_total"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -231,6 +234,11 @@ class Journal:
         return [Pairing(r["game_id"], r["idx"], r["round"], r["tbl"],
                         tuple(json.loads(r["bots"])), r["seed"]) for r in rows]
 
+    def pairing_count(self, status: str | None = None) -> int:
+        """How many pairings were issued (with ``status``: how many have it)."""
+        sql = "SELECT COUNT(*) FROM pairings" + (" WHERE status = ?" if status else "")
+        return int(self.db.execute(sql, (status,) if status else ()).fetchone()[0])
+
     def mark_started(self, game_id: str) -> None:
         """Count an attempt to play a game (committed before the game is handed out)."""
         with self._tx():
@@ -292,13 +300,17 @@ class Journal:
             raise JournalError(f"{self.path}: {exc}") from None
 
     def progress(self) -> Progress:
-        """The tournament's name and bots, its finished games and how many were issued."""
-        identity = self.meta().get("identity", {})
+        """The tournament's name and bots, its finished games, how many were issued and, for
+        a schedule fixed from the start, how many it has."""
+        meta = self.meta()
+        identity = meta.get("identity", {})
+        total = meta.get(GAMES_TOTAL)
         return Progress(
             name=identity.get("name", ""),
             bots=[b["name"] for b in identity.get("bots", [])],
             outcomes=self.outcomes(),
-            issued=len(self.pairings()),
+            issued=self.pairing_count(),
+            total=total if type(total) is int else None,
         )
 
     def _tx(self) -> _Transaction:
@@ -307,12 +319,14 @@ class Journal:
 
 @dataclass(frozen=True)
 class Progress:
-    """What a reader of a tournament (``arena standings``) needs from its journal."""
+    """What a reader of a tournament (``arena standings``) needs from its journal. ``total``:
+    the games of a schedule fixed from the start (None for Swiss, or a journal that has none)."""
 
     name: str
     bots: list[str]
     outcomes: list[GameOutcome]
     issued: int
+    total: int | None = None
 
 
 def read_progress(folder: str | Path) -> Progress:

@@ -5,6 +5,10 @@ configuration (a different tournament in the same folder is refused), rebuilds t
 the finished games, and replays any game that was issued but not finished. Each finished game is
 committed before the next result is taken; ratings are applied in the games' index order, so the
 final standings of an interrupted and resumed run equal those of an uninterrupted one.
+
+Games are issued (entered in the journal as scheduled) as they are needed: a schedule fixed
+from the start a repeat at a time, whenever fewer games wait than workers can take, so no worker
+waits for the end of a repeat; a Swiss round once every game before it has finished.
 """
 
 from __future__ import annotations
@@ -42,7 +46,14 @@ from arena.runner.sandbox import SandboxError, require_sandbox
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
 from arena.runner.storage import FolderBusyError, FolderLock, disk_full_message, is_disk_full
-from arena.runner.store import BOT_DIGESTS, JOURNAL, SECRET_SEED, Journal, damaged_message
+from arena.runner.store import (
+    BOT_DIGESTS,
+    GAMES_TOTAL,
+    JOURNAL,
+    SECRET_SEED,
+    Journal,
+    damaged_message,
+)
 
 RECENT = 8
 
@@ -132,6 +143,10 @@ class Tournament:
             # The key of the bots' seeds lives in the journal, so a resumed run hands bots
             # the seeds an uninterrupted one would have.
             self.seed_key = self.journal.seed_key(seed_key)
+            # What `arena standings` shows as the total while games are still to be issued.
+            if self.journal.meta().get(GAMES_TOTAL) != self.scheduler.fixed_total:
+                self.journal.set_meta(GAMES_TOTAL, self.scheduler.fixed_total)
+            self.issued = self.journal.pairing_count()
             self._same_bots()
         self.tracker = RatingTracker(config.bot_names)
         self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
@@ -139,7 +154,6 @@ class Tournament:
         self.done = 0
         for outcome in self.journal.outcomes():
             self._count(outcome)
-        self.issued = len(self.journal.pairings())
         self.done_before = self.done
         self.started = time.monotonic()
         self.in_flight: dict[str, tuple[Pairing, float]] = {}
@@ -155,8 +169,7 @@ class Tournament:
             self.journal.set_meta(BOT_DIGESTS, current)
             return
         changed = sorted(n for n in current if stored.get(n) != current[n])
-        unfinished = bool(self.journal.pairings("scheduled")) or bool(
-            self.scheduler.next_round(self.journal.outcomes()))
+        unfinished = bool(self.journal.pairing_count("scheduled")) or self._more_to_issue()
         if changed and unfinished:
             self.journal.close()
             raise TournamentError(
@@ -183,6 +196,41 @@ class Tournament:
             raise
 
     # ------------------------------------------------------------------ bookkeeping
+    def _more_to_issue(self) -> bool:
+        """Whether the schedule has games that were not issued yet (for Swiss: a next round,
+        once every issued game has finished)."""
+        total = self.scheduler.fixed_total
+        if total is not None:
+            return self.issued < total
+        return bool(self.scheduler.next_round(self.journal.outcomes(), self.issued))
+
+    def _games_total(self) -> int:
+        """The schedule's games: all of a fixed schedule's, a Swiss tournament's issued so far."""
+        total = self.scheduler.fixed_total
+        return self.issued if total is None else total
+
+    def _top_up(self, queue: list[Pairing], capacity: int) -> None:
+        """Issue the next games into ``queue`` when it runs short: a fixed schedule's next parts
+        once fewer games wait than ``capacity`` workers can take (up to twice that, in one
+        transaction); a Swiss round once every issued game has finished."""
+        if self.scheduler.fixed_total is None:
+            if queue or self.in_flight:
+                return
+            batch = self.scheduler.next_round(self.journal.outcomes(), self.issued) or []
+        else:
+            if len(queue) >= capacity:
+                return
+            batch = []
+            while len(queue) + len(batch) < 2 * capacity:
+                part = self.scheduler.next_round((), self.issued + len(batch))
+                if not part:
+                    break
+                batch += part
+        if batch:
+            self.journal.add_pairings(batch)
+            self.issued += len(batch)
+            queue += batch
+
     def _count(self, outcome: GameOutcome) -> None:
         self.done += 1
         self.tracker.add(outcome)
@@ -243,7 +291,7 @@ class Tournament:
             format=self.config.format,
             standings=self.tracker.standings(),
             games_done=self.done,
-            games_total=self.issued,
+            games_total=self._games_total(),
             in_progress=[(gid, p.bots, now - t) for gid, (p, t) in self.in_flight.items()],
             recent=list(self.recent),
             failures=dict(self.failures),
@@ -274,7 +322,7 @@ class Tournament:
         except SandboxError as exc:
             raise TournamentError(str(exc)) from None
         queue: list[Pairing] = self.journal.pairings("scheduled")
-        if queue or self.scheduler.next_round(self.journal.outcomes()):
+        if queue or self._more_to_issue():
             self._check_bots_start()
         keep = KEEP_BOTS_PER_WORKER if self.config.reuse_bots else 0
         executor = self.executor_factory(self.config.concurrency, keep)
@@ -282,23 +330,15 @@ class Tournament:
         last_view = 0.0
         try:
             while True:
+                if not self.stop.level:
+                    self._top_up(queue, executor.capacity)
                 while queue and len(self.in_flight) < executor.capacity and not self.stop.level:
                     p = queue.pop(0)
                     self.journal.mark_started(p.game_id)
                     executor.submit(self._job(p))
                     self.in_flight[p.game_id] = (p, time.monotonic())
                 if not self.in_flight:
-                    if self.stop.level:
-                        break
-                    if queue:
-                        continue
-                    nxt = self.scheduler.next_round(self.journal.outcomes())
-                    if not nxt:
-                        break
-                    self.journal.add_pairings(nxt)
-                    self.issued += len(nxt)
-                    queue = list(nxt)
-                    continue
+                    break  # stopped, or nothing left to issue
                 if self.stop.level >= 2:
                     break
                 try:
@@ -339,11 +379,12 @@ class Tournament:
 
     def _conclude(self) -> TournamentResult:
         standings = self.tracker.standings()
-        total = len(self.journal.pairings())
-        done = len(self.journal.pairings("done"))
-        complete = done == total and not self.in_flight and not self.stop.level
-        if complete and self.scheduler.next_round(self.journal.outcomes()):
-            complete = False  # a Swiss round is still to come (stopped between rounds)
+        total = self._games_total()
+        done = self.journal.pairing_count("done")
+        # Complete: every game issued is done, and none is left to issue (a fixed schedule's
+        # later repeats, a Swiss round after a stop between rounds).
+        complete = (done == self.issued and not self.in_flight and not self.stop.level
+                    and not self._more_to_issue())
         meta: dict[str, Any] = {
             "name": self.config.name,
             "game": self.config.game,

@@ -61,13 +61,26 @@ __all__ = ["GameOutcome", "Pairing", "Scheduler", "derive_seed", "rotations"]
 
 
 class Scheduler(Protocol):
-    """Yields the tournament's games round by round."""
+    """Yields the tournament's games round by round, or, for a schedule fixed from the start,
+    part by part as the runner needs them."""
 
-    def next_round(self, finished: Sequence[GameOutcome]) -> list[Pairing] | None:
-        """The games of the next round, given every game finished so far (all games of
-        earlier rounds are finished when this is called), or None when the tournament is over.
+    @property
+    def fixed_total(self) -> int | None:
+        """The number of games, for a schedule fixed from the start whatever the outcomes
+        (round-robin, gauntlet); None for one paired from the outcomes (Swiss). A fixed
+        schedule is issued a part at a time, without waiting for earlier games to finish."""
+        ...
 
-        Deterministic: the same bots, master seed and outcomes give the same pairings.
+    def next_round(self, finished: Sequence[GameOutcome], issued: int = 0) -> list[Pairing] | None:
+        """The next games to play, or None when the tournament has no more.
+
+        ``finished`` is every game finished so far and ``issued`` how many games were issued
+        before (indices 0 .. issued - 1). A schedule paired from outcomes is asked once every
+        issued game has finished and gives its next round; a fixed one reads only ``issued``
+        and gives the next part of its one round (a repeat), whatever has finished.
+
+        Deterministic: the same bots, master seed and outcomes (or ``issued``) give the same
+        pairings.
         """
         ...
 

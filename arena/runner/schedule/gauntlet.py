@@ -7,11 +7,9 @@ from itertools import combinations
 
 from arena.runner.schedule._common import (
     FixedSchedule,
-    bot_and_pair_counts,
     check_max_games,
     check_names,
     check_table_settings,
-    fixed_schedule,
     spread,
 )
 
@@ -31,13 +29,15 @@ class Gauntlet(FixedSchedule):
     candidates play equally often, field bots play equally often (each within one table's
     worth), and candidate-field and field-field meetings are as even as a local search finds.
 
-    The whole schedule is issued at once, as round 1 (``next_round`` returns it while no game
-    has finished, None afterwards).
+    The schedule is one round (round 1), fixed from the start: ``next_round`` gives it a
+    repeat at a time, told how many games were issued (``FixedSchedule``).
 
     Raises ValueError for no candidates, a name that is both a candidate and in the field,
     duplicates, a field smaller than ``players - 1``, ``players`` outside 2..4, ``rounds`` < 1,
     or ``max_games`` below one table's games.
     """
+
+    KIND = KIND
 
     def __init__(
         self,
@@ -70,17 +70,8 @@ class Gauntlet(FixedSchedule):
             for c in self.candidates
             for others in combinations(self.field, self.players - 1)
         ]
-        self.tables_total = len(universe)
         classes = {**dict.fromkeys(self.candidates, 0), **dict.fromkeys(self.field, 1)}
-        self._pairings, self.subset = fixed_schedule(
-            universe,
-            classes,
-            rounds=self.rounds,
-            rotate=self.rotate,
-            max_games=self.max_games,
-            seed=self.seed,
-            kind=KIND,
-        )
+        self._plan(universe, classes)
 
     def describe(self) -> str:
         """E.g. "gauntlet, 1 candidate vs 6 field bots, 3-player tables, 15 tables x 3
@@ -93,7 +84,7 @@ class Gauntlet(FixedSchedule):
         shape = self._shape()
         if not self.subset:
             return f"{head}, {shape}"
-        per_bot, per_pair = bot_and_pair_counts(self._pairings)
+        per_bot, per_pair = self._counts()
         versus = [per_pair.get(frozenset((c, f)), 0) for c in self.candidates for f in self.field]
         text = (
             f"{head}, {shape}; "

@@ -7,11 +7,9 @@ from itertools import combinations
 
 from arena.runner.schedule._common import (
     FixedSchedule,
-    bot_and_pair_counts,
     check_max_games,
     check_names,
     check_table_settings,
-    fixed_schedule,
     spread,
 )
 
@@ -33,12 +31,15 @@ class RoundRobin(FixedSchedule):
     worth when the numbers do not divide) and pair meetings are as even as a local search finds.
     With ``rounds`` > 1, every table is played once before any is played again.
 
-    The whole schedule is issued at once, as round 1: ``next_round`` returns every game while
-    no game has finished, and None once any has.
+    The schedule is one round (round 1), fixed from the start: ``next_round`` gives it a
+    repeat at a time, told how many games were issued, whatever has finished
+    (``FixedSchedule``).
 
     Raises ValueError for duplicate names, fewer bots than ``players``, ``players`` outside
     2..4, ``rounds`` < 1, or ``max_games`` below one table's games.
     """
+
+    KIND = KIND
 
     def __init__(
         self,
@@ -60,16 +61,7 @@ class RoundRobin(FixedSchedule):
             )
         self.max_games = check_max_games(max_games, self.players if self.rotate else 1)
         universe = list(combinations(self.bots, self.players))
-        self.tables_total = len(universe)
-        self._pairings, self.subset = fixed_schedule(
-            universe,
-            dict.fromkeys(self.bots, 0),
-            rounds=self.rounds,
-            rotate=self.rotate,
-            max_games=self.max_games,
-            seed=self.seed,
-            kind=KIND,
-        )
+        self._plan(universe, dict.fromkeys(self.bots, 0))
 
     def describe(self) -> str:
         """E.g. "round-robin, 7 bots, 4-player tables, 35 tables x 4 rotations = 140 games";
@@ -78,7 +70,7 @@ class RoundRobin(FixedSchedule):
         shape = self._shape()
         if not self.subset:
             return f"{head}, {shape}"
-        per_bot, per_pair = bot_and_pair_counts(self._pairings)
+        per_bot, per_pair = self._counts()
         meetings = [per_pair.get(frozenset(p), 0) for p in combinations(self.bots, 2)]
         return (
             f"{head}, {shape}; "

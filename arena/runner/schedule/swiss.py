@@ -116,9 +116,13 @@ class Swiss:
 
     # --- the protocol ---------------------------------------------------------------------
 
-    def next_round(self, finished: Sequence[GameOutcome]) -> list[Pairing] | None:
+    #: Not fixed: each round is paired from the outcomes of the rounds before.
+    fixed_total: int | None = None
+
+    def next_round(self, finished: Sequence[GameOutcome], issued: int = 0) -> list[Pairing] | None:
         """The next round's games, from the outcomes of every earlier round, or None after
-        the last round. The round is one after the latest round among ``finished``.
+        the last round. The round is one after the latest round among ``finished`` (``issued``
+        is not read).
 
         Raises ValueError for an outcome naming a bot that is not in this tournament.
         """
