@@ -25,13 +25,13 @@ from typing import Any
 
 from arena.engine import get_game
 from arena.protocol.messages import FAILURES
+from arena.runner.affinity import available_memory, keep_for_memory
 from arena.runner.bots import BotManifest
 from arena.runner.build import BuildError, built
 from arena.runner.checkbot import start_problem
 from arena.runner.config import TournamentConfig
 from arena.runner.digest import bot_digest
 from arena.runner.executor import (
-    KEEP_BOTS_PER_WORKER,
     Executor,
     GameJob,
     JobResult,
@@ -324,7 +324,9 @@ class Tournament:
         queue: list[Pairing] = self.journal.pairings("scheduled")
         if queue or self._more_to_issue():
             self._check_bots_start()
-        keep = KEEP_BOTS_PER_WORKER if self.config.reuse_bots else 0
+        # Each worker keeps as many idle bots as its share of the free memory holds.
+        keep = (keep_for_memory(available_memory(), self.config.concurrency)
+                if self.config.reuse_bots else 0)
         executor = self.executor_factory(self.config.concurrency, keep)
         abandon = True
         last_view = 0.0
