@@ -10,6 +10,7 @@ from arena.runner.affinity import (
     MIN_KEEP,
     WorkerView,
     available_memory,
+    choose_game,
     choose_worker,
     keep_for_memory,
 )
@@ -64,6 +65,28 @@ def test_no_free_worker_is_none() -> None:
 
 def test_a_bot_named_twice_counts_once() -> None:
     assert view("a").holds(["a", "a"]) == 1
+
+
+def test_the_next_game_is_the_one_a_free_worker_holds_most_bots_of() -> None:
+    queued = [("a", "b", "c", "d"), ("a", "e", "f", "g"), ("e", "f", "g", "h"), ("x", "y")]
+    # Worker 1 is busy: what it keeps does not count.
+    workers = [view("e", "f", "g", "h"), view("a", "b", "c", "d", busy=1)]
+    assert choose_game(queued, workers) == 2
+    # Among equals the earliest: games 1 and 2 both have e, f, g held.
+    assert choose_game(queued, [view("e", "f", "g")]) == 1
+    # Two free workers: the best any of them holds.
+    assert choose_game(queued, [view("a"), view("x", "y")]) == 3
+
+
+def test_the_queues_order_stands_where_nothing_is_held_or_no_worker_is_free() -> None:
+    queued = [("a", "b"), ("c", "d")]
+    assert choose_game(queued, [view(), view("q")]) == 0
+    assert choose_game(queued, [view("c", "d", busy=1)]) == 0
+    assert choose_game(queued, []) == 0
+    assert choose_game([], [view("a")]) == 0
+    # Bots at the worker's games in flight are not held there.
+    assert choose_game(queued, [view("c", "d", busy=1, slots=2, playing=("c",))]) == 1
+    assert choose_game(queued, [view("c", "d", busy=1, slots=2, playing=("c", "d"))]) == 0
 
 
 def test_what_a_worker_keeps_is_a_quarter_of_the_memory_among_workers_in_64_mb_bots() -> None:

@@ -1,6 +1,7 @@
 """Games go where their bots already live: the local executor sends each game to the worker
-that keeps most of its bots, and what a worker keeps is sized to memory. Real processes, no
-timed assertions; standings never depend on where games are played."""
+that keeps most of its bots, the tournament starts first the queued game a free worker keeps
+most bots of, and what a worker keeps is sized to memory. Real processes, no timed
+assertions; standings never depend on where or in which order games are played."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import TEST_SEED_KEY
+from test_lazy_schedules import Scripted
 from test_tournament_e2e import (
     EXAMPLES,
     assert_schedule_played_once,
@@ -21,7 +23,7 @@ from test_tournament_e2e import (
 
 from arena.engine import get_game
 from arena.runner import tournament as tournament_module
-from arena.runner.affinity import WorkerView, keep_for_memory
+from arena.runner.affinity import LOOKAHEAD, WorkerView, keep_for_memory
 from arena.runner.clock import TimeControl
 from arena.runner.config import load_config
 from arena.runner.executor import GameJob, JobResult, JobStatus, LocalExecutor, record_file
@@ -130,4 +132,51 @@ def test_a_field_larger_than_the_old_keep_starts_each_bot_once_per_worker_and_st
     assert len(started) <= 2 * 12, started  # at most once per bot and worker
     assert len(bot_logs(fresh_out / "logs")) == 24 * 4  # fresh: one per game and seat
     assert standings_doc(kept_out)["standings"] == standings_doc(fresh_out)["standings"]
+
+
+class Keeping(Scripted):
+    """The scripted executor (it plays nothing), with one free worker that keeps every bot but
+    ``shunned``: the games seating it are the last choice of the look-ahead."""
+
+    def __init__(self, journal: Path, shunned: str, bots: list[str]) -> None:
+        super().__init__(journal)
+        self.view = WorkerView(kept=frozenset(bots) - {shunned})
+
+    def worker_views(self) -> dict[int, WorkerView]:
+        return {0: self.view}
+
+
+def test_the_look_ahead_changes_only_the_order_of_play_and_never_passes_a_game_over_for_long(
+    tmp_path: Path,
+) -> None:
+    names = [f"r{k}" for k in range(7)]
+    bots = random_bots(tmp_path / "bots", names)
+
+    def file(name: str) -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        return write_tournament(folder, "t.toml", name="ahead", output=folder / "out",
+                                bots=bots, rounds=2, sandbox="none")
+
+    ahead_file, plain_file = file("ahead"), file("plain")
+    ahead = Keeping(ahead_file.parent / "out" / "journal.sqlite", "r0", names)
+    plain = Scripted(plain_file.parent / "out" / "journal.sqlite")
+    Tournament(load_config(ahead_file), executor_factory=ahead, seed_key=TEST_SEED_KEY).run()
+    Tournament(load_config(plain_file), executor_factory=plain, seed_key=TEST_SEED_KEY).run()
+
+    schedule = schedule_of(ahead_file)
+    played = [p.index for p, _, _ in ahead.submitted]
+    assert [p.index for p, _, _ in plain.submitted] == list(range(len(schedule)))
+    assert sorted(played) == list(range(len(schedule))) and played != sorted(played)
+    # The first game waiting is passed over at most LOOKAHEAD times in a row.
+    waiting, run, longest = set(played), 0, 0
+    for index in played:
+        run = 0 if index == min(waiting) else run + 1
+        longest = max(longest, run)
+        waiting.discard(index)
+    assert 0 < longest <= LOOKAHEAD
+    for f in (ahead_file, plain_file):
+        assert_schedule_played_once(read_journal(f.parent / "out"), schedule)
+    assert standings_doc(ahead_file.parent / "out")["standings"] == \
+        standings_doc(plain_file.parent / "out")["standings"]
 

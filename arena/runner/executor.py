@@ -23,11 +23,12 @@ import signal
 import threading
 import time
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from arena.engine import Game
 from arena.runner.affinity import MIN_KEEP, WorkerView, choose_worker
@@ -100,6 +101,16 @@ class Executor(Protocol):
     def shutdown(self, abandon: bool) -> None:
         """Stop. ``abandon`` stops games in progress (their bots are killed) instead of
         letting them finish. Safe to call twice."""
+        ...
+
+
+@runtime_checkable
+class Dispatching(Executor, Protocol):
+    """An executor that also tells what its workers keep: the tournament then starts, among
+    the first queued games, the one whose bots a free worker keeps most of
+    (:func:`arena.runner.affinity.choose_game`), and ``submit`` sends it to that worker."""
+
+    def worker_views(self) -> Mapping[int, WorkerView] | Mapping[str, WorkerView]:
         ...
 
 
