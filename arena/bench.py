@@ -367,3 +367,74 @@ def bench_start(bots: list[Path], starts: int) -> dict[str, Any]:
             "ratio": round(sandboxed / bare, 2),
         }
     return figures
+
+
+#: The fields of :func:`bench_fields`: bots in the round-robin.
+FIELDS = (4, 8, 16)
+
+
+def bench_fields(games: int, seed: int, fields: tuple[int, ...] = FIELDS,
+                 sandbox: str = "bwrap", concurrency: int = 2) -> dict[str, Any]:
+    """Round-robins of ``fields`` random bots (copies of the example random-py under names of
+    their own) at 4-player tables, ``games`` games each (a balanced subset of the schedule),
+    one after the other at ``concurrency``, with bot processes kept as by default.
+
+    Per field: games per minute while games were played (from the first game's start to the
+    last one's end, by the journal: the start check of every bot before the first game is
+    left out, as it grows with the field and not with the games), and the bot processes the
+    games started (a kept process writes one log across its games, so the logs are counted).
+    And the 16-bot ÷ 8-bot games per minute, or of whichever two fields are largest; and how
+    many bots a worker keeps (sized to the memory available now).
+    """
+    import math
+    import shutil
+    import sqlite3
+    import tempfile
+
+    from arena.runner.affinity import available_memory, keep_for_memory
+    from arena.runner.config import parse_config, schedule_size
+    from arena.runner.store import JOURNAL
+    from arena.runner.tournament import Tournament
+
+    example = Path(__file__).resolve().parent.parent / "bots" / "examples" / "random-py"
+    figures: dict[str, Any] = {
+        "games": games, "players": 4, "concurrency": concurrency, "sandbox": sandbox,
+        "kept_per_worker": keep_for_memory(available_memory(), concurrency), "fields": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        base = Path(tmp)
+        for n in fields:
+            folder = base / f"field-{n}"
+            bots = []
+            for k in range(n):
+                bot = folder / "bots" / f"random-{k:02d}"
+                shutil.copytree(example, bot)
+                toml = (bot / "bot.toml").read_text()
+                (bot / "bot.toml").write_text(toml.replace('"random-py"', f'"random-{k:02d}"'))
+                bots.append({"path": str(bot)})
+            per_round = schedule_size("round-robin", n, 0, 4, 1, True)
+            data = {
+                "name": f"bench-fields-{n}", "game": "stoneage", "format": "round-robin",
+                "players": 4, "rounds": math.ceil(games / per_round), "max_games": games,
+                "seed": seed, "concurrency": concurrency, "output": str(folder / "out"),
+                "bots": bots, "sandbox": sandbox,
+            }
+            result = Tournament(parse_config(data, folder / "bench.toml")).run()
+            db = sqlite3.connect(folder / "out" / JOURNAL)
+            try:
+                first, last = db.execute(
+                    "SELECT MIN(finished_at - duration_s), MAX(finished_at) FROM results"
+                ).fetchone()
+            finally:
+                db.close()
+            figures["fields"][str(n)] = {
+                "games": result.games_done,
+                "games_per_minute": round(result.games_done / (last - first) * 60, 1),
+                "bot_processes": len(list((folder / "out" / "logs").glob("*.log"))),
+            }
+    big = sorted(fields)[-2:]
+    if len(big) == 2:
+        a, b = (figures["fields"][str(k)]["games_per_minute"] for k in big)
+        figures["ratio_fields"] = big
+        figures["ratio"] = round(b / a, 2)
+    return figures

@@ -166,6 +166,38 @@ def bench_tournament_cmd(
     ], as_json)
 
 
+@bench_app.command("fields")
+def bench_fields_cmd(
+    games_: Annotated[int, typer.Option("--games", "-g", help="Games per field.")] = 200,
+    seed: Annotated[int, typer.Option()] = 0,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j")] = 2,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    sandbox: Annotated[
+        bool, typer.Option("--sandbox/--no-sandbox", help="Run the bots sandboxed.")
+    ] = True,
+) -> None:
+    """Round-robins of 4, 8 and 16 random bots at 4-player tables, one after the other:
+    games per minute and bot processes started per field, and 16 ÷ 8 bots' games per minute
+    (what keeping bots per worker, and sending games where their bots are kept, are for)."""
+    from arena.bench import bench_fields
+
+    if games_ < 4:
+        fail("--games must be at least 4 (one table in its seat rotations)")
+    if not 1 <= concurrency <= 64:
+        fail("--concurrency must be from 1 to 64")
+    figures = bench_fields(games_, seed, sandbox=sandbox_mode(sandbox), concurrency=concurrency)
+    rows = []
+    for n, f in figures["fields"].items():
+        rows += [(f"{n} bots: games per minute", f"{f['games_per_minute']:,.1f}"),
+                 (f"{n} bots: bot processes started", f"{f['bot_processes']:,}")]
+    small, large = figures["ratio_fields"]
+    rows += [(f"{large} ÷ {small} bots, games per minute", f"{figures['ratio']:.2f}"),
+             ("bots kept per worker", f"{figures['kept_per_worker']}")]
+    _print_figures(
+        f"fields benchmark: {games_} games a field, 4-player tables, concurrency "
+        f"{concurrency}", figures, rows, as_json)
+
+
 @bench_app.command("start")
 def bench_start_cmd(
     bot: Annotated[

@@ -6,14 +6,16 @@ A job is plain data (the pairing, the bots' folders, the time control, where to 
 record, the tournament's secret seed key, which workers are trusted to hold and bots never
 see); a worker plays it with :func:`arena.runner.referee.play_game`, writes the game record
 atomically, and sends back a small :class:`JobResult` carrying the game's
-:class:`~arena.runner.schedule.base.GameOutcome`. Workers ignore SIGINT (the tournament
-decides what Ctrl-C means); SIGTERM makes a worker kill its game's bots and exit, and so does
-the runner's death, however it dies (a lifeline pipe).
+:class:`~arena.runner.schedule.base.GameOutcome` and the bots it now keeps idle. Each game goes
+to the free worker that keeps most of its bots (:mod:`arena.runner.affinity`). Workers ignore
+SIGINT (the tournament decides what Ctrl-C means); SIGTERM makes a worker kill its game's bots
+and exit, and so does the runner's death, however it dies (a lifeline pipe).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import multiprocessing as mp
 import os
 import queue
@@ -21,21 +23,25 @@ import signal
 import threading
 import time
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from arena.engine import Game
+from arena.runner.affinity import MIN_KEEP, WorkerView, choose_worker
 from arena.runner.sandbox import DEFAULT_MODE
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.stable import Stable
 from arena.runner.storage import is_disk_full
 from arena.runner.store import RECORDS
 
-#: Idle bot processes a worker keeps for its next games (one per bot, oldest stopped first).
-KEEP_BOTS_PER_WORKER = 8
+#: The fewest idle bot processes a worker keeps for its next games (one per bot, oldest stopped
+#: first) when it keeps any; a tournament sizes it to memory
+#: (:func:`arena.runner.affinity.keep_for_memory`).
+KEEP_BOTS_PER_WORKER = MIN_KEEP
 
 
 @dataclass(frozen=True)
@@ -67,13 +73,16 @@ class JobStatus(StrEnum):
 
 @dataclass(frozen=True)
 class JobResult:
-    """What a worker sends back: ``outcome`` for a DONE job, ``reason`` for the others."""
+    """What a worker sends back: ``outcome`` for a DONE job, ``reason`` for the others;
+    ``kept``, the bots the worker keeps idle after the job (in its stable for the job's
+    sandbox setting), for the choice of the worker for later games."""
 
     game_id: str
     status: JobStatus
     reason: str = ""
     outcome: GameOutcome | None = None
     duration_s: float = 0.0
+    kept: tuple[str, ...] = ()
 
 
 class Executor(Protocol):
@@ -92,6 +101,16 @@ class Executor(Protocol):
     def shutdown(self, abandon: bool) -> None:
         """Stop. ``abandon`` stops games in progress (their bots are killed) instead of
         letting them finish. Safe to call twice."""
+        ...
+
+
+@runtime_checkable
+class Dispatching(Executor, Protocol):
+    """An executor that also tells what its workers keep: the tournament then starts, among
+    the first queued games, the one whose bots a free worker keeps most of
+    (:func:`arena.runner.affinity.choose_game`), and ``submit`` sends it to that worker."""
+
+    def worker_views(self) -> Mapping[int, WorkerView] | Mapping[str, WorkerView]:
         ...
 
 
@@ -166,38 +185,58 @@ def _worker(
             stable = stables.get(job.sandbox)
             if stable is None:
                 stable = stables[job.sandbox] = Stable(keep=keep_bots, sandbox=job.sandbox)
-            results.put(play_job(job, stable))
+            result = play_job(job, stable)
+            results.put(dataclasses.replace(result, kept=tuple(stable.idle)))
     finally:
         for stable in stables.values():
             stable.close()
 
 
 class LocalExecutor:
-    """``workers`` worker processes on this machine, fed through a queue. Each keeps up to
-    ``keep_bots`` bot processes between its games (0: a fresh process for every game)."""
+    """``workers`` worker processes on this machine, each fed through a queue of its own. Each
+    keeps up to ``keep_bots`` bot processes between its games (0: a fresh process for every
+    game), and each game goes to the free worker that keeps most of its bots, as the workers'
+    results last reported (:func:`arena.runner.affinity.choose_worker`)."""
 
     def __init__(self, workers: int, keep_bots: int = KEEP_BOTS_PER_WORKER) -> None:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["arena.runner.referee", "arena.runner.executor"])
-        self._jobs: mp.Queue[GameJob | None] = ctx.Queue()
+        self._jobs: list[mp.Queue[GameJob | None]] = [ctx.Queue() for _ in range(workers)]
         self._results: mp.Queue[JobResult] = ctx.Queue()
         # The write end stays here alone; workers see EOF on the read end when we die.
         lifeline, self._lifeline = ctx.Pipe(duplex=False)
         self._procs = [
-            ctx.Process(target=_worker, args=(self._jobs, self._results, lifeline, keep_bots),
+            ctx.Process(target=_worker, args=(jobs, self._results, lifeline, keep_bots),
                         daemon=True)
-            for _ in range(workers)
+            for jobs in self._jobs
         ]
         for proc in self._procs:
             proc.start()
         self._closed = False
+        self._kept: list[frozenset[str]] = [frozenset()] * workers  # as last reported
+        self._given: dict[str, tuple[int, tuple[str, ...]]] = {}  # game id: worker, bots
 
     @property
     def capacity(self) -> int:
         return len(self._procs)
 
+    def worker_views(self) -> dict[int, WorkerView]:
+        """What each worker keeps idle (as its last result said) and plays now."""
+        views = {}
+        for w, kept in enumerate(self._kept):
+            games = [bots for worker, bots in self._given.values() if worker == w]
+            views[w] = WorkerView(kept=kept, busy=len(games),
+                                  playing=frozenset(b for bots in games for b in bots))
+        return views
+
     def submit(self, job: GameJob) -> None:
-        self._jobs.put(job)
+        bots = job.pairing.bots
+        views = self.worker_views()
+        worker = choose_worker(bots, views)
+        if worker is None:  # beyond capacity (the tournament never is): the least busy
+            worker = min(views, key=lambda w: (views[w].busy, w))
+        self._given[job.pairing.game_id] = (worker, bots)
+        self._jobs[worker].put(job)
 
     def poll(self, timeout_s: float) -> list[JobResult]:
         out: list[JobResult] = []
@@ -207,6 +246,10 @@ class LocalExecutor:
                 out.append(self._results.get_nowait())
         except queue.Empty:
             pass
+        for r in out:
+            given = self._given.pop(r.game_id, None)
+            if given is not None:
+                self._kept[given[0]] = frozenset(r.kept)
         dead = [p for p in self._procs if not p.is_alive()]
         if dead and not self._closed:
             raise RuntimeError(
@@ -224,15 +267,16 @@ class LocalExecutor:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(proc.pid, signal.SIGTERM)
         else:
-            for _ in self._procs:
-                self._jobs.put(None)
+            for jobs in self._jobs:
+                jobs.put(None)
         for proc in self._procs:
             proc.join(timeout=15)
             if proc.is_alive() and proc.pid is not None:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(proc.pid, signal.SIGKILL)
                 proc.join(timeout=5)
-        self._jobs.cancel_join_thread()
+        for jobs in self._jobs:
+            jobs.cancel_join_thread()
         self._results.cancel_join_thread()
 
 

@@ -25,13 +25,14 @@ from typing import Any
 
 from arena.engine import get_game
 from arena.protocol.messages import FAILURES
+from arena.runner.affinity import LOOKAHEAD, available_memory, choose_game, keep_for_memory
 from arena.runner.bots import BotManifest
 from arena.runner.build import BuildError, built
 from arena.runner.checkbot import start_problem
 from arena.runner.config import TournamentConfig
 from arena.runner.digest import bot_digest
 from arena.runner.executor import (
-    KEEP_BOTS_PER_WORKER,
+    Dispatching,
     Executor,
     GameJob,
     JobResult,
@@ -157,6 +158,7 @@ class Tournament:
         self.done_before = self.done
         self.started = time.monotonic()
         self.in_flight: dict[str, tuple[Pairing, float]] = {}
+        self.passed_over = 0  # how many games started before the first queued one
         self.voids = self.journal.void_count()
 
     def _same_bots(self) -> None:
@@ -277,6 +279,21 @@ class Tournament:
             seed_key=self.seed_key, sandbox=self.config.sandbox,
         )
 
+    def _next(self, queue: list[Pairing], executor: Executor) -> int:
+        """Where in ``queue`` the next game to start is: the first, unless the executor tells
+        what its workers keep; then, among the first :data:`LOOKAHEAD`, the one whose bots a
+        free worker keeps most of (the first among equals), but never past a first game that
+        was passed over that many times already. Only the order in which issued games are
+        played changes: they are issued and journalled as they are, and ratings are applied
+        in the schedule's order."""
+        if not isinstance(executor, Dispatching) or self.passed_over >= LOOKAHEAD:
+            self.passed_over = 0
+            return 0
+        i = choose_game([p.bots for p in queue[:LOOKAHEAD]],
+                        executor.worker_views().values())
+        self.passed_over = self.passed_over + 1 if i else 0
+        return i
+
     def _finish(self, p: Pairing, r: JobResult) -> None:
         assert r.outcome is not None
         record = str(record_file(self.folder, p.game_id).relative_to(self.folder))
@@ -324,7 +341,9 @@ class Tournament:
         queue: list[Pairing] = self.journal.pairings("scheduled")
         if queue or self._more_to_issue():
             self._check_bots_start()
-        keep = KEEP_BOTS_PER_WORKER if self.config.reuse_bots else 0
+        # Each worker keeps as many idle bots as its share of the free memory holds.
+        keep = (keep_for_memory(available_memory(), self.config.concurrency)
+                if self.config.reuse_bots else 0)
         executor = self.executor_factory(self.config.concurrency, keep)
         abandon = True
         last_view = 0.0
@@ -333,7 +352,7 @@ class Tournament:
                 if not self.stop.level:
                     self._top_up(queue, executor.capacity)
                 while queue and len(self.in_flight) < executor.capacity and not self.stop.level:
-                    p = queue.pop(0)
+                    p = queue.pop(self._next(queue, executor))
                     self.journal.mark_started(p.game_id)
                     executor.submit(self._job(p))
                     self.in_flight[p.game_id] = (p, time.monotonic())
