@@ -224,6 +224,10 @@ class Board:
         """The major improvements on the board, by id."""
         return _MAJOR_LISTS[self._majors]
 
+    def major_mask(self) -> int:
+        """:meth:`majors` as a mask of ids (bit m: major m)."""
+        return self._majors
+
     def major_available(self, major: int) -> bool:
         return 0 <= major < len(MAJORS) and bool(self._majors >> major & 1)
 

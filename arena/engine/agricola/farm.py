@@ -58,6 +58,9 @@ SOWN: Final = (0, SOWN_GRAIN, SOWN_VEGETABLE)
 #: Animal types in this module's own numbering (counts are passed as sheep, boar, cattle).
 SHEEP, BOAR, CATTLE = 0, 1, 2
 ANIMALS: Final = ("sheep", "boar", "cattle")
+#: The bits of :meth:`Farm.openings`: a room, a stable or a field could go somewhere; a field
+#: is empty.
+ROOM_SPOT, STABLE_SPOT, PLOUGH_SPOT, EMPTY_FIELD = 1, 2, 4, 8
 
 
 def _pareto(points: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ...]:
@@ -71,8 +74,8 @@ def _pareto(points: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ..
 class Farm:
     """One player's farmyard. See the module docstring for the representation."""
 
-    __slots__ = ("_cap", "_fence_ok", "_fences", "_fields", "_material", "_moves", "_pastured",
-                 "_pastures", "_rooms", "_sown", "_stables")
+    __slots__ = ("_cap", "_fence_ok", "_fences", "_fields", "_material", "_moves", "_open",
+                 "_pastured", "_pastures", "_rooms", "_sown", "_stables")
 
     _rooms: int
     _fields: int
@@ -85,6 +88,7 @@ class Farm:
     _cap: tuple[tuple[int, int, int], ...] | None
     _fence_ok: dict[int, bool] | None
     _moves: tuple[int, list[tuple[int, int]]] | None
+    _open: int | None
 
     def __init__(self) -> None:
         """The starting farm: two wooden rooms, nothing else."""
@@ -99,6 +103,7 @@ class Farm:
         self._cap = None
         self._fence_ok = None
         self._moves = None
+        self._open = None
 
     def copy(self) -> Farm:
         """An independent copy (tuples are immutable, so they are shared)."""
@@ -114,6 +119,7 @@ class Farm:
         f._cap = self._cap
         f._fence_ok = self._fence_ok
         f._moves = self._moves
+        f._open = self._open
         return f
 
     def _key(self) -> tuple[Any, ...]:
@@ -242,7 +248,7 @@ class Farm:
         if cell not in self.room_spots():
             raise ValueError(f"no room may go on space {cell}")
         self._rooms |= 1 << cell
-        self._fence_ok = self._moves = None
+        self._fence_ok = self._moves = self._open = None
 
     def can_renovate(self) -> bool:
         return self._material < HOUSE_STONE
@@ -276,11 +282,24 @@ class Farm:
         sown = self._sown
         return any(not sown[c] for c in cells_of(self._fields))
 
+    def openings(self) -> int:
+        """Which of :meth:`room_mask`, :meth:`stable_mask` and :meth:`plough_mask` are not
+        empty, and whether :meth:`has_empty_field`, as :data:`ROOM_SPOT` | ... bits. Kept until
+        rooms, fields, crops, stables or fences change (a copy shares it): placement asks it
+        for several spaces at every turn."""
+        o = self._open
+        if o is None:
+            o = ((ROOM_SPOT if self.room_mask() else 0) | (STABLE_SPOT if self.stable_mask() else 0)
+                 | (PLOUGH_SPOT if self.plough_mask() else 0)
+                 | (EMPTY_FIELD if self.has_empty_field() else 0))
+            self._open = o
+        return o
+
     def plough(self, cell: int) -> None:
         if cell not in self.plough_spots():
             raise ValueError(f"space {cell} cannot be ploughed")
         self._fields |= 1 << cell
-        self._fence_ok = self._moves = None
+        self._fence_ok = self._moves = self._open = None
 
     def sow(self, cell: int, crop: int) -> None:
         """Sow one grain or vegetable from supply on an empty field (the caller pays it)."""
@@ -289,6 +308,7 @@ class Farm:
         sown = list(self._sown)
         sown[cell] = SOWN[crop] if crop == GRAIN else -SOWN[crop]
         self._sown = tuple(sown)
+        self._open = None
 
     def harvest(self) -> tuple[int, int]:
         """The harvest's field phase: one crop from every sown field; returns (grain, veg)."""
@@ -296,6 +316,7 @@ class Farm:
         veg = sum(1 for v in self._sown if v < 0)
         if grain or veg:
             self._sown = tuple(v - 1 if v > 0 else v + 1 if v < 0 else 0 for v in self._sown)
+            self._open = None
         return grain, veg
 
     # --- stables ------------------------------------------------------------------------------
@@ -315,7 +336,7 @@ class Farm:
         if cell not in self.stable_spots():
             raise ValueError(f"no stable may go on space {cell}")
         self._stables |= 1 << cell
-        self._cap = None
+        self._cap = self._open = None
 
     # --- fences and pastures ------------------------------------------------------------------
 
@@ -357,7 +378,7 @@ class Farm:
         self._fences |= shape_boundary(mask)
         self._pastures = pastures_of(self._fences)
         self._pastured = _union(self._pastures)
-        self._cap = None
+        self._cap = self._open = None
         self._fence_ok = self._moves = None
         return cost
 
