@@ -64,11 +64,19 @@ ROOM_SPOT, STABLE_SPOT, PLOUGH_SPOT, EMPTY_FIELD = 1, 2, 4, 8
 
 
 def _pareto(points: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ...]:
-    """The points no other point dominates (at least as large everywhere), sorted."""
-    return tuple(sorted(
-        p for p in points
-        if not any(q != p and q[0] >= p[0] and q[1] >= p[1] and q[2] >= p[2] for q in points)
-    ))
+    """The points no other point dominates (at least as large everywhere), sorted. A point
+    that dominates another comes after it in sorted order, so walking from the largest down,
+    each point is compared only with the undominated ones already found."""
+    kept: list[tuple[int, int, int]] = []
+    for p in sorted(points, reverse=True):
+        s, b, c = p
+        for q in kept:
+            if q[0] >= s and q[1] >= b and q[2] >= c:
+                break
+        else:
+            kept.append(p)
+    kept.reverse()
+    return tuple(kept)
 
 
 class Farm:
