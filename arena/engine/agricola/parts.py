@@ -15,8 +15,8 @@ lists are deterministic in content and order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
-from typing import Any, Final, NamedTuple
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, Final, NamedTuple, TypeVar
 
 from arena.engine.agricola import farm as farm_mod
 from arena.engine.agricola.board import Board
@@ -61,6 +61,7 @@ from arena.engine.agricola.food import bake, bake_options, food_values
 from arena.engine.agricola.pastures import CELLS, SHAPE_BOUNDARY, cells_of
 
 Goods = tuple[int, ...]
+T = TypeVar("T")
 
 #: Parts carried out at most once per action whatever their ``limit`` says (ruling P3).
 SINGLE: Final = frozenset({
@@ -356,7 +357,12 @@ _RENOVATION_COSTS: Final = {
 
 def usable_spaces(free: int, h: Holding, board: Board) -> list[int]:
     """The spaces of the mask ``free`` (bit s: space s) that ``h`` could use, by id: the same
-    as filtering with :func:`space_usable`, with each distinct deciding part asked at most once
+    as filtering with :func:`space_usable`."""
+    return _ids(usable_mask(free, h, board))
+
+
+def usable_mask(free: int, h: Holding, board: Board) -> int:
+    """:func:`usable_spaces` as a mask, with each distinct deciding part asked at most once
     and only while it could still add a space (this runs at every placement)."""
     usable = free & _ALWAYS_MASK
     todo = free & ~_ALWAYS_MASK
@@ -364,7 +370,17 @@ def usable_spaces(free: int, h: Holding, board: Board) -> list[int]:
         if spaces & todo and check(h, board):
             usable |= spaces & todo
             todo &= ~spaces
-    return _ids(usable)
+    return usable
+
+
+def byte_table(items: Sequence[T]) -> tuple[tuple[tuple[T, ...], ...], ...]:
+    """``table[k][b]``: the items whose indices are the set bits of byte ``b`` at byte position
+    ``k``, in order, so that the items of a mask are gathered a byte at a time."""
+    return tuple(
+        tuple(tuple(items[8 * k + i] for i in range(8) if b >> i & 1 and 8 * k + i < len(items))
+              for b in range(256))
+        for k in range((len(items) + 7) // 8)
+    )
 
 
 def _ids(mask: int) -> list[int]:
@@ -379,10 +395,7 @@ def _ids(mask: int) -> list[int]:
 
 
 #: ``_BYTE_IDS[k][b]``: the ids of the set bits of byte ``b`` at byte position ``k``.
-_BYTE_IDS: Final = tuple(
-    tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256))
-    for k in range((len(SPACES) + 7) // 8)
-)
+_BYTE_IDS: Final = byte_table(range(len(SPACES)))
 #: The spaces that are always usable, as a mask of ids.
 _ALWAYS_MASK: Final = sum(1 << i for i in ALWAYS_USABLE)
 #: (spaces, check) for each distinct deciding part: the mask of the spaces it makes usable
@@ -541,5 +554,5 @@ def keep_animals(goods: Goods, majors: Collection[int], farm: Farm,
 __all__ = [
     "FIXED", "PAY_FIREPLACE", "PAY_GOODS", "SINGLE", "SOW_CROPS", "Applied", "Holding",
     "affordable", "animal_options", "apply", "can_use", "fixed_part", "keep_animals", "options",
-    "pasture_masks", "pasture_options", "pay", "space_usable", "usable_spaces",
+    "pasture_masks", "pasture_options", "pay", "space_usable", "usable_mask", "usable_spaces",
 ]
