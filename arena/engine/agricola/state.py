@@ -305,23 +305,26 @@ class AgricolaState(AgricolaViews):
             board.occupy(space, p)
             self._home[p] -= 1
             self._clear_action()
-            self._phase = ACT
-            self._space = space
-            if space in AUTOMATIC:  # nothing to choose: carry every part out at once
-                before = goods = self._goods[p]
-                for part in SPACES[space].parts:
-                    goods = fixed_part(part, goods, board, space, p)
-                self._goods[p] = goods
-                if goods[SHEEP:] != before[SHEEP:] \
-                        and not self._farms[p].fits(goods[SHEEP], goods[BOAR], goods[CATTLE]):
-                    self._acted = True
-                    self._started = (1 << len(SPACES[space].parts)) - 1
-                    self._part = len(SPACES[space].parts) - 1
-                    self._done = 1
-                    self._keep = True  # a market's animals need room: what to keep is asked
-                else:
-                    self._clear_action()
-                    self._next_placer((p + 1) % self._n)
+            if space not in AUTOMATIC:
+                self._phase = ACT
+                self._space = space
+                return
+            # Nothing to choose: every part is carried out at once.
+            before = goods = self._goods[p]
+            for part in SPACES[space].parts:
+                goods = fixed_part(part, goods, board, space, p)
+            self._goods[p] = goods
+            if goods[SHEEP:] != before[SHEEP:] \
+                    and not self._farms[p].fits(goods[SHEEP], goods[BOAR], goods[CATTLE]):
+                self._phase = ACT
+                self._space = space
+                self._acted = True
+                self._started = (1 << len(SPACES[space].parts)) - 1
+                self._part = len(SPACES[space].parts) - 1
+                self._done = 1
+                self._keep = True  # a market's animals need room: what to keep is asked
+            else:  # the action is over (its fields were cleared above)
+                self._next_placer((p + 1) % self._n)
         elif kind == _M_PART:
             self._do_part(p, pay[1], pay[2])
         elif kind == _M_STOP:
