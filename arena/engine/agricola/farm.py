@@ -94,7 +94,7 @@ class Farm:
     _sown: tuple[int, ...]
     _material: int
     _cap: tuple[tuple[int, int, int], ...] | None
-    _fence_ok: dict[int, bool] | None
+    _fence_ok: tuple[int, int] | None
     _moves: tuple[int, list[tuple[int, int]]] | None
     _open: int | None
 
@@ -360,17 +360,18 @@ class Farm:
         return self._moves[1]
 
     def can_fence(self, wood: int) -> bool:
-        """Whether a player with ``wood`` wood could build at least one pasture now. Answers
-        are kept per budget until rooms, fields or fences change (a copy shares them), so this
-        is cheap enough to ask for every placement."""
+        """Whether a player with ``wood`` wood could build at least one pasture now. A larger
+        budget only allows more, so the farm keeps the largest budget known to allow nothing
+        and the smallest known to allow a pasture, until rooms, fields or fences change (a copy
+        shares them): cheap enough to ask for every placement."""
         budget = min(wood, self.fences_left())
-        if self._fence_ok is None:
-            self._fence_ok = {}
-        ok = self._fence_ok.get(budget)
-        if ok is None:
-            ok = any_pasture_move(self._fences, self._pastures, self._rooms | self._fields,
-                                  budget)
-            self._fence_ok[budget] = ok
+        none_up_to, some_from = self._fence_ok or (0, MAX_FENCES + 1)
+        if budget <= none_up_to:
+            return False
+        if budget >= some_from:
+            return True
+        ok = any_pasture_move(self._fences, self._pastures, self._rooms | self._fields, budget)
+        self._fence_ok = (none_up_to, budget) if ok else (budget, some_from)
         return ok
 
     def pasture_cost(self, mask: int, wood: int) -> int:

@@ -286,15 +286,8 @@ def _pasture_moves(
     pastured = 0
     for p in pastures:
         pastured |= p
-    # Narrow the table down with sets of shape indices (one bit per shape) before testing
-    # shapes one by one: no room or field; and with pastures, inside them (a subdivision) or
-    # outside them but touching one.
-    candidates = _ALL_SHAPES & ~_containing_any(blocked)
-    if pastured:
-        inside = _ALL_SHAPES & ~_containing_any(ALL_CELLS & ~pastured)
-        touching = _containing_any(neighbours(pastured)) & ~_containing_any(pastured)
-        candidates &= inside | touching
-    else:
+    candidates = _candidates(pastured, blocked)
+    if not pastured:
         # No fence yet: a shape costs its whole border, and can only close in a space that it
         # surrounds on its own.
         candidates &= _PERIMETER_AT_MOST[min(budget, MAX_FENCES)]
@@ -309,6 +302,18 @@ def _pasture_moves(
         if cost > 0:
             out.append((mask, cost))
     return out
+
+
+def _candidates(pastured: int, blocked: int) -> int:
+    """The set of shape indices (bit i: ``SHAPES[i]``) that could be a move, narrowed down
+    before shapes are tested one by one: no room or field; and with pastures, inside them (a
+    subdivision) or outside them but touching one."""
+    candidates = _ALL_SHAPES & ~_containing_any(blocked)
+    if pastured:
+        inside = _ALL_SHAPES & ~_containing_any(ALL_CELLS & ~pastured)
+        touching = _containing_any(neighbours(pastured)) & ~_containing_any(pastured)
+        candidates &= inside | touching
+    return candidates
 
 
 def _indices(shapes: int) -> list[int]:
@@ -332,9 +337,11 @@ def _containing_any(cells: int) -> int:
 
 
 def any_pasture_move(fences: int, pastures: tuple[int, ...], blocked: int, budget: int) -> bool:
-    """Whether :func:`pasture_moves` would offer anything, stopping at the first move found.
-    Without pastures the answer has a closed form: no fence exists yet, so every shape costs
-    its whole perimeter, the cheapest being a single space (4 fences)."""
+    """Whether :func:`pasture_moves` would offer anything, stopping at the first move found
+    among the narrowed-down candidates, in table order (when there is none, this tests a few
+    shapes instead of the whole table). Without pastures the answer has a closed form: no
+    fence exists yet, so every shape costs its whole perimeter, the cheapest being a single
+    space (4 fences)."""
     if budget <= 0:
         return False
     if not pastures:
@@ -342,8 +349,12 @@ def any_pasture_move(fences: int, pastures: tuple[int, ...], blocked: int, budge
     pastured = 0
     for p in pastures:
         pastured |= p
-    for mask, bnd, nbr in SHAPES:
-        if not mask & blocked and _cost(mask, bnd, nbr, fences, pastures, pastured, blocked,
-                                        budget) > 0:
+    candidates = _candidates(pastured, blocked)
+    while candidates:
+        low = candidates & -candidates
+        candidates ^= low
+        mask, bnd, nbr = SHAPES[low.bit_length() - 1]
+        if (bnd & ~fences).bit_count() <= budget \
+                and _cost(mask, bnd, nbr, fences, pastures, pastured, blocked, budget) > 0:
             return True
     return False
