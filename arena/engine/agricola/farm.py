@@ -41,9 +41,12 @@ from arena.engine.agricola.pastures import (
     any_pasture_move,
     cells_of,
     h_edge,
+    move_starts,
+    moves_from,
+    moves_of,
     neighbours,
     pasture_cost,
-    pasture_moves,
+    pasture_move_set,
     pastures_of,
     v_edge,
 )
@@ -95,7 +98,7 @@ class Farm:
     _material: int
     _cap: tuple[tuple[int, int, int], ...] | None
     _fence_ok: tuple[int, int] | None
-    _moves: tuple[int, list[tuple[int, int]]] | None
+    _moves: tuple[int, int] | None
     _open: int | None
 
     def __init__(self) -> None:
@@ -351,12 +354,27 @@ class Farm:
     def pasture_moves(self, wood: int) -> list[tuple[int, int]]:
         """Every legal "build one pasture" move, as (cell mask, fences it costs), for a player
         with ``wood`` wood (1 per fence) and this farm's fences left. See
-        :func:`arena.engine.agricola.pastures.pasture_moves`. The last answer is kept until
-        rooms, fields or fences change (do not modify the list)."""
+        :func:`arena.engine.agricola.pastures.pasture_moves`."""
+        return moves_of(self._move_set(wood), self._fences)
+
+    def pasture_starts(self, wood: int) -> list[int]:
+        """The first spaces (in reading order) of the :meth:`pasture_moves`, ascending, each
+        once."""
+        return move_starts(self._move_set(wood))
+
+    def pastures_from(self, cell: int, wood: int) -> list[int]:
+        """The masks of the :meth:`pasture_moves` whose first space is ``cell``, in the same
+        order."""
+        return moves_from(self._move_set(wood), cell)
+
+    def _move_set(self, wood: int) -> int:
+        """The legal pasture moves as a set of shape indices. The last answer is kept until
+        rooms, fields or fences change (a copy shares it): the steps of a fencing move ask it
+        again and again."""
         budget = min(wood, self.fences_left())
         if self._moves is None or self._moves[0] != budget:
-            blocked = self._rooms | self._fields
-            self._moves = (budget, pasture_moves(self._fences, blocked, budget))
+            self._moves = (budget, pasture_move_set(self._fences, self._rooms | self._fields,
+                                                    budget))
         return self._moves[1]
 
     def can_fence(self, wood: int) -> bool:

@@ -177,8 +177,7 @@ def options(part: Part, h: Holding, board: Board, space: int, done: int = 0
     if kind == BAKE:
         return [o.action() for o in bake_options(goods[GRAIN], h.majors)]
     if kind == BUILD_FENCES:
-        starts = sorted({mask & -mask for mask, _ in farm.pasture_moves(goods[WOOD])})
-        return [{"type": "pasture_from", "cell": low.bit_length() - 1} for low in starts]
+        return [{"type": "pasture_from", "cell": c} for c in farm.pasture_starts(goods[WOOD])]
     if kind == BUILD_MAJOR:
         return _major_options(h, board)
     if kind == RENOVATE:
@@ -214,8 +213,7 @@ def pasture_options(h: Holding, cell: int) -> list[dict[str, Any]]:
 
 def pasture_masks(h: Holding, cell: int) -> list[int]:
     """:func:`pasture_options` as masks of spaces, in the same order."""
-    low = 1 << cell
-    return [mask for mask, _ in h.farm.pasture_moves(h.goods[WOOD]) if mask & -mask == low]
+    return h.farm.pastures_from(cell, h.goods[WOOD])
 
 
 def can_use(part: Part, h: Holding, board: Board, space: int, done: int = 0) -> bool:

@@ -220,6 +220,14 @@ _PERIMETER_AT_MOST: Final = tuple(
 _CONTAINING: Final = tuple(
     sum(1 << i for i, (m, _, _) in enumerate(SHAPES) if m >> c & 1) for c in range(CELLS)
 )
+#: By space: the set of shape indices whose first space (in reading order) it is.
+_STARTING_AT: Final = tuple(
+    sum(1 << i for i, (m, _, _) in enumerate(SHAPES) if m & -m == 1 << c) for c in range(CELLS)
+)
+#: By space: the set of shape indices that close it in by themselves (:data:`_CLOSES`).
+_CLOSING: Final = tuple(
+    sum(1 << i for i, closes in enumerate(_CLOSES) if closes >> c & 1) for c in range(CELLS)
+)
 
 
 def pasture_cost(
@@ -258,49 +266,67 @@ def _cost(
 
 
 def pasture_moves(fences: int, blocked: int, budget: int) -> list[tuple[int, int]]:
-    """Every legal "build one pasture" move with these fences (the pastures follow from them):
-    see :func:`_pasture_moves`. Answers are kept (the same farms recur within a game and across
-    the games of a search): the list is shared, so callers must not change it."""
-    return _remembered_moves(fences, blocked, min(budget, MAX_FENCES))
+    """Every legal "build one pasture" move with these fences (the pastures follow from them),
+    as (cell mask, new fences it costs), in table order: see :func:`_move_set`."""
+    return moves_of(pasture_move_set(fences, blocked, budget), fences)
+
+
+def pasture_move_set(fences: int, blocked: int, budget: int) -> int:
+    """:func:`pasture_moves` as a set of shape indices (bit i: ``SHAPES[i]``). Answers are kept
+    (the same farms recur within a game and across the games of a search)."""
+    return _remembered_set(fences, blocked, min(budget, MAX_FENCES))
+
+
+def moves_of(moves: int, fences: int) -> list[tuple[int, int]]:
+    """The (cell mask, new fences it costs) of each shape in the set ``moves``, in table
+    order, for a farm with ``fences``."""
+    return [(SHAPES[i][0], (SHAPES[i][1] & ~fences).bit_count()) for i in _indices(moves)]
+
+
+def move_starts(moves: int) -> list[int]:
+    """The first spaces (in reading order) of the shapes in the set ``moves``, ascending, each
+    once: the first step of a fencing move."""
+    return [c for c in range(CELLS) if moves & _STARTING_AT[c]]
+
+
+def moves_from(moves: int, cell: int) -> list[int]:
+    """The masks of the shapes in the set ``moves`` whose first space is ``cell``, in table
+    order: the second step of a fencing move."""
+    return [SHAPES[i][0] for i in _indices(moves & _STARTING_AT[cell])]
 
 
 @lru_cache(maxsize=1 << 14)
-def _remembered_moves(fences: int, blocked: int, budget: int) -> list[tuple[int, int]]:
-    return _pasture_moves(fences, pastures_of(fences), blocked, budget)
+def _remembered_set(fences: int, blocked: int, budget: int) -> int:
+    return _move_set(fences, pastures_of(fences), blocked, budget)
 
 
-def _pasture_moves(
-    fences: int, pastures: tuple[int, ...], blocked: int, budget: int
-) -> list[tuple[int, int]]:
-    """Every legal "build one pasture" move: (cell mask, new fences it costs), in table order.
+def _move_set(fences: int, pastures: tuple[int, ...], blocked: int, budget: int) -> int:
+    """Every legal "build one pasture" move, as a set of shape indices.
 
     A move is a shape of :data:`SHAPES` that contains no room or field and is either a new
     pasture (next to an existing one, if the player has any) or a proper part of one existing
     pasture (a subdivision: its border becomes fences, and what is left of the old pasture
     becomes one or more pastures). It costs the edges round it not already fenced, which must be
-    at most ``budget``. The list is never longer than the shape table (762 shapes), and in
-    practice far shorter once a farm has rooms, fields and pastures; there is no further cap,
-    so no legal pasture is ever hidden."""
+    at most ``budget``. There are never more than the shape table's 762, and in practice far
+    fewer once a farm has rooms, fields and pastures; there is no further cap, so no legal
+    pasture is ever hidden."""
     if budget <= 0:
-        return []
+        return 0
     pastured = 0
     for p in pastures:
         pastured |= p
     candidates = _candidates(pastured, blocked)
     if not pastured:
         # No fence yet: a shape costs its whole border, and can only close in a space that it
-        # surrounds on its own.
-        candidates &= _PERIMETER_AT_MOST[min(budget, MAX_FENCES)]
-        return [(SHAPES[i][0], SHAPES[i][1].bit_count()) for i in _indices(candidates)
-                if not _CLOSES[i] & blocked]
-    out = []
+        # surrounds on its own (found with sets of shapes, without testing them one by one).
+        return (candidates & _PERIMETER_AT_MOST[min(budget, MAX_FENCES)]
+                & ~_any_of(_CLOSING, blocked))
+    out = 0
     for i in _indices(candidates):
         mask, bnd, nbr = SHAPES[i]
-        if (bnd & ~fences).bit_count() > budget:
-            continue
-        cost = _cost(mask, bnd, nbr, fences, pastures, pastured, blocked, budget)
-        if cost > 0:
-            out.append((mask, cost))
+        if (bnd & ~fences).bit_count() <= budget \
+                and _cost(mask, bnd, nbr, fences, pastures, pastured, blocked, budget) > 0:
+            out |= 1 << i
     return out
 
 
@@ -328,11 +354,16 @@ def _indices(shapes: int) -> list[int]:
 
 def _containing_any(cells: int) -> int:
     """The set of shape indices (bit i: ``SHAPES[i]``) whose shape holds any of ``cells``."""
+    return _any_of(_CONTAINING, cells)
+
+
+def _any_of(by_cell: tuple[int, ...], cells: int) -> int:
+    """The union of ``by_cell[c]`` (sets of shape indices) over the spaces ``c`` of ``cells``."""
     out = 0
     while cells:
         low = cells & -cells
         cells ^= low
-        out |= _CONTAINING[low.bit_length() - 1]
+        out |= by_cell[low.bit_length() - 1]
     return out
 
 
