@@ -181,12 +181,17 @@ class FeedOption(NamedTuple):
     cooked_vegetables: bool
 
     def action(self) -> dict[str, Any]:
+        return {k: list(v) if k == "crafts" else v for k, v in self.key()}
+
+    def key(self) -> tuple[tuple[str, Any], ...]:
+        """The action's hashable key, its (name, value) pairs in order with the crafts as a
+        tuple: what freezing :meth:`action` gives, built directly (every harvest lists
+        several)."""
         g, v, s, b, c = self.convert
-        return {"type": "feed", "grain": g,
-                "vegetable": 0 if self.cooked_vegetables else v,
-                "cook_vegetable": v if self.cooked_vegetables else 0,
-                "sheep": s, "boar": b, "cattle": c,
-                "crafts": list(self.crafts), "begging": self.begging}
+        cooked = self.cooked_vegetables
+        return (("type", "feed"), ("grain", g), ("vegetable", 0 if cooked else v),
+                ("cook_vegetable", v if cooked else 0), ("sheep", s), ("boar", b),
+                ("cattle", c), ("crafts", self.crafts), ("begging", self.begging))
 
 
 def _covers(avail: tuple[int, ...], rates: tuple[int, ...], need: int,

@@ -242,7 +242,7 @@ class AgricolaState(AgricolaViews):
                     self._next_in_harvest()
                     continue
                 feeds = feeding_options(goods, self._majors[p], need)
-                return ([freeze(o.action()) for o in feeds], [(_M_FEED, o) for o in feeds])
+                return [o.key() for o in feeds], [(_M_FEED, o) for o in feeds]
             if goods[SHEEP] < 2 and goods[BOAR] < 2 and goods[CATTLE] < 2:
                 self._next_in_harvest()  # no pair of any type: nothing is born
                 continue
