@@ -98,13 +98,22 @@ _BORDER_CELLS: Final = sum(1 << c for c in range(CELLS) if BORDER_EDGES[c])
 
 
 def cells_of(mask: int) -> list[int]:
-    """The spaces of a mask, in increasing order."""
+    """The spaces of a mask, in increasing order (for a mask of the farm's spaces, a byte at a
+    time from tables: farms ask this for their spots at every turn)."""
+    if 0 <= mask <= ALL_CELLS:
+        return [*_LOW_CELLS[mask & 0xFF], *_HIGH_CELLS[mask >> 8]]
     out = []
     while mask:
         low = mask & -mask
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+#: The spaces of each value of a mask's low byte, and of its high bits (spaces 8 and on).
+_LOW_CELLS: Final = tuple(tuple(c for c in range(8) if b >> c & 1) for b in range(256))
+_HIGH_CELLS: Final = tuple(tuple(8 + c for c in range(CELLS - 8) if b >> c & 1)
+                           for b in range(1 << (CELLS - 8)))
 
 
 def boundary(mask: int) -> int:
