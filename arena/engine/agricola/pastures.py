@@ -154,8 +154,10 @@ def enclosed(fences: int) -> int:
     return ALL_CELLS & ~_spread(open_border, ALL_CELLS, fences)
 
 
+@lru_cache(maxsize=1 << 12)
 def pastures_of(fences: int) -> tuple[int, ...]:
-    """The pastures a fence layout makes: its enclosed regions, as masks, in increasing order."""
+    """The pastures a fence layout makes: its enclosed regions, as masks, in increasing order.
+    Answers are kept: building a pasture asks this, and so does the next search for moves."""
     rest = enclosed(fences)
     out = []
     while rest:
