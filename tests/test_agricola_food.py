@@ -43,6 +43,7 @@ from arena.engine.agricola.components import (
 )
 from arena.engine.agricola.components import BOAR as BOAR_GOOD
 from arena.engine.agricola.farm import Farm
+from arena.engine.agricola.fields import freeze
 from arena.engine.agricola.food import (
     FEED_SOURCES,
     BakeOption,
@@ -299,6 +300,7 @@ def test_feeding_options_hold_their_invariants_on_random_states() -> None:
         assert options == sorted(options, key=lambda o: (o.begging, o.crafts, o.convert))
         for o in options:
             assert min(o.goods) >= 0
+            assert o.key() == freeze(o.action())  # the key the state offers, built directly
             raised = goods[FOOD] + sum(n * values[t] for t, n in zip(
                 FEED_SOURCES, o.convert, strict=True)) + sum(
                 {JOINERY: 2, POTTERY: 2, BASKETMAKER: 3}[c] for c in o.crafts)

@@ -177,7 +177,7 @@ class Board:
         """Put ``seat``'s person on ``space``; ValueError unless the space is free."""
         if not 0 <= seat < self.players:
             raise ValueError(f"no seat {seat} in a {self.players}-player game")
-        if not 0 <= space < NUM_SPACES or not self.is_free(space):
+        if not 0 <= space < NUM_SPACES or not self._free >> space & 1:  # not is_free(space)
             raise ValueError(f"space {space} is not free to use")
         occ = self._occupants
         self._occupants = (*occ[:space], seat, *occ[space + 1 :])
@@ -206,10 +206,12 @@ class Board:
         if not 0 <= space < NUM_SPACES or PILE_GOOD[self.players][space] < 0 \
                 or space not in self._spaces:
             raise ValueError(f"space {space} is not an accumulation space in play")
-        goods = self.accumulated(space)
         piles = self._piles
+        n = piles[space]
+        if not n:
+            return ()  # nothing piled: nothing changes
         self._piles = (*piles[:space], 0, *piles[space + 1 :])
-        return goods
+        return ((PILE_GOOD[self.players][space], n),)  # as accumulated(space)
 
     def _accumulate(self) -> None:
         add = PILE_ADD[self.players]
@@ -223,6 +225,10 @@ class Board:
     def majors(self) -> tuple[int, ...]:
         """The major improvements on the board, by id."""
         return _MAJOR_LISTS[self._majors]
+
+    def major_mask(self) -> int:
+        """:meth:`majors` as a mask of ids (bit m: major m)."""
+        return self._majors
 
     def major_available(self, major: int) -> bool:
         return 0 <= major < len(MAJORS) and bool(self._majors >> major & 1)

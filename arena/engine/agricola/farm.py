@@ -41,9 +41,12 @@ from arena.engine.agricola.pastures import (
     any_pasture_move,
     cells_of,
     h_edge,
+    move_starts,
+    moves_from,
+    moves_of,
     neighbours,
     pasture_cost,
-    pasture_moves,
+    pasture_move_set,
     pastures_of,
     v_edge,
 )
@@ -58,21 +61,32 @@ SOWN: Final = (0, SOWN_GRAIN, SOWN_VEGETABLE)
 #: Animal types in this module's own numbering (counts are passed as sheep, boar, cattle).
 SHEEP, BOAR, CATTLE = 0, 1, 2
 ANIMALS: Final = ("sheep", "boar", "cattle")
+#: The bits of :meth:`Farm.openings`: a room, a stable or a field could go somewhere; a field
+#: is empty.
+ROOM_SPOT, STABLE_SPOT, PLOUGH_SPOT, EMPTY_FIELD = 1, 2, 4, 8
 
 
 def _pareto(points: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ...]:
-    """The points no other point dominates (at least as large everywhere), sorted."""
-    return tuple(sorted(
-        p for p in points
-        if not any(q != p and q[0] >= p[0] and q[1] >= p[1] and q[2] >= p[2] for q in points)
-    ))
+    """The points no other point dominates (at least as large everywhere), sorted. A point
+    that dominates another comes after it in sorted order, so walking from the largest down,
+    each point is compared only with the undominated ones already found."""
+    kept: list[tuple[int, int, int]] = []
+    for p in sorted(points, reverse=True):
+        s, b, c = p
+        for q in kept:
+            if q[0] >= s and q[1] >= b and q[2] >= c:
+                break
+        else:
+            kept.append(p)
+    kept.reverse()
+    return tuple(kept)
 
 
 class Farm:
     """One player's farmyard. See the module docstring for the representation."""
 
-    __slots__ = ("_cap", "_fence_ok", "_fences", "_fields", "_material", "_moves", "_pastured",
-                 "_pastures", "_rooms", "_sown", "_stables")
+    __slots__ = ("_cap", "_fence_ok", "_fences", "_fields", "_material", "_moves", "_open",
+                 "_pastured", "_pastures", "_rooms", "_sown", "_stables")
 
     _rooms: int
     _fields: int
@@ -83,8 +97,9 @@ class Farm:
     _sown: tuple[int, ...]
     _material: int
     _cap: tuple[tuple[int, int, int], ...] | None
-    _fence_ok: dict[int, bool] | None
-    _moves: tuple[int, list[tuple[int, int]]] | None
+    _fence_ok: tuple[int, int] | None
+    _moves: tuple[int, int] | None
+    _open: int | None
 
     def __init__(self) -> None:
         """The starting farm: two wooden rooms, nothing else."""
@@ -99,6 +114,7 @@ class Farm:
         self._cap = None
         self._fence_ok = None
         self._moves = None
+        self._open = None
 
     def copy(self) -> Farm:
         """An independent copy (tuples are immutable, so they are shared)."""
@@ -114,6 +130,7 @@ class Farm:
         f._cap = self._cap
         f._fence_ok = self._fence_ok
         f._moves = self._moves
+        f._open = self._open
         return f
 
     def _key(self) -> tuple[Any, ...]:
@@ -242,7 +259,7 @@ class Farm:
         if cell not in self.room_spots():
             raise ValueError(f"no room may go on space {cell}")
         self._rooms |= 1 << cell
-        self._fence_ok = self._moves = None
+        self._fence_ok = self._moves = self._open = None
 
     def can_renovate(self) -> bool:
         return self._material < HOUSE_STONE
@@ -276,11 +293,24 @@ class Farm:
         sown = self._sown
         return any(not sown[c] for c in cells_of(self._fields))
 
+    def openings(self) -> int:
+        """Which of :meth:`room_mask`, :meth:`stable_mask` and :meth:`plough_mask` are not
+        empty, and whether :meth:`has_empty_field`, as :data:`ROOM_SPOT` | ... bits. Kept until
+        rooms, fields, crops, stables or fences change (a copy shares it): placement asks it
+        for several spaces at every turn."""
+        o = self._open
+        if o is None:
+            o = ((ROOM_SPOT if self.room_mask() else 0) | (STABLE_SPOT if self.stable_mask() else 0)
+                 | (PLOUGH_SPOT if self.plough_mask() else 0)
+                 | (EMPTY_FIELD if self.has_empty_field() else 0))
+            self._open = o
+        return o
+
     def plough(self, cell: int) -> None:
         if cell not in self.plough_spots():
             raise ValueError(f"space {cell} cannot be ploughed")
         self._fields |= 1 << cell
-        self._fence_ok = self._moves = None
+        self._fence_ok = self._moves = self._open = None
 
     def sow(self, cell: int, crop: int) -> None:
         """Sow one grain or vegetable from supply on an empty field (the caller pays it)."""
@@ -289,6 +319,7 @@ class Farm:
         sown = list(self._sown)
         sown[cell] = SOWN[crop] if crop == GRAIN else -SOWN[crop]
         self._sown = tuple(sown)
+        self._open = None
 
     def harvest(self) -> tuple[int, int]:
         """The harvest's field phase: one crop from every sown field; returns (grain, veg)."""
@@ -296,6 +327,7 @@ class Farm:
         veg = sum(1 for v in self._sown if v < 0)
         if grain or veg:
             self._sown = tuple(v - 1 if v > 0 else v + 1 if v < 0 else 0 for v in self._sown)
+            self._open = None
         return grain, veg
 
     # --- stables ------------------------------------------------------------------------------
@@ -315,33 +347,49 @@ class Farm:
         if cell not in self.stable_spots():
             raise ValueError(f"no stable may go on space {cell}")
         self._stables |= 1 << cell
-        self._cap = None
+        self._cap = self._open = None
 
     # --- fences and pastures ------------------------------------------------------------------
 
     def pasture_moves(self, wood: int) -> list[tuple[int, int]]:
         """Every legal "build one pasture" move, as (cell mask, fences it costs), for a player
         with ``wood`` wood (1 per fence) and this farm's fences left. See
-        :func:`arena.engine.agricola.pastures.pasture_moves`. The last answer is kept until
-        rooms, fields or fences change (do not modify the list)."""
+        :func:`arena.engine.agricola.pastures.pasture_moves`."""
+        return moves_of(self._move_set(wood), self._fences)
+
+    def pasture_starts(self, wood: int) -> list[int]:
+        """The first spaces (in reading order) of the :meth:`pasture_moves`, ascending, each
+        once."""
+        return move_starts(self._move_set(wood))
+
+    def pastures_from(self, cell: int, wood: int) -> list[int]:
+        """The masks of the :meth:`pasture_moves` whose first space is ``cell``, in the same
+        order."""
+        return moves_from(self._move_set(wood), cell)
+
+    def _move_set(self, wood: int) -> int:
+        """The legal pasture moves as a set of shape indices. The last answer is kept until
+        rooms, fields or fences change (a copy shares it): the steps of a fencing move ask it
+        again and again."""
         budget = min(wood, self.fences_left())
         if self._moves is None or self._moves[0] != budget:
-            blocked = self._rooms | self._fields
-            self._moves = (budget, pasture_moves(self._fences, blocked, budget))
+            self._moves = (budget, pasture_move_set(self._fences, self._rooms | self._fields,
+                                                    budget))
         return self._moves[1]
 
     def can_fence(self, wood: int) -> bool:
-        """Whether a player with ``wood`` wood could build at least one pasture now. Answers
-        are kept per budget until rooms, fields or fences change (a copy shares them), so this
-        is cheap enough to ask for every placement."""
+        """Whether a player with ``wood`` wood could build at least one pasture now. A larger
+        budget only allows more, so the farm keeps the largest budget known to allow nothing
+        and the smallest known to allow a pasture, until rooms, fields or fences change (a copy
+        shares them): cheap enough to ask for every placement."""
         budget = min(wood, self.fences_left())
-        if self._fence_ok is None:
-            self._fence_ok = {}
-        ok = self._fence_ok.get(budget)
-        if ok is None:
-            ok = any_pasture_move(self._fences, self._pastures, self._rooms | self._fields,
-                                  budget)
-            self._fence_ok[budget] = ok
+        none_up_to, some_from = self._fence_ok or (0, MAX_FENCES + 1)
+        if budget <= none_up_to:
+            return False
+        if budget >= some_from:
+            return True
+        ok = any_pasture_move(self._fences, self._pastures, self._rooms | self._fields, budget)
+        self._fence_ok = (none_up_to, budget) if ok else (budget, some_from)
         return ok
 
     def pasture_cost(self, mask: int, wood: int) -> int:
@@ -357,7 +405,7 @@ class Farm:
         self._fences |= shape_boundary(mask)
         self._pastures = pastures_of(self._fences)
         self._pastured = _union(self._pastures)
-        self._cap = None
+        self._cap = self._open = None
         self._fence_ok = self._moves = None
         return cost
 

@@ -12,6 +12,7 @@ in content and order. Rulings are in ``RULES.md`` ("Rulings: food and harvest").
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
+from functools import lru_cache
 from itertools import combinations, product
 from typing import Any, Final, NamedTuple
 
@@ -180,12 +181,17 @@ class FeedOption(NamedTuple):
     cooked_vegetables: bool
 
     def action(self) -> dict[str, Any]:
+        return {k: list(v) if k == "crafts" else v for k, v in self.key()}
+
+    def key(self) -> tuple[tuple[str, Any], ...]:
+        """The action's hashable key, its (name, value) pairs in order with the crafts as a
+        tuple: what freezing :meth:`action` gives, built directly (every harvest lists
+        several)."""
         g, v, s, b, c = self.convert
-        return {"type": "feed", "grain": g,
-                "vegetable": 0 if self.cooked_vegetables else v,
-                "cook_vegetable": v if self.cooked_vegetables else 0,
-                "sheep": s, "boar": b, "cattle": c,
-                "crafts": list(self.crafts), "begging": self.begging}
+        cooked = self.cooked_vegetables
+        return (("type", "feed"), ("grain", g), ("vegetable", 0 if cooked else v),
+                ("cook_vegetable", v if cooked else 0), ("sheep", s), ("boar", b),
+                ("cattle", c), ("crafts", self.crafts), ("begging", self.begging))
 
 
 def _covers(avail: tuple[int, ...], rates: tuple[int, ...], need: int,
@@ -241,43 +247,47 @@ def feeding_options(goods: Goods, majors: Collection[int], need: int) -> list[Fe
     avail = tuple(goods[t] if values[t] else 0 for t in FEED_SOURCES)
     short = max(0, need - goods[FOOD])
     crafts = craft_conversions(goods, majors)
-    found: dict[tuple[tuple[int, ...], tuple[int, ...]], FeedOption] = {}
-
-    def add(x: tuple[int, ...], used: tuple[tuple[int, int, int], ...], rem: int) -> None:
-        key = (tuple(m for m, _, _ in used), x)
-        if key in found:
-            return
-        value = sum(n * r for n, r in zip(x, rates, strict=True))
-        out = list(goods)
-        for t, n in zip(FEED_SOURCES, x, strict=True):
-            out[t] -= n
-        for _, good, _ in used:
-            out[good] -= 1
-        raised = goods[FOOD] + sum(f for _, _, f in used) + value
-        out[FOOD] = max(0, raised - need)
-        found[key] = FeedOption(
-            (x[0], x[1], x[2], x[3], x[4]), key[0], max(0, rem - value), tuple(out),
-            cooked and x[1] > 0)
-
-    total = sum(a * r for a, r in zip(avail, rates, strict=True))
-    protections: list[tuple[tuple[int, ...], int]] | None = None
+    out: list[FeedOption] = []
     for k in range(len(crafts) + 1):
         for used in combinations(crafts, k):
-            rem = short - sum(f for _, _, f in used)
-            if total < rem:
-                add(avail, used, rem)  # not enough: convert everything, beg the rest
-            else:
-                for x in _covers(avail, rates, rem):
-                    if _minimal(x, rates, rem):
-                        add(x, used, rem)
-            if rem <= 0:
-                continue
-            if protections is None:
-                protections = _protections(avail, rates)
-            for rest, food in protections:
-                if food < rem:
-                    add(rest, used, rem)
-    return sorted(found.values(), key=lambda o: (o.begging, o.crafts, o.convert))
+            ids = tuple(m for m, _, _ in used)
+            raised = goods[FOOD]  # the food in supply and from the crafts used
+            after = list(goods)
+            for _, good, food in used:
+                after[good] -= 1
+                raised += food
+            rem = short - (raised - goods[FOOD])
+            for x, value in _conversions(avail, rates, rem):
+                left = after[:]
+                for t, n in zip(FEED_SOURCES, x, strict=True):
+                    left[t] -= n
+                left[FOOD] = max(0, raised + value - need)
+                out.append(FeedOption((x[0], x[1], x[2], x[3], x[4]), ids, max(0, rem - value),
+                                      tuple(left), cooked and x[1] > 0))
+    return sorted(out, key=lambda o: (o.begging, o.crafts, o.convert))
+
+
+@lru_cache(maxsize=1 << 12)
+def _conversions(avail: tuple[int, ...], rates: tuple[int, ...], rem: int
+                 ) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """The amounts of :data:`FEED_SOURCES` offered for converting when ``rem`` food is still
+    missing after the supply and the crafts, each once, with the food they give: everything
+    when that is not enough, else every minimal cover; and while food is missing, the begging
+    options that hold goods back (:func:`_protections`). Kept for reuse (the same goods recur
+    at every harvest); the answer is shared, so it is a tuple."""
+    found: dict[tuple[int, ...], int] = {}
+    total = sum(a * r for a, r in zip(avail, rates, strict=True))
+    if total < rem:
+        found[avail] = total  # not enough: convert everything, beg the rest
+    else:
+        for x in _covers(avail, rates, rem):
+            if _minimal(x, rates, rem):
+                found[x] = sum(n * r for n, r in zip(x, rates, strict=True))
+    if rem > 0:
+        for rest, food in _protections(avail, rates):
+            if food < rem:
+                found.setdefault(rest, food)
+    return tuple(found.items())
 
 
 def feed(goods: Goods, majors: Collection[int], need: int,

@@ -15,8 +15,8 @@ lists are deterministic in content and order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
-from typing import Any, Final, NamedTuple
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, Final, NamedTuple, TypeVar
 
 from arena.engine.agricola import farm as farm_mod
 from arena.engine.agricola.board import Board
@@ -39,6 +39,8 @@ from arena.engine.agricola.components import (
     GAIN_ONE_OF,
     GOODS,
     GRAIN,
+    HOUSE_CLAY,
+    HOUSE_WOOD,
     MAJORS,
     MAX_PEOPLE,
     ONE,
@@ -52,12 +54,14 @@ from arena.engine.agricola.components import (
     WOOD,
     Cost,
     Part,
+    renovation_cost,
 )
 from arena.engine.agricola.farm import Farm
 from arena.engine.agricola.food import bake, bake_options, food_values
-from arena.engine.agricola.pastures import SHAPE_BOUNDARY, cells_of
+from arena.engine.agricola.pastures import CELLS, SHAPE_BOUNDARY, cells_of
 
 Goods = tuple[int, ...]
+T = TypeVar("T")
 
 #: Parts carried out at most once per action whatever their ``limit`` says (ruling P3).
 SINGLE: Final = frozenset({
@@ -173,8 +177,7 @@ def options(part: Part, h: Holding, board: Board, space: int, done: int = 0
     if kind == BAKE:
         return [o.action() for o in bake_options(goods[GRAIN], h.majors)]
     if kind == BUILD_FENCES:
-        starts = sorted({mask & -mask for mask, _ in farm.pasture_moves(goods[WOOD])})
-        return [{"type": "pasture_from", "cell": low.bit_length() - 1} for low in starts]
+        return [{"type": "pasture_from", "cell": c} for c in farm.pasture_starts(goods[WOOD])]
     if kind == BUILD_MAJOR:
         return _major_options(h, board)
     if kind == RENOVATE:
@@ -210,8 +213,7 @@ def pasture_options(h: Holding, cell: int) -> list[dict[str, Any]]:
 
 def pasture_masks(h: Holding, cell: int) -> list[int]:
     """:func:`pasture_options` as masks of spaces, in the same order."""
-    low = 1 << cell
-    return [mask for mask, _ in h.farm.pasture_moves(h.goods[WOOD]) if mask & -mask == low]
+    return h.farm.pastures_from(cell, h.goods[WOOD])
 
 
 def can_use(part: Part, h: Holding, board: Board, space: int, done: int = 0) -> bool:
@@ -236,13 +238,9 @@ def can_use(part: Part, h: Holding, board: Board, space: int, done: int = 0) -> 
     if kind == BUILD_FENCES:
         return farm.can_fence(goods[WOOD])
     if kind == BUILD_MAJOR:
-        fireplace = _fireplace_owned(h.majors) is not None
-        for m in board.majors():
-            if affordable(goods, MAJORS[m].cost) or (fireplace and MAJORS[m].or_return_fireplace):
-                return True
-        return False
+        return _can_build_major(h, board)
     if kind == RENOVATE:
-        return farm.can_renovate() and affordable(goods, farm.renovation_cost())
+        return _can_renovate(h, board)
     return bool(options(part, h, board, space, done))
 
 
@@ -283,33 +281,86 @@ _BAKERS: Final = frozenset(BAKERS)
 
 def _check_of(part: Part) -> Callable[[Holding, Board], bool]:
     """:func:`can_use` of ``part`` before any of its sub-actions, as a function of the player
-    and the board, specialised by kind (placement asks these for every free space)."""
+    and the board, specialised by kind (placement asks these for every free space). The farm's
+    side is read from :meth:`Farm.openings`, kept by the farm until it changes."""
     kind = part.kind
     if kind == BUILD_ROOMS:
-        return lambda h, board: (affordable(h.goods, h.farm.room_cost())
-                                 and bool(h.farm.room_mask()))
+        return lambda h, board: (bool(h.farm.openings() & farm_mod.ROOM_SPOT)
+                                 and affordable(h.goods, h.farm.room_cost()))
     if kind == BUILD_STABLES:
         cost = part.cost
-        return lambda h, board: affordable(h.goods, cost) and bool(h.farm.stable_mask())
+        return lambda h, board: (bool(h.farm.openings() & farm_mod.STABLE_SPOT)
+                                 and affordable(h.goods, cost))
     if kind == PLOUGH:
-        return lambda h, board: bool(h.farm.plough_mask())
+        return lambda h, board: bool(h.farm.openings() & farm_mod.PLOUGH_SPOT)
     if kind == SOW:
         return lambda h, board: ((h.goods[GRAIN] > 0 or h.goods[VEGETABLE] > 0)
-                                 and h.farm.has_empty_field())
+                                 and bool(h.farm.openings() & farm_mod.EMPTY_FIELD))
     if kind == BUILD_FENCES:
         return lambda h, board: h.farm.can_fence(h.goods[WOOD])
     if kind == BAKE:
         return lambda h, board: h.goods[GRAIN] > 0 and not _BAKERS.isdisjoint(h.majors)
+    if kind == BUILD_MAJOR:
+        return _can_build_major
+    if kind == RENOVATE:
+        return _can_renovate
     if kind == FAMILY_GROWTH:
         return lambda h, board: h.farm.num_rooms() > h.people and h.people < MAX_PEOPLE
     if kind == FAMILY_GROWTH_WITHOUT_ROOM:
         return lambda h, board: h.people < MAX_PEOPLE
-    return lambda h, board: can_use(part, h, board, -1)
+    return lambda h, board: can_use(part, h, board, -1)  # pragma: no cover - every kind above
+
+
+def _can_build_major(h: Holding, board: Board) -> bool:
+    """:func:`can_use` of Build Major: some major on the board is affordable, or a Cooking
+    Hearth is there for a Fireplace owned. Only the cheapest costs of the majors on the board
+    are tried (a dearer one is affordable only when a cheaper one is)."""
+    on_board = board.major_mask()
+    if _HEARTH_MASK & on_board and not _FIREPLACES.isdisjoint(h.majors):
+        return True
+    goods = h.goods
+    for cost in _LEAST_MAJOR_COSTS[on_board]:  # noqa: SIM110 - a loop is faster than any()
+        if affordable(goods, cost):
+            return True
+    return False
+
+
+def _can_renovate(h: Holding, board: Board) -> bool:
+    """:func:`can_use` of Renovate: a wooden or clay house, and its renovation affordable."""
+    farm = h.farm
+    costs = _RENOVATION_COSTS.get(farm.material)
+    return costs is not None and affordable(h.goods, costs[farm.num_rooms()])
+
+
+def _least_costs(majors: int) -> tuple[Cost, ...]:
+    """The costs of the majors in the mask ``majors`` that no other of them undercuts (one at
+    most as large in every good), each once."""
+    costs = {MAJORS[m].cost for m in range(len(MAJORS)) if majors >> m & 1}
+    return tuple(sorted(c for c in costs if not any(
+        d != c and all(x <= y for x, y in zip(d, c, strict=True)) for d in costs)))
+
+
+#: By mask of majors on the board: their least costs (:func:`_least_costs`).
+_LEAST_MAJOR_COSTS: Final = tuple(_least_costs(m) for m in range(1 << len(MAJORS)))
+#: The majors that may be paid by giving a Fireplace back (the Cooking Hearths), as a mask.
+_HEARTH_MASK: Final = sum(1 << m for m in range(len(MAJORS)) if MAJORS[m].or_return_fireplace)
+_FIREPLACES: Final = frozenset(FIREPLACES)
+#: By house material that can still be renovated, then by number of rooms: what renovating
+#: costs.
+_RENOVATION_COSTS: Final = {
+    material: tuple(renovation_cost(material, rooms) for rooms in range(CELLS + 1))
+    for material in (HOUSE_WOOD, HOUSE_CLAY)
+}
 
 
 def usable_spaces(free: int, h: Holding, board: Board) -> list[int]:
     """The spaces of the mask ``free`` (bit s: space s) that ``h`` could use, by id: the same
-    as filtering with :func:`space_usable`, with each distinct deciding part asked at most once
+    as filtering with :func:`space_usable`."""
+    return _ids(usable_mask(free, h, board))
+
+
+def usable_mask(free: int, h: Holding, board: Board) -> int:
+    """:func:`usable_spaces` as a mask, with each distinct deciding part asked at most once
     and only while it could still add a space (this runs at every placement)."""
     usable = free & _ALWAYS_MASK
     todo = free & ~_ALWAYS_MASK
@@ -317,7 +368,17 @@ def usable_spaces(free: int, h: Holding, board: Board) -> list[int]:
         if spaces & todo and check(h, board):
             usable |= spaces & todo
             todo &= ~spaces
-    return _ids(usable)
+    return usable
+
+
+def byte_table(items: Sequence[T]) -> tuple[tuple[tuple[T, ...], ...], ...]:
+    """``table[k][b]``: the items whose indices are the set bits of byte ``b`` at byte position
+    ``k``, in order, so that the items of a mask are gathered a byte at a time."""
+    return tuple(
+        tuple(tuple(items[8 * k + i] for i in range(8) if b >> i & 1 and 8 * k + i < len(items))
+              for b in range(256))
+        for k in range((len(items) + 7) // 8)
+    )
 
 
 def _ids(mask: int) -> list[int]:
@@ -332,10 +393,7 @@ def _ids(mask: int) -> list[int]:
 
 
 #: ``_BYTE_IDS[k][b]``: the ids of the set bits of byte ``b`` at byte position ``k``.
-_BYTE_IDS: Final = tuple(
-    tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256))
-    for k in range((len(SPACES) + 7) // 8)
-)
+_BYTE_IDS: Final = byte_table(range(len(SPACES)))
 #: The spaces that are always usable, as a mask of ids.
 _ALWAYS_MASK: Final = sum(1 << i for i in ALWAYS_USABLE)
 #: (spaces, check) for each distinct deciding part: the mask of the spaces it makes usable
@@ -494,5 +552,5 @@ def keep_animals(goods: Goods, majors: Collection[int], farm: Farm,
 __all__ = [
     "FIXED", "PAY_FIREPLACE", "PAY_GOODS", "SINGLE", "SOW_CROPS", "Applied", "Holding",
     "affordable", "animal_options", "apply", "can_use", "fixed_part", "keep_animals", "options",
-    "pasture_masks", "pasture_options", "pay", "space_usable", "usable_spaces",
+    "pasture_masks", "pasture_options", "pay", "space_usable", "usable_mask", "usable_spaces",
 ]

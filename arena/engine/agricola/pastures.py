@@ -98,13 +98,22 @@ _BORDER_CELLS: Final = sum(1 << c for c in range(CELLS) if BORDER_EDGES[c])
 
 
 def cells_of(mask: int) -> list[int]:
-    """The spaces of a mask, in increasing order."""
+    """The spaces of a mask, in increasing order (for a mask of the farm's spaces, a byte at a
+    time from tables: farms ask this for their spots at every turn)."""
+    if 0 <= mask <= ALL_CELLS:
+        return [*_LOW_CELLS[mask & 0xFF], *_HIGH_CELLS[mask >> 8]]
     out = []
     while mask:
         low = mask & -mask
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+#: The spaces of each value of a mask's low byte, and of its high bits (spaces 8 and on).
+_LOW_CELLS: Final = tuple(tuple(c for c in range(8) if b >> c & 1) for b in range(256))
+_HIGH_CELLS: Final = tuple(tuple(8 + c for c in range(CELLS - 8) if b >> c & 1)
+                           for b in range(1 << (CELLS - 8)))
 
 
 def boundary(mask: int) -> int:
@@ -145,8 +154,10 @@ def enclosed(fences: int) -> int:
     return ALL_CELLS & ~_spread(open_border, ALL_CELLS, fences)
 
 
+@lru_cache(maxsize=1 << 12)
 def pastures_of(fences: int) -> tuple[int, ...]:
-    """The pastures a fence layout makes: its enclosed regions, as masks, in increasing order."""
+    """The pastures a fence layout makes: its enclosed regions, as masks, in increasing order.
+    Answers are kept: building a pasture asks this, and so does the next search for moves."""
     rest = enclosed(fences)
     out = []
     while rest:
@@ -220,6 +231,14 @@ _PERIMETER_AT_MOST: Final = tuple(
 _CONTAINING: Final = tuple(
     sum(1 << i for i, (m, _, _) in enumerate(SHAPES) if m >> c & 1) for c in range(CELLS)
 )
+#: By space: the set of shape indices whose first space (in reading order) it is.
+_STARTING_AT: Final = tuple(
+    sum(1 << i for i, (m, _, _) in enumerate(SHAPES) if m & -m == 1 << c) for c in range(CELLS)
+)
+#: By space: the set of shape indices that close it in by themselves (:data:`_CLOSES`).
+_CLOSING: Final = tuple(
+    sum(1 << i for i, closes in enumerate(_CLOSES) if closes >> c & 1) for c in range(CELLS)
+)
 
 
 def pasture_cost(
@@ -258,57 +277,80 @@ def _cost(
 
 
 def pasture_moves(fences: int, blocked: int, budget: int) -> list[tuple[int, int]]:
-    """Every legal "build one pasture" move with these fences (the pastures follow from them):
-    see :func:`_pasture_moves`. Answers are kept (the same farms recur within a game and across
-    the games of a search): the list is shared, so callers must not change it."""
-    return _remembered_moves(fences, blocked, min(budget, MAX_FENCES))
+    """Every legal "build one pasture" move with these fences (the pastures follow from them),
+    as (cell mask, new fences it costs), in table order: see :func:`_move_set`."""
+    return moves_of(pasture_move_set(fences, blocked, budget), fences)
+
+
+def pasture_move_set(fences: int, blocked: int, budget: int) -> int:
+    """:func:`pasture_moves` as a set of shape indices (bit i: ``SHAPES[i]``). Answers are kept
+    (the same farms recur within a game and across the games of a search)."""
+    return _remembered_set(fences, blocked, min(budget, MAX_FENCES))
+
+
+def moves_of(moves: int, fences: int) -> list[tuple[int, int]]:
+    """The (cell mask, new fences it costs) of each shape in the set ``moves``, in table
+    order, for a farm with ``fences``."""
+    return [(SHAPES[i][0], (SHAPES[i][1] & ~fences).bit_count()) for i in _indices(moves)]
+
+
+def move_starts(moves: int) -> list[int]:
+    """The first spaces (in reading order) of the shapes in the set ``moves``, ascending, each
+    once: the first step of a fencing move."""
+    return [c for c in range(CELLS) if moves & _STARTING_AT[c]]
+
+
+def moves_from(moves: int, cell: int) -> list[int]:
+    """The masks of the shapes in the set ``moves`` whose first space is ``cell``, in table
+    order: the second step of a fencing move."""
+    return [SHAPES[i][0] for i in _indices(moves & _STARTING_AT[cell])]
 
 
 @lru_cache(maxsize=1 << 14)
-def _remembered_moves(fences: int, blocked: int, budget: int) -> list[tuple[int, int]]:
-    return _pasture_moves(fences, pastures_of(fences), blocked, budget)
+def _remembered_set(fences: int, blocked: int, budget: int) -> int:
+    return _move_set(fences, pastures_of(fences), blocked, budget)
 
 
-def _pasture_moves(
-    fences: int, pastures: tuple[int, ...], blocked: int, budget: int
-) -> list[tuple[int, int]]:
-    """Every legal "build one pasture" move: (cell mask, new fences it costs), in table order.
+def _move_set(fences: int, pastures: tuple[int, ...], blocked: int, budget: int) -> int:
+    """Every legal "build one pasture" move, as a set of shape indices.
 
     A move is a shape of :data:`SHAPES` that contains no room or field and is either a new
     pasture (next to an existing one, if the player has any) or a proper part of one existing
     pasture (a subdivision: its border becomes fences, and what is left of the old pasture
     becomes one or more pastures). It costs the edges round it not already fenced, which must be
-    at most ``budget``. The list is never longer than the shape table (762 shapes), and in
-    practice far shorter once a farm has rooms, fields and pastures; there is no further cap,
-    so no legal pasture is ever hidden."""
+    at most ``budget``. There are never more than the shape table's 762, and in practice far
+    fewer once a farm has rooms, fields and pastures; there is no further cap, so no legal
+    pasture is ever hidden."""
     if budget <= 0:
-        return []
+        return 0
     pastured = 0
     for p in pastures:
         pastured |= p
-    # Narrow the table down with sets of shape indices (one bit per shape) before testing
-    # shapes one by one: no room or field; and with pastures, inside them (a subdivision) or
-    # outside them but touching one.
+    candidates = _candidates(pastured, blocked)
+    if not pastured:
+        # No fence yet: a shape costs its whole border, and can only close in a space that it
+        # surrounds on its own (found with sets of shapes, without testing them one by one).
+        return (candidates & _PERIMETER_AT_MOST[min(budget, MAX_FENCES)]
+                & ~_any_of(_CLOSING, blocked))
+    out = 0
+    for i in _indices(candidates):
+        mask, bnd, nbr = SHAPES[i]
+        if (bnd & ~fences).bit_count() <= budget \
+                and _cost(mask, bnd, nbr, fences, pastures, pastured, blocked, budget) > 0:
+            out |= 1 << i
+    return out
+
+
+def _candidates(pastured: int, blocked: int) -> int:
+    """The set of shape indices (bit i: ``SHAPES[i]``) that could be a move, narrowed down
+    before shapes are tested one by one: no room or field; and with pastures, inside them (a
+    subdivision) or outside them but touching one."""
     candidates = _ALL_SHAPES & ~_containing_any(blocked)
     if pastured:
         inside = _ALL_SHAPES & ~_containing_any(ALL_CELLS & ~pastured)
         touching = _containing_any(neighbours(pastured)) & ~_containing_any(pastured)
         candidates &= inside | touching
-    else:
-        # No fence yet: a shape costs its whole border, and can only close in a space that it
-        # surrounds on its own.
-        candidates &= _PERIMETER_AT_MOST[min(budget, MAX_FENCES)]
-        return [(SHAPES[i][0], SHAPES[i][1].bit_count()) for i in _indices(candidates)
-                if not _CLOSES[i] & blocked]
-    out = []
-    for i in _indices(candidates):
-        mask, bnd, nbr = SHAPES[i]
-        if (bnd & ~fences).bit_count() > budget:
-            continue
-        cost = _cost(mask, bnd, nbr, fences, pastures, pastured, blocked, budget)
-        if cost > 0:
-            out.append((mask, cost))
-    return out
+    return candidates
 
 
 def _indices(shapes: int) -> list[int]:
@@ -323,18 +365,25 @@ def _indices(shapes: int) -> list[int]:
 
 def _containing_any(cells: int) -> int:
     """The set of shape indices (bit i: ``SHAPES[i]``) whose shape holds any of ``cells``."""
+    return _any_of(_CONTAINING, cells)
+
+
+def _any_of(by_cell: tuple[int, ...], cells: int) -> int:
+    """The union of ``by_cell[c]`` (sets of shape indices) over the spaces ``c`` of ``cells``."""
     out = 0
     while cells:
         low = cells & -cells
         cells ^= low
-        out |= _CONTAINING[low.bit_length() - 1]
+        out |= by_cell[low.bit_length() - 1]
     return out
 
 
 def any_pasture_move(fences: int, pastures: tuple[int, ...], blocked: int, budget: int) -> bool:
-    """Whether :func:`pasture_moves` would offer anything, stopping at the first move found.
-    Without pastures the answer has a closed form: no fence exists yet, so every shape costs
-    its whole perimeter, the cheapest being a single space (4 fences)."""
+    """Whether :func:`pasture_moves` would offer anything, stopping at the first move found
+    among the narrowed-down candidates, in table order (when there is none, this tests a few
+    shapes instead of the whole table). Without pastures the answer has a closed form: no
+    fence exists yet, so every shape costs its whole perimeter, the cheapest being a single
+    space (4 fences)."""
     if budget <= 0:
         return False
     if not pastures:
@@ -342,8 +391,12 @@ def any_pasture_move(fences: int, pastures: tuple[int, ...], blocked: int, budge
     pastured = 0
     for p in pastures:
         pastured |= p
-    for mask, bnd, nbr in SHAPES:
-        if not mask & blocked and _cost(mask, bnd, nbr, fences, pastures, pastured, blocked,
-                                        budget) > 0:
+    candidates = _candidates(pastured, blocked)
+    while candidates:
+        low = candidates & -candidates
+        candidates ^= low
+        mask, bnd, nbr = SHAPES[low.bit_length() - 1]
+        if (bnd & ~fences).bit_count() <= budget \
+                and _cost(mask, bnd, nbr, fences, pastures, pastured, blocked, budget) > 0:
             return True
     return False
