@@ -79,9 +79,9 @@ def test_the_search_bot_ranks_first_well_clear_of_greedy(name: str, players: int
 def test_running_a_finished_tournament_again_writes_the_same_standings_byte_for_byte(
     name: str, tmp_path: Path
 ) -> None:
-    """The committed tournament file, run against a copy of its finished journal, plays nothing
-    and writes standings files identical to the committed ones: the journal, the ratings and the
-    writers still agree with what was published."""
+    """The committed tournament file, run against a copy of its finished journal, plays nothing,
+    leaves the journal as it was and writes standings files identical to the committed ones: the
+    journal, the ratings and the writers still agree with what was published."""
     from arena.runner.config import load_config
     from arena.runner.tournament import Tournament
 
@@ -97,3 +97,6 @@ def test_running_a_finished_tournament_again_writes_the_same_standings_byte_for_
     for suffix in ("json", "csv", "md"):
         written = (kept / f"standings.{suffix}").read_bytes()
         assert written == (LEADERBOARDS / name / f"standings.{suffix}").read_bytes(), suffix
+    # Nothing was written to the journal either: in a fresh clone the run leaves git clean.
+    assert (kept / "journal.sqlite").read_bytes() == (
+        LEADERBOARDS / name / "journal.sqlite").read_bytes()

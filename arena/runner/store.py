@@ -186,6 +186,12 @@ class Journal:
             )
         return True
 
+    def has_seed_key(self) -> bool:
+        """Whether the journal holds its key of the bots' seeds (journals from before keys
+        existed do not)."""
+        return self.db.execute("SELECT 1 FROM meta WHERE key = ?",
+                               (SEED_KEY,)).fetchone() is not None
+
     def seed_key(self, wanted: bytes | None = None) -> bytes:
         """The tournament's secret key of the bots' seeds, stored on first use: ``wanted`` if
         given, else a fresh random one. Raises JournalError if the journal already holds a key

@@ -55,6 +55,7 @@ from arena.runner.store import (
     Journal,
     damaged_message,
 )
+from arena.seeds import new_seed_key
 
 RECENT = 8
 
@@ -141,14 +142,21 @@ class Tournament:
             self.resumed = self.journal.bind(
                 config.identity(), self.scheduler.describe(),
                 {SECRET_SEED: drawn} if drawn is not None else {})
+            self.issued = self.journal.pairing_count()
+            # A finished tournament plays nothing: its journal is only read (the standings are
+            # written again), so a committed journal stays byte for byte what it was.
+            finished = self.journal.has_results() and not self._unfinished()
             # The key of the bots' seeds lives in the journal, so a resumed run hands bots
             # the seeds an uninterrupted one would have.
-            self.seed_key = self.journal.seed_key(seed_key)
-            # What `arena standings` shows as the total while games are still to be issued.
-            if self.journal.meta().get(GAMES_TOTAL) != self.scheduler.fixed_total:
-                self.journal.set_meta(GAMES_TOTAL, self.scheduler.fixed_total)
-            self.issued = self.journal.pairing_count()
-            self._same_bots()
+            if finished and not self.journal.has_seed_key():  # a journal from before keys
+                self.seed_key = seed_key or new_seed_key()  # no game will use it
+            else:
+                self.seed_key = self.journal.seed_key(seed_key)
+            if not finished:
+                # What `arena standings` shows as the total while games are to be issued.
+                if self.journal.meta().get(GAMES_TOTAL) != self.scheduler.fixed_total:
+                    self.journal.set_meta(GAMES_TOTAL, self.scheduler.fixed_total)
+                self._same_bots()
         self.tracker = RatingTracker(config.bot_names)
         self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
         self.recent: collections.deque[GameOutcome] = collections.deque(maxlen=RECENT)
@@ -161,18 +169,21 @@ class Tournament:
         self.passed_over = 0  # how many games started before the first queued one
         self.voids = self.journal.void_count()
 
+    def _unfinished(self) -> bool:
+        """Whether games are left to play: issued and not done, or still to be issued."""
+        return bool(self.journal.pairing_count("scheduled")) or self._more_to_issue()
+
     def _same_bots(self) -> None:
         """Refuse to go on with a bot whose files changed since the tournament's first game:
-        results of two programs under one name would mix. A finished tournament, which plays
-        nothing more, is let through (its standings are only written again)."""
+        results of two programs under one name would mix. (A finished tournament, which plays
+        nothing more, is not asked.)"""
         current = {b.name: bot_digest(b) for b in self.config.bots}
         stored = self.journal.meta().get(BOT_DIGESTS)
         if stored is None or not self.journal.has_results():
             self.journal.set_meta(BOT_DIGESTS, current)
             return
         changed = sorted(n for n in current if stored.get(n) != current[n])
-        unfinished = bool(self.journal.pairing_count("scheduled")) or self._more_to_issue()
-        if changed and unfinished:
+        if changed:
             self.journal.close()
             raise TournamentError(
                 f"{', '.join(changed)} changed since this tournament began (the files in "
