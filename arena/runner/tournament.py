@@ -9,6 +9,11 @@ final standings of an interrupted and resumed run equal those of an uninterrupte
 Games are issued (entered in the journal as scheduled) as they are needed: a schedule fixed
 from the start a repeat at a time, whenever fewer games wait than workers can take, so no worker
 waits for the end of a repeat; a Swiss round once every game before it has finished.
+
+An executor's capacity may change while the run goes on (a cluster's workers come and go); with
+none at all the run waits for a worker rather than ending, and says so. Each attempt at a game
+is counted in the journal: when it is handed out, and again whenever the executor says it
+started the game again by itself (a cluster retries a game lost with its worker).
 """
 
 from __future__ import annotations
@@ -82,6 +87,13 @@ class TournamentResult:
     games_done: int
     games_total: int
     outputs: list[Path] = field(default_factory=list)
+
+
+def _restarted(executor: Executor) -> list[str]:
+    """Games an executor started again by itself (a cluster retries a game lost with its
+    worker); each is one more attempt for the journal."""
+    restarted: Callable[[], list[str]] | None = getattr(executor, "restarted", None)
+    return restarted() if restarted is not None else []
 
 
 def make_tournament_scheduler(config: TournamentConfig, master_seed: int) -> Scheduler:
@@ -158,6 +170,7 @@ class Tournament:
         self.started = time.monotonic()
         self.in_flight: dict[str, tuple[Pairing, float]] = {}
         self.voids = self.journal.void_count()
+        self.waiting = False  # games are left, but no worker can take one
 
     def _same_bots(self) -> None:
         """Refuse to go on with a bot whose files changed since the tournament's first game:
@@ -301,6 +314,7 @@ class Tournament:
             stopping=self.stop.level > 0,
             abandoning=self.stop.level > 1,
             done_before=self.done_before,
+            waiting=self.waiting,
         )
 
     # ------------------------------------------------------------------ the loop
@@ -337,7 +351,10 @@ class Tournament:
                     self.journal.mark_started(p.game_id)
                     executor.submit(self._job(p))
                     self.in_flight[p.game_id] = (p, time.monotonic())
-                if not self.in_flight:
+                # No room at all (no worker of a cluster connected yet, or all gone): wait.
+                self.waiting = executor.capacity == 0 and not self.stop.level and bool(
+                    queue or self._more_to_issue())
+                if not self.in_flight and not self.waiting:
                     break  # stopped, or nothing left to issue
                 if self.stop.level >= 2:
                     break
@@ -352,6 +369,8 @@ class Tournament:
                         break
                     raise TournamentError(f"{exc}; finished games are kept, run again to "
                                           "resume") from None
+                for game_id in _restarted(executor):
+                    self.journal.mark_started(game_id)
                 for r in results:
                     p, _ = self.in_flight.pop(r.game_id)
                     if r.status is JobStatus.DONE:
