@@ -3,12 +3,17 @@ validated with a message naming the field, and not part of what the tournament i
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
-from test_tournament_e2e import example, write_tournament
+from test_tournament_e2e import example, signals_kept, write_tournament
+from typer.testing import CliRunner
 
+from arena.cli import app
 from arena.runner.config import ConfigError, ExecutorSettings, load_config, scheduler_address
+
+cli = CliRunner()
 
 
 def tournament(tmp_path: Path, executor: str = "") -> Path:
@@ -80,3 +85,35 @@ def test_the_executor_option_overrides_the_file(tmp_path: Path) -> None:
     assert load_config(file, {"executor": dask}).executor == ExecutorSettings(
         "dask", "tcp://other:2", False)
     assert load_config(file, {"executor": {"kind": "local"}}).executor == ExecutorSettings()
+
+
+@pytest.mark.parametrize("value", ["dask://nowhere", "mpi://h:1", "h"])
+def test_a_bad_executor_option_is_one_line_before_anything_runs(tmp_path: Path,
+                                                                value: str) -> None:
+    file = tournament(tmp_path)
+    with signals_kept():
+        r = cli.invoke(app, ["run", str(file), "--plain", "--executor", value])
+    assert r.exit_code == 2, r.output
+    assert "--executor must be local or dask://HOST:PORT" in r.output
+    assert "Traceback" not in r.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_without_dask_the_cluster_commands_say_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on a machine where arena[cluster] was not installed (the import of distributed
+    fails); a local run does not need it."""
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    file = tournament(tmp_path)
+    with signals_kept():
+        run = cli.invoke(app, ["run", str(file), "--plain", "--executor", "dask://127.0.0.1:1"])
+        worker = cli.invoke(app, ["worker", "tcp://127.0.0.1:1"])
+    for r, who in ((run, "the dask executor"), (worker, "arena worker")):
+        assert r.exit_code == 2, r.output
+        assert f"{who} needs Dask, which is not installed: install arena[cluster]" in r.output
+        assert "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+    with signals_kept():
+        local = cli.invoke(app, ["run", str(file), "--plain", "--executor", "local"])
+    assert local.exit_code == 0, local.output

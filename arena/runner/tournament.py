@@ -89,6 +89,16 @@ class TournamentResult:
     outputs: list[Path] = field(default_factory=list)
 
 
+def executor_for(config: TournamentConfig) -> Callable[[int, int], Executor]:
+    """The executor factory of the configuration's ``[executor]``: worker processes on this
+    machine, or a Dask cluster's workers (connected to when the run starts)."""
+    if config.executor.kind == "local":
+        return LocalExecutor
+    from arena.runner.cluster import connected_factory
+
+    return connected_factory(config)
+
+
 def _restarted(executor: Executor) -> list[str]:
     """Games an executor started again by itself (a cluster retries a game lost with its
     worker); each is one more attempt for the journal."""
@@ -109,6 +119,8 @@ class Tournament:
 
     ``seed_key``: the secret key of the bots' seeds for a new journal (or an old one that has
     none yet); None makes a fresh one. A journal keeps its key: a different one is refused.
+    ``executor_factory`` makes the executor from (concurrency, bot processes kept per
+    worker); None: the one the configuration's ``[executor]`` names.
 
     Games run in worker processes started by a fork server, which imports the main module:
     a script that runs a tournament must do so under ``if __name__ == "__main__":``.
@@ -117,14 +129,14 @@ class Tournament:
     def __init__(
         self,
         config: TournamentConfig,
-        executor_factory: Callable[[int, int], Executor] = LocalExecutor,
+        executor_factory: Callable[[int, int], Executor] | None = None,
         on_snapshot: Callable[[Snapshot], None] | None = None,
         stop: StopRequest | None = None,
         seed_key: bytes | None = None,
     ) -> None:
         self.config = config
         self.folder = config.output
-        self.executor_factory = executor_factory
+        self.executor_factory = executor_factory or executor_for(config)
         self.on_snapshot = on_snapshot
         self.stop = stop or StopRequest()
         with self._full_disk_stops_the_run():
