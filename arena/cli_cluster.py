@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -51,7 +52,8 @@ def worker(
     """Play tournament games for a Dask cluster: connect to its scheduler and serve games
     until Ctrl-C or SIGTERM (exit 0), or until the scheduler goes (exit 1). Bots run here,
     sandboxed as on the organiser's machine; they arrive from the organiser (unless its
-    file says ship_bots = false)."""
+    file says ship_bots = false). However this worker ends, its bots end with it."""
+    import importlib.util
     import os
 
     try:
@@ -61,16 +63,26 @@ def worker(
     if slots < 0:
         fail("--slots must be at least 1")
     slots = slots or len(os.sched_getaffinity(0))
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("distributed") is None:
         fail("arena worker needs Dask, which is not installed: install arena[cluster] "
              "(pip install 'arena[cluster]')")
-    from arena.runner.cluster_worker import CONNECT_TIMEOUT_S, run_worker, unreachable
+    from arena.runner.supervise import supervise
 
-    try:
-        stopped = run_worker(target, slots, name, cache, say=lambda text: err.print(text))
-    except (OSError, TimeoutError):
-        fail(unreachable(target, CONNECT_TIMEOUT_S))
-    if not stopped:
-        raise typer.Exit(1)  # the scheduler went away
+    def work() -> int:
+        from arena.runner.cluster_worker import CONNECT_TIMEOUT_S, run_worker, unreachable
+
+        try:
+            stopped = run_worker(target, slots, name, cache, say=lambda text: err.print(text))
+        except (OSError, TimeoutError):
+            try:
+                fail(unreachable(target, CONNECT_TIMEOUT_S))
+            except typer.Exit as exc:
+                return exc.exit_code
+        return 0 if stopped else 1  # 1: the scheduler went away
+
+    code = supervise(work)
+    if code > 128:
+        killed = signal.Signals(code - 128).name
+        err.print(f"arena worker: its worker process was killed ({killed}); what it left "
+                  "running was stopped")
+    raise typer.Exit(code)

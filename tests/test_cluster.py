@@ -37,6 +37,8 @@ from test_tournament_e2e import (
     Runs,
     assert_nothing_left,
     assert_schedule_played_once,
+    pid_alive,
+    processes,
     read_journal,
     runs,
     schedule_of,
@@ -115,10 +117,30 @@ class LocalCluster:
     def dask_address(self) -> str:
         return "dask://" + self.address.removeprefix("tcp://")
 
+    def worker_pid(self, name: str) -> int:
+        """The process of worker ``name`` that plays (`arena worker` forks it and stays as
+        its supervisor)."""
+        supervisor = self.procs[name].pid
+        return wait_until(f"worker {name}'s process", lambda: next(
+            (pid for pid, p in tagged(self.tag).items() if p.ppid == supervisor), None), 10)
+
     def bots(self) -> dict[int, Proc]:
         """Live processes of the cluster other than the scheduler and the workers."""
+        procs = tagged(self.tag)
         own = {p.pid for p in self.procs.values()}
-        return {pid: p for pid, p in tagged(self.tag).items() if pid not in own}
+        own |= {pid for pid, p in procs.items() if p.ppid in own and self._worker(pid)}
+        return {pid: p for pid, p in procs.items() if pid not in own}
+
+    def running_in(self, folder: Path) -> list[int]:
+        """Live processes working in ``folder`` or below: a bot in a worker's cache, even one
+        that left the cluster's process tree (its environment, and so the marker, cleared)."""
+        return [p.pid for p in processes() if _cwd(p.pid).startswith(f"{folder}/")]
+
+    def _worker(self, pid: int) -> bool:
+        """Whether ``pid`` runs `arena worker` (a worker's forked process does)."""
+        with contextlib.suppress(OSError):
+            return b"worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return False
 
     def kill(self, name: str) -> None:
         proc = self.procs[name]
@@ -140,6 +162,7 @@ class LocalCluster:
                     proc.wait(timeout=10)
                     pytest.fail(f"{name} did not stop on SIGTERM:\n{self.log(name)}")
         assert_nothing_left(self.tag, tuple(p.pid for p in self.procs.values()))
+        assert not self.running_in(self.tmp), "a bot outlived its worker"
 
     def kill_everything(self) -> None:
         for proc in self.procs.values():
@@ -301,13 +324,17 @@ def test_a_worker_killed_mid_run_loses_no_game_and_leaves_nothing(
                 return both or None
 
             wait_until("a game in progress on the victim", playing, 60, run)
-        victim_pid = cluster.procs["w0"].pid
+        victim_pid = cluster.worker_pid("w0")
         doomed = [pid for pid, p in cluster.bots().items() if victim_pid in _ancestors(pid)]
         assert doomed
-        cluster.kill("w0")
-        # Its bots die with it (the parent-death signal of the slot thread that started them).
+        os.kill(victim_pid, signal.SIGKILL)
+        # Its bots die with it: by the parent-death signal of the slot thread that started
+        # them, or, a sandbox caught while being set up, killed by the worker's supervisor.
         wait_until("the killed worker's bots are gone",
                    lambda: not set(doomed) & set(cluster.bots()), 5)
+        assert cluster.procs["w0"].wait(15) == 128 + signal.SIGKILL
+        assert "its worker process was killed (SIGKILL)" in cluster.log("w0")
+        assert not cluster.running_in(tmp_path / "c" / "cache-w0"), "a bot outlived w0"
         run.wait(90)
         assert run.rc == 0, run.text + cluster.log("w1")
         runs.check_nothing_left(sessions=(run.pid,))
@@ -319,6 +346,12 @@ def test_a_worker_killed_mid_run_loses_no_game_and_leaves_nothing(
         assert sum(started.values()) > len(schedule), "the lost attempt was not counted"
         assert standings(tmp_path / "cluster") == standings(tmp_path / "local")
         wait_until("the surviving worker's bots have stopped", lambda: not cluster.bots(), 10)
+
+
+def _cwd(pid: int) -> str:
+    with contextlib.suppress(OSError):
+        return os.readlink(f"/proc/{pid}/cwd")
+    return ""
 
 
 def _ancestors(pid: int) -> list[int]:
@@ -361,6 +394,11 @@ def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
         assert "has arena 9.9.9, this machine 0.1.0" in lines[0]
         assert "install the same versions" in lines[0]
         assert not out.exists()
+
+        # Its supervisor killed outright, the worker process sees it and stops by itself.
+        worker = cluster.worker_pid("odd")
+        cluster.kill("odd")
+        wait_until("the orphaned worker process stops", lambda: not pid_alive(worker), 20)
         cluster.stop()
     finally:
         cluster.kill_everything()
