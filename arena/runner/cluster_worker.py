@@ -302,6 +302,7 @@ class _Slot:
         if not folder.is_dir():
             return out
         for path in sorted(folder.iterdir()):
+            new = path.name not in place.sent  # sent even if empty: the file is there
             start = place.sent.get(path.name, 0)
             with path.open("rb") as f:
                 f.seek(start)
@@ -312,7 +313,7 @@ class _Slot:
             else:
                 place.sent[path.name] = start + len(data)
                 rel = f"{self.tag}/{path.name}"
-            if data:
+            if data or new:
                 out[rel] = data
         return out
 
