@@ -220,6 +220,55 @@ def _pss_mb(pid: int) -> float:
     return 0.0
 
 
+#: The games of one round of :func:`random_field`: three 2-player tables, two rotations each.
+RANDOM_FIELD_ROUND = 3 * 2
+
+
+#: The random SDK bot, waiting a while before each answer.
+THINKING_BOT = """import time
+from arena.protocol.client import run
+from arena.protocol.reference_bot import RandomBot
+
+class Thinking(RandomBot):
+    def choose(self, observation, legal_actions, time_left_ms):
+        time.sleep({s})
+        return super().choose(observation, legal_actions, time_left_ms)
+
+run(Thinking("{name}", "1.0"))
+"""
+
+
+def random_field_rounds(games: int) -> int:
+    """The rounds of :func:`random_field` that make about ``games`` games."""
+    return max(1, round(games / RANDOM_FIELD_ROUND))
+
+
+def random_field(folder: Path, rounds: int, seed: int, concurrency: int,
+                 sandbox: str = "bwrap", think_ms: int = 0) -> Any:
+    """A round-robin of three random SDK bots at 2-player tables, its bots and output in
+    ``folder``: the benchmarks' tournament. With ``think_ms``, each bot waits that long before
+    each answer, as a bot that thinks under a clock (its process then mostly waits)."""
+    from arena.runner.config import parse_config
+
+    bots = []
+    for name in ("random-a", "random-b", "random-c"):
+        bot = folder / "bots" / name
+        bot.mkdir(parents=True, exist_ok=True)
+        command = '["{python}", "-m", "arena.protocol.reference_bot"]'
+        if think_ms:
+            command = '["{python}", "bot.py"]'
+            (bot / "bot.py").write_text(THINKING_BOT.format(name=name, s=think_ms / 1000))
+        (bot / "bot.toml").write_text(
+            f'name = "{name}"\nversion = "1.0"\nlanguage = "python"\ncommand = {command}\n')
+        bots.append({"path": str(bot)})
+    data = {
+        "name": f"bench-{concurrency}", "game": "stoneage", "format": "round-robin",
+        "players": 2, "rounds": rounds, "seed": seed, "concurrency": concurrency,
+        "output": str(folder / "out"), "bots": bots, "sandbox": sandbox,
+    }
+    return parse_config(data, folder / "bench.toml")
+
+
 def bench_tournament(games: int, seed: int) -> dict[str, Any]:
     """The same small round-robin of random SDK bots at concurrency 1 and at one game per core,
     timed in one run; at one game per core with and without the sandbox, in turns, three runs
@@ -232,29 +281,13 @@ def bench_tournament(games: int, seed: int) -> dict[str, Any]:
     import tempfile
     import threading
 
-    from arena.runner.config import parse_config
     from arena.runner.tournament import Tournament
 
     cores = len(os.sched_getaffinity(0))
-    per_round = 3 * 2  # three 2-player tables, two rotations each
-    rounds = max(1, round(games / per_round))
+    rounds = random_field_rounds(games)
 
     def run(folder: Path, concurrency: int, sandbox: str = "bwrap") -> tuple[float, int]:
-        bots = []
-        for name in ("random-a", "random-b", "random-c"):
-            bot = folder / "bots" / name
-            bot.mkdir(parents=True, exist_ok=True)
-            (bot / "bot.toml").write_text(
-                f'name = "{name}"\nversion = "1.0"\nlanguage = "python"\n'
-                'command = ["{python}", "-m", "arena.protocol.reference_bot"]\n'
-            )
-            bots.append({"path": str(bot)})
-        data = {
-            "name": f"bench-{concurrency}", "game": "stoneage", "format": "round-robin",
-            "players": 2, "rounds": rounds, "seed": seed, "concurrency": concurrency,
-            "output": str(folder / "out"), "bots": bots, "sandbox": sandbox,
-        }
-        config = parse_config(data, folder / "bench.toml")
+        config = random_field(folder, rounds, seed, concurrency, sandbox)
         t0 = time.perf_counter()
         result = Tournament(config).run()
         return time.perf_counter() - t0, result.games_done

@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.cli_bench import bench_app
+from arena.cli_cluster import connect, executor_override, worker
 from arena.cli_common import (
     err,
     fail,
@@ -41,6 +42,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(bench_app, name="bench")
+app.command()(worker)
 
 
 @app.command()
@@ -315,11 +317,16 @@ def run(
     bank_ms: Annotated[
         int | None, typer.Option("--bank-ms", help="Each bot's time bank for a game, ms.")
     ] = None,
+    executor: Annotated[
+        str | None, typer.Option("--executor", help="Where the games run: local (this "
+                                 "machine), or dask://HOST:PORT, the workers of a Dask "
+                                 "cluster (see arena worker). Default: the file's.")
+    ] = None,
 ) -> None:
     """Run (or resume) a tournament and show live standings.
 
     Options override the file's fields of the same meaning; a resumed run must be given the
-    same ones (they are part of what the tournament is), except --output and -j.
+    same ones (they are part of what the tournament is), except --output, -j and --executor.
 
     Ctrl-C once: finish the games in progress, then stop; twice: abandon them (they are
     replayed on resume). Running the same file again resumes where it stopped.
@@ -329,6 +336,7 @@ def run(
 
     from rich.live import Live
 
+    from arena.runner.cluster import ClusterError
     from arena.runner.config import ConfigError, load_config
     from arena.runner.live import plain_line, render
     from arena.runner.store import JournalError
@@ -346,6 +354,8 @@ def run(
              if v is not None}
     if clock:
         overrides["time_control"] = clock
+    if executor is not None:
+        overrides["executor"] = executor_override(executor)
     try:
         config = load_config(file, overrides)
     except ConfigError as exc:
@@ -378,30 +388,38 @@ def run(
     signal.signal(signal.SIGINT, on_interrupt)
     signal.signal(signal.SIGTERM, lambda s, f: setattr(stop, "level", 2))
 
-    last = {"done": -1, "t": 0.0}
+    last = {"done": -1, "t": 0.0, "waiting": False}
 
     def show_plain(snapshot: Any) -> None:
         now = time.monotonic()
-        if snapshot.games_done != last["done"] or now - last["t"] > 10:
-            last["done"], last["t"] = snapshot.games_done, now
+        if (snapshot.games_done != last["done"] or now - last["t"] > 10
+                or snapshot.waiting != last["waiting"]):
+            last["done"], last["t"], last["waiting"] = snapshot.games_done, now, snapshot.waiting
             typer.echo(plain_line(snapshot))
 
+    # Before any game: a cluster that cannot be used is one line.
+    cluster = connect(config, lambda: stop.level > 0)
+    factory = cluster.executor_factory(config) if cluster is not None else None
     try:
         if live_view:
             with Live(console=out, refresh_per_second=4, transient=False) as live:
-                tournament = Tournament(config, on_snapshot=lambda s: live.update(render(s)),
+                tournament = Tournament(config, factory,
+                                        on_snapshot=lambda s: live.update(render(s)),
                                         stop=stop, seed_key=seed_key)
                 _say_rebound(tournament)
                 result = tournament.run()
         else:
-            tournament = Tournament(config, on_snapshot=show_plain, stop=stop,
+            tournament = Tournament(config, factory, on_snapshot=show_plain, stop=stop,
                                     seed_key=seed_key)
             if tournament.resumed:
                 typer.echo(f"resuming {config.name} in {config.output}")
             _say_rebound(tournament)
             result = tournament.run()
-    except (JournalError, TournamentError) as exc:
+    except (JournalError, TournamentError, ClusterError) as exc:
         fail(str(exc))
+    finally:
+        if cluster is not None:
+            cluster.close()
     status = "complete" if result.complete else "stopped; run the same command to resume"
     out.print(f"{config.name}: {result.games_done}/{result.games_total} games, {status}")
     for path in result.outputs:

@@ -13,6 +13,10 @@ from arena.cli_common import fail, game_named, load_manifests, out, sandbox_mode
 
 bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 
+Seed = Annotated[int, typer.Option()]
+AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+GamesPerRun = Annotated[int, typer.Option("--games", "-g", help="Games per run.")]
+
 
 def _print_figures(
     title: str, figures: dict[str, Any], rows: list[tuple[str, str]], as_json: bool
@@ -34,8 +38,8 @@ def bench_engine_cmd(
     game: Annotated[str, typer.Option(help="Game name.")] = "stoneage",
     players: Annotated[int, typer.Option("--players", "-n")] = 4,
     games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 200,
-    seed: Annotated[int, typer.Option()] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    seed: Seed = 0,
+    as_json: AsJson = False,
     peer: Annotated[Path | None, typer.Option(
         exists=True, help="Also run the peer Agricola engine (AgricolaBot) from this repository "
         "(a checkout or a bare git directory) and print Arena ÷ peer.")] = None,
@@ -104,8 +108,8 @@ def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json
 @bench_app.command("protocol")
 def bench_protocol_cmd(
     games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 4,
-    seed: Annotated[int, typer.Option()] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    seed: Seed = 0,
+    as_json: AsJson = False,
     sandbox: Annotated[
         bool, typer.Option("--sandbox/--no-sandbox",
                            help="Run the bot sandboxed, over the sandbox's ipc endpoint.")
@@ -137,11 +141,7 @@ def bench_protocol_cmd(
 
 
 @bench_app.command("tournament")
-def bench_tournament_cmd(
-    games_: Annotated[int, typer.Option("--games", "-g", help="Games per run.")] = 48,
-    seed: Annotated[int, typer.Option()] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-) -> None:
+def bench_tournament_cmd(games_: GamesPerRun = 48, seed: Seed = 0, as_json: AsJson = False) -> None:
     """A small tournament of random bots at concurrency 1 and at one game per core: games per
     minute for both and their ratio; and the runner's memory with 8 games in flight."""
     from arena.bench import bench_tournament
@@ -198,6 +198,50 @@ def bench_fields_cmd(
         f"{concurrency}", figures, rows, as_json)
 
 
+@bench_app.command("cluster")
+def bench_cluster_cmd(
+    games_: GamesPerRun = 24, seed: Seed = 0, as_json: AsJson = False,
+    think_ms: Annotated[int, typer.Option(
+        "--think-ms", help="How long each bot waits before each answer (0: never; the games "
+                           "are then bound by this machine's cores).")] = 1,
+) -> None:
+    """The Dask executor on a local cluster started for the benchmark (1, then 2 workers of
+    one slot) against the local executor (1 and 2 worker processes), on the same small
+    tournament of random bots: games per minute, the cluster's 2 ÷ 1, and its overhead per
+    game against the local executor at the same concurrency."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        fail("bench cluster needs Dask, which is not installed: install arena[cluster] "
+             "(pip install 'arena[cluster]')")
+    from arena.bench_cluster import bench_cluster
+
+    if games_ < 6 or think_ms < 0:
+        fail("--games must be at least 6, and --think-ms at least 0")
+    sandbox_mode(True)
+    try:
+        f = bench_cluster(games_, seed, think_ms)
+    except RuntimeError as exc:
+        fail(str(exc))
+    _print_figures(f"cluster benchmark: {f['games']} games of random bots that think "
+                   f"{think_ms} ms an answer", f, [
+        ("games per minute, local executor, 1 worker process",
+         f"{f['local_1_games_per_minute']:,.1f}"),
+        ("games per minute, local executor, 2 worker processes",
+         f"{f['local_2_games_per_minute']:,.1f}"),
+        ("games per minute, cluster, 1 worker (1 slot)",
+         f"{f['cluster_1_games_per_minute']:,.1f}"),
+        ("games per minute, cluster, 2 workers (1 slot each)",
+         f"{f['cluster_2_games_per_minute']:,.1f}"),
+        ("cluster, 2 workers ÷ 1", f"{f['cluster_2_to_1']:.2f}"),
+        ("local, 2 processes ÷ 1", f"{f['local_2_to_1']:.2f}"),
+        ("cluster overhead per game, concurrency 1",
+         f"{f['cluster_overhead_ms_per_game_1']:.1f} ms"),
+        ("cluster overhead per game, concurrency 2",
+         f"{f['cluster_overhead_ms_per_game_2']:.1f} ms"),
+    ], as_json)
+
+
 @bench_app.command("start")
 def bench_start_cmd(
     bot: Annotated[
@@ -206,7 +250,7 @@ def bench_start_cmd(
                                          "random bots in Python and JavaScript)."),
     ] = None,
     starts: Annotated[int, typer.Option("--starts", "-n", help="Starts each way.")] = 20,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Bot start-to-hello with and without the sandbox, measured in one run: medians and
     their ratio per bot."""

@@ -24,6 +24,7 @@ from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog, log_tail
 from arena.runner.bots import BotManifest, BotProcess, BotStartError, give_back
 from arena.runner.digest import bot_digest
 from arena.runner.sandbox import Sandbox
+from arena.runner.storage import folder_in_place
 
 #: The longest a build may take.
 BUILD_TIMEOUT_S = 600.0
@@ -46,23 +47,12 @@ def built(manifest: BotManifest, sandbox: str, log_dir: Path | None = None,
     running from its built copy (built now if it is not yet). Raises :class:`BuildError`."""
     if not manifest.build:
         return manifest
-    cache = cache_root()
-    target = cache / f"{manifest.name}-{bot_digest(manifest)[:24]}"
+    target = cache_root() / f"{manifest.name}-{bot_digest(manifest)[:24]}"
     if not (target / DONE).is_file():
-        cache.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".{manifest.name}-", dir=cache))
-        try:
-            copy = work / "bot"
+        with folder_in_place(target, DONE) as copy:
             shutil.copytree(manifest.folder, copy, symlinks=True)
             _run(dataclasses.replace(manifest, folder=copy), sandbox, log_dir, timeout_s)
             (copy / DONE).write_text(f"built from {manifest.folder}\n", encoding="utf-8")
-            try:
-                copy.rename(target)
-            except OSError:
-                if not (target / DONE).is_file():  # not another run's copy: a real failure
-                    raise
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
     return dataclasses.replace(manifest, folder=target, build=())
 
 

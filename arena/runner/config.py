@@ -26,6 +26,13 @@
     [time_control]                   # optional; any of these, in milliseconds
     decision_ms = 5000
 
+    [executor]                       # optional: where the games run (not part of what the
+    kind = "dask"                    # tournament is: a run may resume on another); "local"
+    address = "tcp://10.0.0.5:8786"  # (the default: processes on this machine) or "dask": the
+    ship_bots = true                 # workers of a Dask cluster (arena.runner.cluster), at
+    wait_for_workers_s = 60          # this scheduler; ship_bots = false for a file system
+                                     # the workers share; how long to wait for a first worker
+
     [[bots]]
     path = "../bots/examples/random-py"   # a bot folder, relative to this file
 
@@ -37,7 +44,9 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +61,12 @@ FORMATS = ("round-robin", "swiss", "gauntlet")
 _KNOWN = {
     "name", "game", "format", "players", "rounds", "max_games", "seat_rotation", "seed",
     "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
-    "reuse_bots", "log_cap_mb", "sandbox",
+    "reuse_bots", "log_cap_mb", "sandbox", "executor",
 }
+EXECUTOR_KINDS = ("local", "dask")
+_EXECUTOR_KNOWN = {"kind", "address", "ship_bots", "wait_for_workers_s"}
+#: A host name, an IPv4 address or a bracketed IPv6 address.
+_HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$")
 
 
 #: The most games one tournament file may schedule: beyond this, a typo (rounds = 1e9) more
@@ -80,6 +93,33 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class ExecutorSettings:
+    """Where the games run: ``local``, worker processes on this machine, or ``dask``, the
+    workers of a Dask cluster (:mod:`arena.runner.cluster`). Not part of the tournament's
+    identity: a run may resume on another executor."""
+
+    kind: str = "local"
+    address: str = ""  #: dask: the scheduler, ``tcp://HOST:PORT``
+    #: dask: send each bot's files to the workers (False: the workers see the same paths)
+    ship_bots: bool = True
+    wait_for_workers_s: int = 60  #: dask: how long a run waits for a first worker
+
+
+def scheduler_address(text: str) -> str:
+    """``tcp://HOST:PORT`` from ``dask://HOST:PORT``, ``tcp://HOST:PORT`` or ``HOST:PORT``.
+    Raises ValueError saying what is wrong."""
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    host, colon, port = rest.rpartition(":")
+    if scheme not in ("tcp", "dask") or not colon or not _HOST.match(host) \
+            or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{text!r} is not a scheduler address: give tcp://HOST:PORT "
+                         "(e.g. tcp://10.0.0.5:8786)")
+    return f"tcp://{host}:{int(port)}"
+
+
+@dataclass(frozen=True)
 class TournamentConfig:
     """A validated tournament configuration."""
 
@@ -101,6 +141,7 @@ class TournamentConfig:
     bots: tuple[BotManifest, ...]
     source: Path
     sandbox: str = DEFAULT_MODE  #: how bots are run: "none" or "bwrap" (arena.runner.sandbox)
+    executor: ExecutorSettings = field(default_factory=ExecutorSettings)
 
     @property
     def log_cap(self) -> int:
@@ -114,8 +155,9 @@ class TournamentConfig:
     def identity(self) -> dict[str, Any]:
         """What defines the tournament's games: a resumed run must match it exactly.
 
-        Concurrency, the output folder, the log cap and the sandbox may change between runs;
-        nothing else may (the sandbox changes where bots run, not what the games are).
+        Concurrency, the output folder, the log cap, the sandbox and the executor may change
+        between runs; nothing else may (they change where and how bots run, not what the
+        games are).
         """
         return {
             "name": self.name,
@@ -139,15 +181,16 @@ class TournamentConfig:
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TournamentConfig:
     """Read and validate a tournament file, with ``overrides`` of its top-level fields (the
-    command line's; ``time_control`` entries are merged into the file's table), validated as
-    if the file said them. Raises :class:`ConfigError`."""
+    command line's; ``time_control`` and ``executor`` entries are merged into the file's
+    tables, except that ``executor`` kind "local" replaces the table), validated as if the
+    file said them. Raises :class:`ConfigError`."""
     file = Path(path)
     if not file.is_file():
         raise ConfigError(f"{file}: no such tournament file")
     data = read_toml(file, ConfigError)
     for key, value in (overrides or {}).items():
-        if key == "time_control":
-            table = data.get("time_control", {})
+        if key == "time_control" or (key == "executor" and value.get("kind") != "local"):
+            table = data.get(key, {})
             data[key] = {**table, **value} if isinstance(table, dict) else table
         else:
             data[key] = value
@@ -229,6 +272,8 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     except (ValueError, TypeError) as exc:
         raise fail("time_control", str(exc)) from None
 
+    executor = parse_executor(data.get("executor", {}), fail)
+
     raw_bots = data.get("bots")
     if not isinstance(raw_bots, list) or not raw_bots:
         raise fail("bots", "must list the bots, one [[bots]] table each with a 'path'")
@@ -283,6 +328,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         output=output, void_retries=void_retries, reuse_bots=reuse, log_cap_mb=log_cap_mb,
         candidates=candidates,
         time_control=time_control, bots=tuple(bots), source=file, sandbox=sandbox,
+        executor=executor,
     )
     # The schedule itself must be possible (e.g. max_games holds at least one table's games).
     from arena.runner.schedule import make_scheduler
@@ -293,3 +339,36 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return config
+
+
+def parse_executor(raw: Any, fail: Callable[[str, str], ConfigError]) -> ExecutorSettings:
+    """The ``[executor]`` table; ``fail(field, problem)`` makes the error."""
+    if not isinstance(raw, dict):
+        raise fail("executor", "must be a table")
+    unknown = sorted(set(raw) - _EXECUTOR_KNOWN)
+    if unknown:
+        raise fail("executor", f"has unknown field(s): {', '.join(unknown)} "
+                               f"(known: {', '.join(sorted(_EXECUTOR_KNOWN))})")
+    kind = raw.get("kind", "local")
+    if kind not in EXECUTOR_KINDS:
+        raise fail("executor.kind", f"must be one of {', '.join(EXECUTOR_KINDS)}, got {kind!r}")
+    if kind == "local":
+        extra = sorted(set(raw) - {"kind"})
+        if extra:
+            raise fail("executor", f"{', '.join(extra)} only apply to kind = \"dask\"")
+        return ExecutorSettings()
+    address = raw.get("address")
+    if not isinstance(address, str):
+        raise fail("executor.address", "is required for kind = \"dask\": the scheduler, "
+                                       "tcp://HOST:PORT")
+    try:
+        address = scheduler_address(address)
+    except ValueError as exc:
+        raise fail("executor.address", str(exc)) from None
+    ship = raw.get("ship_bots", True)
+    if type(ship) is not bool:
+        raise fail("executor.ship_bots", f"must be true or false, got {ship!r}")
+    wait = raw.get("wait_for_workers_s", ExecutorSettings.wait_for_workers_s)
+    if type(wait) is not int or not 0 <= wait <= 86400:
+        raise fail("executor.wait_for_workers_s", f"must be 0..86400 seconds, got {wait!r}")
+    return ExecutorSettings("dask", address, ship, wait)

@@ -17,8 +17,8 @@ from pathlib import Path
 from arena.runner.bots import BotManifest
 
 #: Folders and files that do not belong to a bot's program.
-_SKIPPED_DIRS = frozenset({"__pycache__"})
-_SKIPPED_SUFFIXES = (".pyc",)
+SKIPPED_DIRS = frozenset({"__pycache__"})
+SKIPPED_SUFFIXES = (".pyc",)
 _CHUNK = 1 << 20
 
 
@@ -38,9 +38,9 @@ def _walk(root: Path, h: hashlib._Hash) -> None:
         for name in links:  # a linked folder counts by where it points, like a linked file
             rel = (here / name).relative_to(root).as_posix().encode()
             h.update(b"link\0" + rel + b"\0" + os.readlink(here / name).encode() + b"\0")
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIPPED_DIRS and d not in links)
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and d not in links)
         for name in sorted(filenames):
-            if name.endswith(_SKIPPED_SUFFIXES):
+            if name.endswith(SKIPPED_SUFFIXES):
                 continue
             path = Path(dirpath) / name
             rel = path.relative_to(root).as_posix().encode()

@@ -45,7 +45,8 @@ class Snapshot:
     the last finished ones, newest first. ``failures`` counts bot failures per kind over the
     whole run (e.g. ``standings.failure_totals()``); ``void_retries`` counts games replayed
     because the runner's own machinery failed. ``stopping`` is set once a stop was requested,
-    ``abandoning`` once a second one abandons the games in progress.
+    ``abandoning`` once a second one abandons the games in progress; ``waiting`` while no
+    worker can take a game.
     """
 
     name: str
@@ -63,6 +64,7 @@ class Snapshot:
     stopping: bool = False
     abandoning: bool = False
     done_before: int = 0  #: games already done when this run began (a resume): not its pace
+    waiting: bool = False  #: games are left, but no worker can take one (a cluster's are gone)
 
 
 def format_duration(seconds: float) -> str:
@@ -118,6 +120,8 @@ def plain_line(snapshot: Snapshot) -> str:
         parts.append(f"void retries {snapshot.void_retries}")
     if snapshot.in_progress:
         parts.append(f"running {len(snapshot.in_progress)}")
+    if snapshot.waiting:
+        parts.append("waiting for workers")
     if snapshot.stopping:
         parts.append("stopping")
     return " | ".join(parts)
@@ -256,6 +260,9 @@ def render(snapshot: Snapshot) -> RenderableType:
         parts.append(Text("Stopping: abandoning the games in progress…" if snapshot.abandoning
                           else "Stopping: finishing the games in progress (Ctrl-C again to "
                           "abandon them)…", style="bold yellow"))
+    if snapshot.waiting and not snapshot.stopping:
+        parts.append(Text("Waiting for workers: none is connected to take a game (start one "
+                          "with `arena worker`)…", style="bold yellow"))
     standings = snapshot.standings
     parts.append(standings_table(standings))
     if standings.rated_games != standings.games:

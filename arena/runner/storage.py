@@ -9,6 +9,7 @@ folder, instead of a traceback from wherever the write happened to be.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -17,6 +18,7 @@ import socket
 import sqlite3
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
@@ -79,6 +81,26 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextlib.contextmanager
+def folder_in_place(target: Path, marker: str) -> Iterator[Path]:
+    """Make the folder ``target`` complete or not at all: the block fills the folder it is
+    given (a path beside ``target``, not yet created), which then becomes ``target`` by one
+    rename, unless another process has put a complete one (holding the file ``marker``) there
+    first. The work folder is removed in every case; what the block raises goes on."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name[:24]}-", dir=target.parent))
+    try:
+        staged = work / "staged"
+        yield staged
+        try:
+            staged.rename(target)
+        except OSError:
+            if not (target / marker).is_file():  # not another's copy: a real failure
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 #: The lock file a running tournament holds in its output folder.

@@ -9,6 +9,11 @@ final standings of an interrupted and resumed run equal those of an uninterrupte
 Games are issued (entered in the journal as scheduled) as they are needed: a schedule fixed
 from the start a repeat at a time, whenever fewer games wait than workers can take, so no worker
 waits for the end of a repeat; a Swiss round once every game before it has finished.
+
+An executor's capacity may change while the run goes on (a cluster's workers come and go); with
+none at all the run waits for a worker rather than ending, and says so. Each attempt at a game
+is counted in the journal: when it is handed out, and again whenever the executor says it
+started the game again by itself (a cluster retries a game lost with its worker).
 """
 
 from __future__ import annotations
@@ -86,6 +91,23 @@ class TournamentResult:
     outputs: list[Path] = field(default_factory=list)
 
 
+def executor_for(config: TournamentConfig) -> Callable[[int, int], Executor]:
+    """The executor factory of the configuration's ``[executor]``: worker processes on this
+    machine, or a Dask cluster's workers (connected to when the run starts)."""
+    if config.executor.kind == "local":
+        return LocalExecutor
+    from arena.runner.cluster import connected_factory
+
+    return connected_factory(config)
+
+
+def _restarted(executor: Executor) -> list[str]:
+    """Games an executor started again by itself (a cluster retries a game lost with its
+    worker); each is one more attempt for the journal."""
+    restarted: Callable[[], list[str]] | None = getattr(executor, "restarted", None)
+    return restarted() if restarted is not None else []
+
+
 def make_tournament_scheduler(config: TournamentConfig, master_seed: int) -> Scheduler:
     """The tournament's scheduler under ``master_seed`` (the file's seed, or one drawn)."""
     return make_scheduler(
@@ -99,6 +121,8 @@ class Tournament:
 
     ``seed_key``: the secret key of the bots' seeds for a new journal (or an old one that has
     none yet); None makes a fresh one. A journal keeps its key: a different one is refused.
+    ``executor_factory`` makes the executor from (concurrency, bot processes kept per
+    worker); None: the one the configuration's ``[executor]`` names.
 
     Games run in worker processes started by a fork server, which imports the main module:
     a script that runs a tournament must do so under ``if __name__ == "__main__":``.
@@ -107,14 +131,14 @@ class Tournament:
     def __init__(
         self,
         config: TournamentConfig,
-        executor_factory: Callable[[int, int], Executor] = LocalExecutor,
+        executor_factory: Callable[[int, int], Executor] | None = None,
         on_snapshot: Callable[[Snapshot], None] | None = None,
         stop: StopRequest | None = None,
         seed_key: bytes | None = None,
     ) -> None:
         self.config = config
         self.folder = config.output
-        self.executor_factory = executor_factory
+        self.executor_factory = executor_factory or executor_for(config)
         self.on_snapshot = on_snapshot
         self.stop = stop or StopRequest()
         with self._full_disk_stops_the_run():
@@ -168,6 +192,7 @@ class Tournament:
         self.in_flight: dict[str, tuple[Pairing, float]] = {}
         self.passed_over = 0  # how many games started before the first queued one
         self.voids = self.journal.void_count()
+        self.waiting = False  # games are left, but no worker can take one
 
     def _unfinished(self) -> bool:
         """Whether games are left to play: issued and not done, or still to be issued."""
@@ -329,6 +354,7 @@ class Tournament:
             stopping=self.stop.level > 0,
             abandoning=self.stop.level > 1,
             done_before=self.done_before,
+            waiting=self.waiting,
         )
 
     # ------------------------------------------------------------------ the loop
@@ -367,7 +393,10 @@ class Tournament:
                     self.journal.mark_started(p.game_id)
                     executor.submit(self._job(p))
                     self.in_flight[p.game_id] = (p, time.monotonic())
-                if not self.in_flight:
+                # No room at all (no worker of a cluster connected yet, or all gone): wait.
+                self.waiting = executor.capacity == 0 and not self.stop.level and bool(
+                    queue or self._more_to_issue())
+                if not self.in_flight and not self.waiting:
                     break  # stopped, or nothing left to issue
                 if self.stop.level >= 2:
                     break
@@ -382,6 +411,8 @@ class Tournament:
                         break
                     raise TournamentError(f"{exc}; finished games are kept, run again to "
                                           "resume") from None
+                for game_id in _restarted(executor):
+                    self.journal.mark_started(game_id)
                 for r in results:
                     p, _ = self.in_flight.pop(r.game_id)
                     if r.status is JobStatus.DONE:

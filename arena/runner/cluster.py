@@ -1,0 +1,417 @@
+"""Games on a Dask cluster: the organiser's side of ``[executor] kind = "dask"``.
+
+The journal, the ratings, the live view and every file of the tournament stay on the
+organiser's machine; the games run on the workers (``arena worker``, :mod:`.cluster_worker`)
+of a Dask scheduler. :class:`Cluster` connects and checks, with one line for each thing the
+user can act on (a wrong address, a scheduler out of reach, versions that differ, no worker
+after a wait); :class:`DaskExecutor` is the tournament's executor there:
+
+- **Capacity** is the ``game`` resources of the workers connected now, read as the run goes:
+  workers joining or leaving change it; with none, the tournament waits.
+- **Bots** are packed once per content (:mod:`arena.runner.shipping`), scattered into the
+  cluster once per package and published as a dataset of the run; a worker fetches each once
+  and keeps it unpacked on disk. A package lost with the worker that held it is scattered
+  again. ``ship_bots = false`` uses the folders' paths as they are.
+- **Results** come home in the task's result: the organiser writes the record (atomically)
+  and the logs at the paths of a local run, so standings, replay and resume do not change.
+- **Faults**: Dask retries a game lost with its worker; each attempt announces itself, and
+  :meth:`DaskExecutor.restarted` hands the retries to the journal. A game whose workers keep
+  dying (Dask's ``KilledWorker``, after the scheduler's ``allowed-failures``) is void, and a
+  result for a game already done is ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.runner.bots import BotManifest
+from arena.runner.config import ExecutorSettings, TournamentConfig
+from arena.runner.digest import bot_digest
+from arena.runner.executor import Executor, GameJob, JobResult, JobStatus
+from arena.runner.shipping import Package, pack
+from arena.runner.storage import is_disk_full, write_atomic
+
+#: How long connecting to the scheduler may take.
+CONNECT_TIMEOUT_S = 8
+#: How often the capacity is read from the scheduler, at most.
+CAPACITY_EVERY_S = 0.5
+#: How long closing a run on the workers may take.
+CLOSE_TIMEOUT_S = 30
+#: How often a game whose package was lost is sent again before it counts as void.
+PACKAGE_RETRIES = 3
+#: What to install for the dask executor.
+INSTALL = "install arena[cluster] (pip install 'arena[cluster]') on this machine and the workers"
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot be used; the message is one line saying why and what to do."""
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(f"the dask executor needs Dask, which is not installed: "
+                           f"{INSTALL}") from None
+    return distributed
+
+
+class Cluster:
+    """A connection to a Dask scheduler whose workers play games."""
+
+    def __init__(self, client: Any, settings: ExecutorSettings) -> None:
+        self.client = client
+        self.settings = settings
+        self.address = settings.address
+        self._capacity = (0.0, 0)
+
+    @classmethod
+    def connect(cls, settings: ExecutorSettings,
+                say: Callable[[str], None] = lambda text: None,
+                stopped: Callable[[], bool] = lambda: False) -> Cluster:
+        """Connect, check the versions of the scheduler and of every worker against this
+        machine's, and wait (up to the settings' ``wait_for_workers_s``, ``say``-ing so, or
+        until ``stopped()``) for a worker. Raises :class:`ClusterError`."""
+        from arena.runner.cluster_worker import unreachable, versions
+
+        distributed = _distributed()
+        # Dask logs each failed connection attempt, and a lost scheduler with a traceback;
+        # the organiser says each once, in a line of its own (the workers log Dask's).
+        for name in ["distributed", *logging.root.manager.loggerDict]:
+            if name.split(".")[0] == "distributed":
+                logging.getLogger(name).setLevel(logging.CRITICAL)
+        try:
+            client = distributed.Client(settings.address, timeout=f"{CONNECT_TIMEOUT_S}s",
+                                        set_as_default=False)
+        except (OSError, TimeoutError):
+            raise ClusterError(unreachable(settings.address, CONNECT_TIMEOUT_S)) from None
+        cluster = cls(client, settings)
+        try:
+            mine = versions()
+            scheduler = client.get_versions(check=False)["scheduler"]["packages"]
+            theirs = {k: _major_minor(scheduler.get(k)) if k == "python" else scheduler.get(k)
+                      for k in ("python", "dask", "distributed")}
+            cluster._same(f"the scheduler at {settings.address}", theirs, mine)
+            cluster._wait_for_workers(say, stopped)
+            cluster.check_workers()
+        except BaseException:
+            client.close()
+            raise
+        return cluster
+
+    def _same(self, who: str, theirs: dict[str, Any], mine: dict[str, str]) -> None:
+        differ = [f"{k} {theirs.get(k)}, this machine {v}" for k, v in mine.items()
+                  if k in theirs and theirs.get(k) != v]
+        if differ:
+            raise ClusterError(f"{who} has {'; '.join(differ)}: install the same versions "
+                               "on every machine of the cluster")
+
+    def _wait_for_workers(self, say: Callable[[str], None], stopped: Callable[[], bool]) -> None:
+        wait_s = self.settings.wait_for_workers_s
+        deadline = time.monotonic() + wait_s
+        said = False
+        while self.capacity() == 0:
+            if stopped():
+                raise ClusterError(f"stopped while waiting for workers at {self.address}; "
+                                   "no game was played")
+            if time.monotonic() >= deadline:
+                raise ClusterError(
+                    f"no worker connected to the Dask scheduler at {self.address} within "
+                    f"{wait_s} s: start one with `arena worker {self.address}`")
+            if not said:
+                say(f"waiting up to {wait_s} s for workers at {self.address} (start one with"
+                    f" `arena worker {self.address}`)")
+                said = True
+            time.sleep(0.25)
+
+    def workers(self) -> dict[str, dict[str, Any]]:
+        """The workers connected now, by address, as the scheduler describes them."""
+        workers: dict[str, dict[str, Any]] = self.client.scheduler_info(n_workers=-1).get(
+            "workers", {})  # none while the connection is lost
+        return workers
+
+    def capacity(self) -> int:
+        """How many games the workers connected now can play at once (read at most every
+        :data:`CAPACITY_EVERY_S`)."""
+        at, value = self._capacity
+        now = time.monotonic()
+        if now - at >= CAPACITY_EVERY_S:
+            try:
+                value = int(sum(w.get("resources", {}).get("game", 0)
+                                for w in self.workers().values()))
+            except Exception:
+                value = 0  # the scheduler is out of reach: no worker can take a game
+            self._capacity = (now, value)
+        return value
+
+    def check_workers(self) -> None:
+        """Every game worker has this machine's versions. Raises :class:`ClusterError`."""
+        from arena.runner.cluster_worker import describe_worker, versions
+
+        games = [a for a, w in self.workers().items() if w.get("resources", {}).get("game")]
+        found = self.client.run(describe_worker, workers=games, on_error="return")
+        for address, info in found.items():
+            if isinstance(info, BaseException):
+                raise ClusterError(f"worker {address} cannot run Arena's games "
+                                   f"({_first_line(info)}): {INSTALL}")
+            self._same(f"worker {info['name'] or address}", info["versions"], versions())
+
+    def executor_factory(self, config: TournamentConfig) -> Callable[[int, int], Executor]:
+        """The tournament's executor factory: games on this cluster, with the bots of
+        ``config`` as the file names them (before any local build)."""
+        bots = list(config.bots)
+        return lambda concurrency, keep: DaskExecutor(self, bots, keep)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.client.close(timeout=CLOSE_TIMEOUT_S)
+
+
+def connected_factory(config: TournamentConfig) -> Callable[[int, int], Executor]:
+    """An executor factory that connects when the run starts (and disconnects at its end)."""
+    bots = list(config.bots)
+
+    def make(concurrency: int, keep: int) -> Executor:
+        return DaskExecutor(Cluster.connect(config.executor), bots, keep, owns_cluster=True)
+
+    return make
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def _major_minor(version: Any) -> str | None:
+    return ".".join(str(version).split(".")[:2]) if version else None
+
+
+class DaskExecutor:
+    """The tournament's executor on a Dask cluster (see the module's doc)."""
+
+    def __init__(self, cluster: Cluster, bots: Sequence[BotManifest], keep: int,
+                 owns_cluster: bool = False) -> None:
+        from arena.runner.cluster_worker import ShippedBot, versions
+
+        self.cluster = cluster
+        self.client = cluster.client
+        self.keep = keep
+        self.owns_cluster = owns_cluster
+        self.run = uuid.uuid4().hex
+        self.topic = f"arena-attempts-{self.run}"
+        self.versions = versions()
+        self._attempts: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._tokens: dict[str, set[str]] = {}  # task key -> its attempts
+        self._games: dict[str, str] = {}  # task key -> game id
+        self._in_flight: dict[str, tuple[GameJob, Any, int]] = {}  # task key -> job, future
+        self._finished: set[str] = set()
+        self._submissions = 0
+        self._log_dir: Path | None = None
+        self._closed = False
+        self._lost = ""  # why the cluster cannot be used any more
+        self._packages: dict[str, Package] = {}  # by dataset name
+        self._scattered: dict[str, Any] = {}  # dataset name -> future
+        self.bots: dict[str, ShippedBot] = {}
+        for bot in bots:
+            if not cluster.settings.ship_bots:
+                self.bots[bot.name] = ShippedBot(bot_digest(bot), str(bot.folder))
+                continue
+            package = pack(bot)
+            dataset = f"arena-bot-{package.key}-{self.run}"
+            self._packages[dataset] = package
+            self.bots[bot.name] = ShippedBot(package.key, package.folder, dataset)
+        try:
+            self.client.subscribe_topic(self.topic, self._attempts.put)
+            self._scatter(list(self._packages))
+        except Exception as exc:
+            self.shutdown(abandon=True)
+            raise ClusterError(f"could not send the bots to the Dask cluster at "
+                               f"{cluster.address}: {_first_line(exc)}") from None
+
+    def _scatter(self, datasets: list[str]) -> None:
+        """Send packages into the cluster (each to one worker; the others fetch it from
+        there) and publish them under the run's dataset names."""
+        if not datasets:
+            return
+        futures = self.client.scatter(
+            {f"arena-bot-{self._packages[d].key}": self._packages[d].data for d in datasets},
+            hash=False)
+        for dataset in datasets:
+            future = futures[f"arena-bot-{self._packages[dataset].key}"]
+            self._scattered[dataset] = future
+            self.client.publish_dataset(**{dataset: future}, override=True)
+
+    def _rescatter_lost(self) -> None:
+        lost = [d for d, f in self._scattered.items() if f.status != "finished"]
+        self._scatter(lost)
+
+    # ------------------------------------------------------------------ the executor
+    @property
+    def capacity(self) -> int:
+        return self.cluster.capacity()
+
+    def submit(self, job: GameJob, tries: int = 0) -> None:
+        from arena.runner.cluster_worker import ClusterJob, play_task
+
+        self._log_dir = Path(job.log_dir)
+        self._submissions += 1
+        key = f"arena-game-{job.pairing.game_id}-{self._submissions}-{self.run}"
+        cjob = ClusterJob(job, self.run, self.keep, {n: self.bots[n] for n in job.pairing.bots},
+                          self.versions, self.topic, key)
+        try:
+            self._rescatter_lost()
+            future = self.client.submit(play_task, cjob, key=key, resources={"game": 1},
+                                        pure=False, retries=0)
+        except Exception as exc:  # the scheduler is out of reach: the next poll says so
+            self._lost = self._lost or f"{self._lost_message()} ({_first_line(exc)})"
+            return
+        self._in_flight[key] = (job, future, tries)
+        self._games[key] = job.pairing.game_id
+
+    def poll(self, timeout_s: float) -> list[JobResult]:
+        """Results that have arrived. Raises RuntimeError once the scheduler is lost for good
+        (Dask tries to reconnect for a while first; meanwhile no result arrives)."""
+        try:
+            return self._poll(timeout_s)
+        except Exception as exc:
+            if self._lost or self.client.status not in ("running", "connecting"):
+                raise RuntimeError(self._lost or self._lost_message()) from None
+            raise RuntimeError(f"the Dask cluster failed: {type(exc).__name__}: "
+                               f"{_first_line(exc)}") from exc
+
+    def _lost_message(self) -> str:
+        return f"lost the connection to the Dask scheduler at {self.cluster.address}"
+
+    def _poll(self, timeout_s: float) -> list[JobResult]:
+        from distributed import wait
+        from distributed.client import FuturesCancelledError
+
+        if self._lost or self.client.status not in ("running", "connecting"):
+            raise ConnectionError(self._lost)
+        if self.client.status != "running":  # reconnecting: what became of the games is
+            time.sleep(timeout_s)  # not known yet
+            return []
+        if self.capacity > 0:
+            self._rescatter_lost()
+        pending = [future for _, future, _ in self._in_flight.values()]
+        if not pending:
+            time.sleep(timeout_s)
+        with contextlib.suppress(TimeoutError, FuturesCancelledError), self.client.as_current():
+            wait(pending, timeout=timeout_s, return_when="FIRST_COMPLETED")
+        if self.client.status != "running":
+            return []  # futures cancelled by a lost connection: see at the next poll
+        out: list[JobResult] = []
+        for future in [f for f in pending if f.done()]:
+            entry = self._in_flight.pop(future.key, None)
+            if entry is None:
+                continue  # abandoned
+            job, _, tries = entry
+            result = self._result(job, future, tries)
+            if result is None:
+                continue  # sent again
+            if result.game_id in self._finished:
+                continue  # a game is recorded once
+            if result.status is JobStatus.DONE:
+                self._finished.add(result.game_id)
+            out.append(result)
+        return out
+
+    def _result(self, job: GameJob, future: Any, tries: int) -> JobResult | None:
+        from distributed import KilledWorker
+
+        from arena.runner.cluster_worker import LOST_PACKAGE
+
+        game_id = job.pairing.game_id
+        if future.status == "cancelled":
+            return JobResult(game_id, JobStatus.VOID, "the cluster cancelled the game (its "
+                             "scheduler restarted or lost it)")
+        error = future.exception()
+        if isinstance(error, KilledWorker):
+            return JobResult(game_id, JobStatus.VOID,
+                             f"lost its worker {error.allowed_failures + 1} times (the Dask "
+                             f"scheduler's allowed-failures is {error.allowed_failures}); "
+                             f"the last was {error.last_worker.name} "
+                             f"({error.last_worker.address})")
+        if error is not None:
+            return JobResult(game_id, JobStatus.ERROR,
+                             f"on the cluster: {type(error).__name__}: {error}")
+        r = future.result()
+        if r.status == LOST_PACKAGE:
+            if tries < PACKAGE_RETRIES:
+                self.submit(job, tries + 1)
+                return None
+            return JobResult(game_id, JobStatus.VOID, f"on worker {r.worker}: {r.reason}")
+        status = JobStatus(r.status)
+        try:
+            self._write_logs(Path(job.log_dir), r.logs)
+            if status is JobStatus.DONE:
+                assert r.record is not None
+                path = Path(job.record_path)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, r.record.decode("utf-8"))
+        except OSError as exc:
+            if not is_disk_full(exc):
+                raise
+            return JobResult(game_id, JobStatus.DISK_FULL, f"writing {job.record_path}: {exc}")
+        return JobResult(game_id, status, r.reason, r.outcome, r.duration_s)
+
+    @staticmethod
+    def _write_logs(folder: Path, logs: dict[str, bytes]) -> None:
+        """Append each log's new bytes to its file under ``folder``."""
+        for rel, data in logs.items():
+            path = folder / rel
+            if folder.resolve() not in path.resolve().parents:
+                continue  # not a path a worker of ours sends
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("ab") as f:
+                f.write(data)
+
+    def restarted(self) -> list[str]:
+        """Games that Dask started again since the last call (their worker was lost): each is
+        one more attempt for the journal."""
+        again: list[str] = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                _, event = self._attempts.get_nowait()
+                tokens = self._tokens.setdefault(event["key"], set())
+                if tokens and event["attempt"] not in tokens and event["key"] in self._games:
+                    again.append(self._games[event["key"]])
+                tokens.add(event["attempt"])
+        return again
+
+    def shutdown(self, abandon: bool) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        from arena.runner.cluster_worker import abort_run, close_run
+
+        try:
+            futures = [f for _, f, _ in self._in_flight.values()]
+            self._in_flight.clear()
+            if futures:
+                self.client.cancel(futures, force=True)
+            if abandon:
+                self.client.run(abort_run, self.run, on_error="return")
+            logs = self.client.run(close_run, self.run, on_error="return")
+            if self._log_dir is not None:
+                for part in logs.values():
+                    if isinstance(part, dict):
+                        with contextlib.suppress(OSError):
+                            self._write_logs(self._log_dir, part)
+            self.client.unsubscribe_topic(self.topic)
+            for dataset in self._scattered:
+                with contextlib.suppress(Exception):
+                    self.client.unpublish_dataset(dataset)
+            self._scattered.clear()
+        except Exception:  # the scheduler is gone: there is nothing left to stop through it
+            pass
+        finally:
+            if self.owns_cluster:
+                self.cluster.close()

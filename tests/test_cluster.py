@@ -1,0 +1,423 @@
+"""Tournaments on a Dask cluster, end to end: a real `dask scheduler` process and real `arena
+worker` processes on 127.0.0.1 (random free ports), `arena run --executor dask://...` as a real
+process; nothing of the runner, the workers or Dask is mocked.
+
+The cluster's processes carry a marker of their own in their environment (not the runs'), so
+that a run's "nothing left" check is about the run; the workers' bots are found as the
+workers' descendants (a sandboxed bot's environment is cleared). When a cluster stops, nothing
+carrying its marker, and nothing in its processes' sessions, may be left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed", reason="the cluster tests need Dask: pip install "
+                                          "-e '.[dev,cluster]' (./test installs it)")
+
+from distributed import Client
+from test_tournament_e2e import (
+    EXAMPLES,
+    TAG_VAR,
+    Proc,
+    Runs,
+    assert_nothing_left,
+    assert_schedule_played_once,
+    pid_alive,
+    processes,
+    read_journal,
+    runs,
+    schedule_of,
+    signals_kept,
+    tagged,
+    try_read_journal,
+    wait_until,
+    write_tournament,
+)
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.runner.record import GameRecord, verify
+
+__all__ = ["runs"]  # the fixture, shared with the tournament's end-to-end tests
+
+#: How long a scheduler or a worker gets to come up.
+UP_S = 30.0
+
+
+@dataclass
+class LocalCluster:
+    """A `dask scheduler` and `arena worker` processes on 127.0.0.1, each the leader of its own
+    session, all carrying the marker ``tag``."""
+
+    tmp: Path
+    tag: str = field(default_factory=lambda: f"cluster-{uuid.uuid4().hex}")
+    address: str = ""
+    procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    def _start(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
+        self.tmp.mkdir(parents=True, exist_ok=True)
+        log = (self.tmp / f"{name}.log").open("wb")
+        proc = subprocess.Popen(argv, env={**os.environ, TAG_VAR: self.tag}, cwd=self.tmp,
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                start_new_session=True)
+        log.close()
+        self.procs[name] = proc
+        return proc
+
+    def log(self, name: str) -> str:
+        return (self.tmp / f"{name}.log").read_text(encoding="utf-8", errors="replace")
+
+    def start_scheduler(self) -> None:
+        file = self.tmp / "scheduler.json"
+        self._start("scheduler", [sys.executable, "-m", "distributed.cli.dask_scheduler",
+                                  "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                  "--scheduler-file", str(file)])
+
+        def address() -> str | None:
+            if self.procs["scheduler"].poll() is not None:
+                pytest.fail(f"the scheduler ended:\n{self.log('scheduler')}")
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                return str(json.loads(file.read_text())["address"])
+            return None
+
+        self.address = wait_until("the scheduler is up", address, UP_S)
+
+    def start_worker(self, name: str, slots: int = 1, prelude: str = "") -> None:
+        """An `arena worker`; ``prelude``: Python run in its process before the command."""
+        code = f"{prelude}\nfrom arena.cli import app\napp(prog_name='arena')\n"
+        self._start(name, [sys.executable, "-c", code, "worker", self.address,
+                           "--slots", str(slots), "--name", name,
+                           "--cache", str(self.tmp / f"cache-{name}")])
+
+    def wait_serving(self, *names: str) -> None:
+        for name in names:
+            def serving(name: str = name) -> bool:
+                if self.procs[name].poll() is not None:
+                    pytest.fail(f"worker {name} ended:\n{self.log(name)}")
+                return f"arena worker {name} " in self.log(name)
+
+            wait_until(f"worker {name} serves", serving, UP_S)
+
+    @property
+    def dask_address(self) -> str:
+        return "dask://" + self.address.removeprefix("tcp://")
+
+    def worker_pid(self, name: str) -> int:
+        """The process of worker ``name`` that plays (`arena worker` forks it and stays as
+        its supervisor)."""
+        supervisor = self.procs[name].pid
+        return wait_until(f"worker {name}'s process", lambda: next(
+            (pid for pid, p in tagged(self.tag).items() if p.ppid == supervisor), None), 10)
+
+    def bots(self) -> dict[int, Proc]:
+        """Live processes of the cluster other than the scheduler and the workers."""
+        procs = tagged(self.tag)
+        own = {p.pid for p in self.procs.values()}
+        own |= {pid for pid, p in procs.items() if p.ppid in own and self._worker(pid)}
+        return {pid: p for pid, p in procs.items() if pid not in own}
+
+    def running_in(self, folder: Path) -> list[int]:
+        """Live processes working in ``folder`` or below: a bot in a worker's cache, even one
+        that left the cluster's process tree (its environment, and so the marker, cleared)."""
+        return [p.pid for p in processes() if _cwd(p.pid).startswith(f"{folder}/")]
+
+    def _worker(self, pid: int) -> bool:
+        """Whether ``pid`` runs `arena worker` (a worker's forked process does)."""
+        with contextlib.suppress(OSError):
+            return b"worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return False
+
+    def kill(self, name: str) -> None:
+        proc = self.procs[name]
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        """Stop the workers (SIGTERM, as a service manager does), then the scheduler; then
+        nothing of the cluster may be left."""
+        names = [n for n in self.procs if n != "scheduler"] + ["scheduler"]
+        for name in names:
+            proc = self.procs[name]
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait(timeout=10)
+                    pytest.fail(f"{name} did not stop on SIGTERM:\n{self.log(name)}")
+        assert_nothing_left(self.tag, tuple(p.pid for p in self.procs.values()))
+        assert not self.running_in(self.tmp), "a bot outlived its worker"
+
+    def kill_everything(self) -> None:
+        for proc in self.procs.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        for p in tagged(self.tag).values():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p.pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def local_cluster(tmp: Path, workers: int) -> Iterator[LocalCluster]:
+    cluster = LocalCluster(tmp)
+    try:
+        cluster.start_scheduler()
+        names = [f"w{i}" for i in range(workers)]
+        for name in names:
+            cluster.start_worker(name)
+        cluster.wait_serving(*names)
+        yield cluster
+        cluster.stop()
+    finally:
+        cluster.kill_everything()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """A scheduler and two workers of one slot each, shared by this module's tests."""
+    with local_cluster(tmp_path_factory.mktemp("cluster"), workers=2) as c:
+        yield c
+
+
+# ---------------------------------------------------------------------------- bots
+
+
+def exec_bot(folder: Path) -> Path:
+    """random-py under another name, started through an executable script of its folder
+    (the command is ./start): it plays only if the script arrives executable."""
+    bot = folder / "exec-py"
+    bot.mkdir(parents=True)
+    shutil.copy(EXAMPLES / "random-py" / "bot.py", bot / "bot.py")
+    (bot / "bot.toml").write_text('name = "exec-py"\nversion = "1.0"\nlanguage = "python"\n'
+                                  'command = ["./start", "{python}"]\n', encoding="utf-8")
+    start = bot / "start"
+    start.write_text('#!/bin/sh\nexec "$1" bot.py\n', encoding="utf-8")
+    start.chmod(0o755)
+    return bot
+
+
+def sleepy_bot(folder: Path, name: str, ms: int) -> Path:
+    """A random bot that takes ``ms`` per decision: its games last long enough to be caught
+    in progress, and still follow from their seeds alone."""
+    bot = folder / name
+    bot.mkdir(parents=True)
+    (bot / "bot.py").write_text(
+        "import time\n"
+        "from arena.protocol.client import run\n"
+        "from arena.protocol.reference_bot import RandomBot\n\n"
+        "class Sleepy(RandomBot):\n"
+        "    def choose(self, observation, legal_actions, time_left_ms):\n"
+        f"        time.sleep({ms / 1000})\n"
+        "        return super().choose(observation, legal_actions, time_left_ms)\n\n"
+        f"run(Sleepy({name!r}, '1.0'))\n", encoding="utf-8")
+    (bot / "bot.toml").write_text(f'name = "{name}"\nversion = "1.0"\nlanguage = "python"\n'
+                                  'command = ["{python}", "bot.py"]\n', encoding="utf-8")
+    return bot
+
+
+def standings(folder: Path) -> dict[str, object]:
+    return json.loads((folder / "standings.json").read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------------------- the tests
+
+
+def test_a_cluster_run_gives_the_local_runs_standings(
+    tmp_path: Path, runs: Runs, cluster: LocalCluster
+) -> None:
+    """The same file, run locally and on the cluster: the same games, the same standings.
+    An executable bot arrives executable, mcts-py's needed folder arrives beside it, and the
+    records and logs come home to the organiser's folder."""
+    bots = [EXAMPLES / "greedy-py", EXAMPLES / "random-py", exec_bot(tmp_path / "bots")]
+    common = {"name": "both", "bots": bots, "seed": 5}
+    local = write_tournament(tmp_path, "local.toml", output=tmp_path / "local", **common)
+    there = write_tournament(tmp_path, "cluster.toml", output=tmp_path / "cluster", **common)
+    schedule = schedule_of(there)
+
+    assert runs.complete(local).rc == 0
+    run = runs.complete(there, "--executor", cluster.dask_address)
+    assert run.rc == 0, run.text
+    assert f"{len(schedule)}/{len(schedule)} games, complete" in run.stdout
+
+    view = read_journal(tmp_path / "cluster")
+    assert_schedule_played_once(view, schedule)
+    assert view.outcomes() == read_journal(tmp_path / "local").outcomes()
+    assert standings(tmp_path / "cluster") == standings(tmp_path / "local")
+    for gid, row in view.results.items():
+        assert verify(GameRecord.load(tmp_path / "cluster" / row["record"])).ok, gid
+    assert {p["started"] for p in view.pairings.values()} == {1}
+    # Kept processes' logs, one folder per worker slot, each game's part headed by its id.
+    logs = "".join(p.read_text(encoding="utf-8")
+                   for p in (tmp_path / "cluster" / "logs").glob("w*.0/exec-py-*.log"))
+    assert logs.count("[arena: game ") == sum("exec-py" in p.bots for p in schedule)
+    wait_until("the workers' bots have stopped", lambda: not cluster.bots(), 10)
+
+
+def test_ctrl_c_twice_abandons_the_games_on_the_workers(
+    tmp_path: Path, runs: Runs, cluster: LocalCluster
+) -> None:
+    """The workers kill the bots of the games in progress; nothing of them is recorded."""
+    bots = [sleepy_bot(tmp_path / "bots", "slow-a", 20), sleepy_bot(tmp_path / "bots",
+                                                                    "slow-b", 20)]
+    out = tmp_path / "out"
+    file = write_tournament(tmp_path, "t.toml", name="abandoned", bots=bots, output=out)
+    run = runs.start(file, "--executor", cluster.dask_address)
+    def both_playing() -> bool:
+        view = try_read_journal(out)
+        started = [p for p in view.pairings.values() if p["started"]] if view else []
+        return len(started) == 2 and len(cluster.bots()) >= 4
+
+    wait_until("a game in progress on each worker", both_playing, 30, run)
+    run.interrupt()
+    time.sleep(0.3)
+    run.interrupt()
+    assert run.wait(30) == 130, run.text
+    assert "abandoning the games in progress" in run.stderr
+    wait_until("the workers' bots are gone", lambda: not cluster.bots(), 5)
+    runs.check_nothing_left(sessions=(run.pid,))
+    view = read_journal(out)
+    assert not view.done and {p["status"] for p in view.pairings.values()} == {"scheduled"}
+
+
+def test_a_worker_killed_mid_run_loses_no_game_and_leaves_nothing(
+    tmp_path: Path, runs: Runs
+) -> None:
+    """Two workers; one is SIGKILLed while it plays: Dask gives its game to the other, the
+    journal counts that attempt, every game is recorded once, the standings are the local
+    run's, and the killed worker's bots die with it."""
+    bots = [sleepy_bot(tmp_path / "bots", "sleepy-a", 1), sleepy_bot(tmp_path / "bots",
+                                                                    "sleepy-b", 1),
+            EXAMPLES / "random-py"]
+    common = {"name": "killed", "bots": bots, "seed": 9}
+    local = write_tournament(tmp_path, "local.toml", output=tmp_path / "local", **common)
+    there = write_tournament(tmp_path, "cluster.toml", output=tmp_path / "cluster", **common)
+    schedule = schedule_of(there)
+    assert runs.complete(local).rc == 0
+
+    with local_cluster(tmp_path / "c", workers=2) as cluster:
+        run = runs.start(there, "--executor", cluster.dask_address)
+        with Client(cluster.address, set_as_default=False, timeout="10s") as client:
+            victim = next(a for a, w in client.scheduler_info()["workers"].items()
+                          if w["name"] == "w0")
+
+            def playing() -> set[str] | None:
+                """The victim's game tasks, if one has been running on it for a while."""
+                before = set(client.processing([victim]).get(victim, ()))
+                time.sleep(0.15)
+                both = before & set(client.processing([victim]).get(victim, ()))
+                return both or None
+
+            wait_until("a game in progress on the victim", playing, 60, run)
+        victim_pid = cluster.worker_pid("w0")
+        doomed = [pid for pid, p in cluster.bots().items() if victim_pid in _ancestors(pid)]
+        assert doomed
+        os.kill(victim_pid, signal.SIGKILL)
+        # Its bots die with it: by the parent-death signal of the slot thread that started
+        # them, or, a sandbox caught while being set up, killed by the worker's supervisor.
+        wait_until("the killed worker's bots are gone",
+                   lambda: not set(doomed) & set(cluster.bots()), 5)
+        assert cluster.procs["w0"].wait(15) == 128 + signal.SIGKILL
+        assert "its worker process was killed (SIGKILL)" in cluster.log("w0")
+        assert not cluster.running_in(tmp_path / "c" / "cache-w0"), "a bot outlived w0"
+        run.wait(90)
+        assert run.rc == 0, run.text + cluster.log("w1")
+        runs.check_nothing_left(sessions=(run.pid,))
+
+        view = read_journal(tmp_path / "cluster")
+        assert_schedule_played_once(view, schedule)
+        started = {g: p["started"] for g, p in view.pairings.items()}
+        assert all(n >= 1 for n in started.values())
+        assert sum(started.values()) > len(schedule), "the lost attempt was not counted"
+        assert standings(tmp_path / "cluster") == standings(tmp_path / "local")
+        wait_until("the surviving worker's bots have stopped", lambda: not cluster.bots(), 10)
+
+
+def _cwd(pid: int) -> str:
+    with contextlib.suppress(OSError):
+        return os.readlink(f"/proc/{pid}/cwd")
+    return ""
+
+
+def _ancestors(pid: int) -> list[int]:
+    out = []
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        while pid > 1:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            pid = int(stat[stat.rfind(")") + 2:].split()[1])
+            out.append(pid)
+    return out
+
+
+def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
+    tmp_path: Path, runs: Runs
+) -> None:
+    """With no worker connected the run gives up after its wait; with a worker whose arena
+    reports another version (set in that worker's own process), the run refuses it, naming
+    the worker and both versions. Either way before any game."""
+    bots = [EXAMPLES / "greedy-py", EXAMPLES / "random-py"]
+    out = tmp_path / "out"
+    cluster = LocalCluster(tmp_path / "c")
+    try:
+        cluster.start_scheduler()
+        file = write_tournament(tmp_path, "t.toml", name="versions", bots=bots, output=out)
+        file.write_text(file.read_text(encoding="utf-8") + "\n[executor]\nkind = \"dask\"\n"
+                        f"address = \"{cluster.address}\"\nwait_for_workers_s = 1\n",
+                        encoding="utf-8")
+        lonely = runs.complete(file)
+        assert lonely.rc == 2, lonely.text
+        assert (f"no worker connected to the Dask scheduler at {cluster.address} within 1 s: "
+                f"start one with `arena worker {cluster.address}`") in lonely.stderr
+        assert "Traceback" not in lonely.text and not out.exists()
+
+        cluster.start_worker("odd", prelude="import arena; arena.__version__ = '9.9.9'")
+        cluster.wait_serving("odd")
+        refused = runs.complete(file)
+        assert refused.rc == 2, refused.text
+        lines = [line for line in refused.stderr.splitlines() if line.strip()]
+        assert lines == [lines[0]] and lines[0].startswith("error: worker odd (tcp://"), lines
+        assert "has arena 9.9.9, this machine 0.1.0" in lines[0]
+        assert "install the same versions" in lines[0]
+        assert not out.exists()
+
+        # Its supervisor killed outright, the worker process sees it and stops by itself.
+        worker = cluster.worker_pid("odd")
+        cluster.kill("odd")
+        wait_until("the orphaned worker process stops", lambda: not pid_alive(worker), 20)
+        cluster.stop()
+    finally:
+        cluster.kill_everything()
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("arena.runner.cluster.CONNECT_TIMEOUT_S", 1)
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    file = write_tournament(tmp_path, "t.toml", name="away", output=tmp_path / "out",
+                            bots=[EXAMPLES / "greedy-py", EXAMPLES / "random-py"])
+    with signals_kept():
+        r = CliRunner().invoke(app, ["run", str(file), "--plain",
+                                     "--executor", f"dask://127.0.0.1:{port}"])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines() == [
+        f"error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port} within 1 s: start "
+        "one there (dask scheduler), or check the address and that its port is open to this "
+        "machine"]
+    assert not (tmp_path / "out").exists()
