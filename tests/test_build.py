@@ -102,3 +102,27 @@ def test_a_tournament_builds_its_bots_before_playing_and_reports_a_failed_build(
     r = invoke("run", str(file), "--plain")
     assert r.exit_code == 2
     assert "broken-py's build (sh -c exit 3) exited with status 3" in " ".join(r.output.split())
+
+
+def test_a_built_bot_still_reads_the_folders_it_needs(tmp_path: Path) -> None:
+    """The built copy lives in the cache, away from the bot's folder: the folders its manifest
+    ``needs`` (given relative to the bot's own folder) must still be found, and readable in the
+    sandbox, when it plays from the copy."""
+    shared = tmp_path / "bots" / "shared"
+    shared.mkdir(parents=True)
+    shutil.copy(example("random-py") / "bot.py", shared / "play.py")
+    folder = tmp_path / "bots" / "built-needs"
+    folder.mkdir()
+    # The entry point finds the shared folder beside its own, as example bots do.
+    script = ("printf 'import runpy, pathlib\\n"
+              "here = pathlib.Path(__file__).resolve().parent.parent / \"shared\"\\n"
+              "runpy.run_path(str(here / \"play.py\"), run_name=\"__main__\")\\n' "
+              "> bot.py && echo built")
+    (folder / "bot.toml").write_text(
+        'name = "built-needs"\nversion = "1.0"\nlanguage = "python"\n'
+        f"build = {json.dumps(['sh', '-c', script])}\n"
+        'needs = ["../shared"]\ncommand = ["{python}", "bot.py"]\n', encoding="utf-8")
+    r = invoke("check-bot", str(folder), "--log-dir", str(tmp_path / "logs"))
+    assert r.exit_code == 0, r.output
+    assert "pass  game" in r.output
+    assert len(copies("built-needs")) == 1

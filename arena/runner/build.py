@@ -3,9 +3,10 @@ of the bot's folder, before the bot plays and outside every clock, in a copy of 
 that the bot then runs from.
 
 A built copy lives in the build cache (``$XDG_CACHE_HOME/arena/builds``, else
-``~/.cache/arena/builds``) under the bot's name and the content digest of its folder
-(:mod:`arena.runner.digest`), so it is built once however many games, tournaments and checks
-use it, and again when any file changes. The build runs in the bot's sandbox like the bot
+``~/.cache/arena/builds``) under the bot's name and the key of its program: the content digest
+of its folder and the folders it needs, and where they sit (:mod:`arena.runner.shipping`). The
+copy holds them all, laid out as they are. So it is built once however many games, tournaments
+and checks use it, and again when any file changes. The build runs in the bot's sandbox like the bot
 (with its copy writable, the rest of the bot's view read-only, no network), under its limits
 and a time limit, with its output in a log. A copy is complete or absent: it is built in a
 temporary folder and renamed into place only once the build succeeded.
@@ -22,8 +23,8 @@ from pathlib import Path
 
 from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog, log_tail
 from arena.runner.bots import BotManifest, BotProcess, BotStartError, give_back
-from arena.runner.digest import bot_digest
 from arena.runner.sandbox import Sandbox
+from arena.runner.shipping import layout, package_key
 from arena.runner.storage import folder_in_place
 
 #: The longest a build may take.
@@ -47,13 +48,22 @@ def built(manifest: BotManifest, sandbox: str, log_dir: Path | None = None,
     running from its built copy (built now if it is not yet). Raises :class:`BuildError`."""
     if not manifest.build:
         return manifest
-    target = cache_root() / f"{manifest.name}-{bot_digest(manifest)[:24]}"
+    # The copy holds the bot's folder and the folders it needs, at the same places relative to
+    # each other, so a bot that finds them beside its own (``../greedy-py``) still does.
+    root, places = layout(manifest)
+    target = cache_root() / f"{manifest.name}-{package_key(manifest)[:24]}"
+
+    def at(base: Path) -> BotManifest:
+        return dataclasses.replace(manifest, folder=base / places[0],
+                                   needs=tuple(base / p for p in places[1:]))
+
     if not (target / DONE).is_file():
         with folder_in_place(target, DONE) as copy:
-            shutil.copytree(manifest.folder, copy, symlinks=True)
-            _run(dataclasses.replace(manifest, folder=copy), sandbox, log_dir, timeout_s)
+            for place in sorted(set(places), key=len):  # a folder before any inside it
+                shutil.copytree(root / place, copy / place, symlinks=True, dirs_exist_ok=True)
+            _run(at(copy), sandbox, log_dir, timeout_s)
             (copy / DONE).write_text(f"built from {manifest.folder}\n", encoding="utf-8")
-    return dataclasses.replace(manifest, folder=target, build=())
+    return dataclasses.replace(at(target), build=())
 
 
 def _run(manifest: BotManifest, sandbox: str, log_dir: Path | None, timeout_s: float) -> None:
