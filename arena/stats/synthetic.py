@@ -27,14 +27,14 @@ def synthetic_bots(n: int, seed: int) -> dict[str, float]:
 
 def synthetic_outcomes(theta: dict[str, float], players: int, games: int, seed: int,
                        seat_advantage: float = 0.0, luck: float = 0.0) -> list[GameOutcome]:
-    """About ``games`` games (whole duplicate sets of ``players`` rotations) among the bots of
-    ``theta`` at tables of ``players``, seeded."""
+    """``games`` games, rounded down to whole duplicate sets of ``players`` rotations, among
+    the bots of ``theta`` at tables of ``players``, seeded."""
     rng = random.Random(seed)
     names = sorted(theta)
     ok = (Termination.OK,) * players
     out: list[GameOutcome] = []
     table = 0
-    while len(out) + players <= max(games, players):
+    while len(out) + players <= games:
         table += 1
         bots = rng.sample(names, players)
         table_seed = rng.getrandbits(63)
