@@ -314,11 +314,15 @@ class Match:
         m = self.moments
         return m.mean if m.n else None
 
-    def score_interval(self) -> Interval | None:
+    def score_interval(self, clamped: bool = True) -> Interval | None:
+        """mean +- 1.96 sqrt(v / N), clamped to the possible scores [0, 1] unless not
+        ``clamped`` (an end past them maps to an unbounded Elo either way; nElo, linear in
+        the score, maps the unclamped interval, as fastchess does)."""
         m = self.moments
         if not m.n:
             return None
-        return Interval(m.mean - Z95 * m.se, m.mean + Z95 * m.se)
+        low, high = m.mean - Z95 * m.se, m.mean + Z95 * m.se
+        return Interval(max(0.0, low), min(1.0, high)) if clamped else Interval(low, high)
 
     @property
     def elo(self) -> float | None:
@@ -350,7 +354,7 @@ class Match:
         return nelo_from_score(m.mean, m.sigma_per_game) if m.n else None
 
     def nelo_interval(self) -> Interval | None:
-        m, si = self.moments, self.score_interval()
+        m, si = self.moments, self.score_interval(clamped=False)
         if si is None:
             return None
         return Interval(nelo_from_score(si.low, m.sigma_per_game),
