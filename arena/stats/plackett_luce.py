@@ -156,31 +156,31 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
                       duplicate_sets=len(groups), games=games)
 
 
-def _log_posterior(data: ChoiceData, counts: FloatArray, wins: FloatArray, theta: FloatArray,
-                   prior: float) -> float:
-    ext = np.append(theta, -np.inf)
-    x = ext[data.members]
+def _evaluate(data: ChoiceData, counts: FloatArray, wins: FloatArray, theta: FloatArray,
+              prior: float) -> tuple[float, FloatArray]:
+    """The log-posterior at theta, and each choice set's probabilities of its members."""
+    x = np.append(theta, -np.inf)[data.members]
     top = x.max(axis=1)
-    log_z = top + np.log(np.exp(x - top[:, None]).sum(axis=1))
+    e = np.exp(x - top[:, None])
+    z = e.sum(axis=1)
+    log_z = top + np.log(z)
     prior_term = prior * float(np.sum(theta / 2 - np.logaddexp(0.0, theta)))
-    return float(wins @ theta - counts @ log_z) + prior_term
+    return float(wins @ theta - counts @ log_z) + prior_term, e / z[:, None]
 
 
 def fit(data: ChoiceData, counts: FloatArray, wins: FloatArray, prior: float = PRIOR_GAMES,
-        start: FloatArray | None = None, tolerance: float = 1e-10) -> FloatArray:
+        start: FloatArray | None = None, tolerance: float = 1e-7) -> FloatArray:
     """The maximum a posteriori theta (one per bot, not centred) for choice-set ``counts``
-    and choices ``wins``, by Newton's method with step-halving from ``start`` (or 0)."""
+    and choices ``wins``, by Newton's method from ``start`` (or 0), halving a step that
+    would lower the posterior. Stops after a step under ``tolerance`` in every theta: Newton
+    converges quadratically, so theta is then good to about its square."""
     n = data.n
     theta = np.zeros(n) if start is None else start.astype(np.float64).copy()
     if n == 0 or len(data.members) == 0:
         return theta
     flat_members = data.members.ravel()
-    current = _log_posterior(data, counts, wins, theta, prior)
+    value, p = _evaluate(data, counts, wins, theta, prior)
     for _ in range(100):
-        ext = np.append(theta, -np.inf)
-        x = ext[data.members]
-        e = np.exp(x - x.max(axis=1)[:, None])
-        p = e / e.sum(axis=1)[:, None]
         cp = counts[:, None] * p
         expected = np.bincount(flat_members, weights=cp.ravel(), minlength=n + 1)[:n]
         sig = 1 / (1 + np.exp(-theta))
@@ -190,15 +190,13 @@ def fit(data: ChoiceData, counts: FloatArray, wins: FloatArray, prior: float = P
                             ).astype(np.float64).reshape(n + 1, n + 1)[:n, :n]
         info[np.diag_indices(n)] += expected + prior * sig * (1 - sig)
         step = np.linalg.solve(info, grad)
-        t = 1.0
         while True:
-            candidate = theta + t * step
-            value = _log_posterior(data, counts, wins, candidate, prior)
-            if value >= current - 1e-12 * abs(current) or t < 1e-6:
+            new_value, new_p = _evaluate(data, counts, wins, theta + step, prior)
+            if new_value >= value - 1e-12 * abs(value) or float(np.max(np.abs(step))) < 1e-12:
                 break
-            t /= 2
-        theta, current = candidate, value
-        if float(np.max(np.abs(t * step))) < tolerance:
+            step /= 2
+        theta, value, p = theta + step, new_value, new_p
+        if float(np.max(np.abs(step))) < tolerance:
             break
     return theta
 
