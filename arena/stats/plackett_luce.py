@@ -82,10 +82,11 @@ def orders(ranks: Sequence[int]) -> list[tuple[list[int], float]]:
 class ChoiceData:
     """The finishing orders as weighted choices, ready to fit and to resample.
 
-    ``members[s]`` lists the bots of choice set s (padded with ``n``, a bot that is never
-    there). Each *entry* says how much weight one duplicate set gives a choice set
-    (``set_*``) or a bot's choices won (``win_*``); a replicate reweights the entries by how
-    often it drew their duplicate set.
+    ``members[:, s]`` lists the bots of choice set s (padded with ``n``, a bot that is never
+    there): one row per place in the set, so that sums over a set run along contiguous rows.
+    Each *entry* says how much weight one duplicate set gives a choice set (``set_*``) or a
+    bot's choices won (``win_*``); a replicate reweights the entries by how often it drew
+    their duplicate set.
     """
 
     bots: list[str]
@@ -111,7 +112,7 @@ class ChoiceData:
         if mult is not None:
             sw = sw * mult[self.set_entry_dup]
             ww = ww * mult[self.win_entry_dup]
-        counts = np.bincount(self.set_entry_set, weights=sw, minlength=len(self.members))
+        counts = np.bincount(self.set_entry_set, weights=sw, minlength=self.members.shape[1])
         wins = np.bincount(self.win_entry_bot, weights=ww, minlength=self.n)
         return counts.astype(np.float64), wins.astype(np.float64)
 
@@ -141,10 +142,10 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
                     set_entries[(sid, d)] = set_entries.get((sid, d), 0.0) + weight
                     win_entries[(placed[j], d)] = win_entries.get((placed[j], d), 0.0) + weight
     width = max((len(k) for k in set_ids), default=2)
-    members = np.full((len(set_ids), width), n, dtype=np.int64)
+    members = np.full((width, len(set_ids)), n, dtype=np.int64)
     for key, sid in set_ids.items():
-        members[sid, :len(key)] = key
-    pair_index = (members[:, :, None] * (n + 1) + members[:, None, :]).reshape(len(set_ids), -1)
+        members[:len(key), sid] = key
+    pair_index = members[:, None, :] * (n + 1) + members[None, :, :]
 
     def columns(entries: dict[tuple[int, int], float]) -> tuple[IntArray, IntArray, FloatArray]:
         keys = np.array(list(entries), dtype=np.int64).reshape(-1, 2)
@@ -158,14 +159,15 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
 
 def _evaluate(data: ChoiceData, counts: FloatArray, wins: FloatArray, theta: FloatArray,
               prior: float) -> tuple[float, FloatArray]:
-    """The log-posterior at theta, and each choice set's probabilities of its members."""
-    x = np.append(theta, -np.inf)[data.members]
-    top = x.max(axis=1)
-    e = np.exp(x - top[:, None])
-    z = e.sum(axis=1)
-    log_z = top + np.log(z)
+    """The log-posterior at theta, and each choice set's probabilities of its members (one
+    row per place, as ``members``). Strengths are taken relative to the largest, which
+    changes no probability and keeps exp() in range."""
+    top = float(theta.max())
+    gamma = np.append(np.exp(theta - top), 0.0)[data.members]
+    z = gamma.sum(axis=0)
+    log_z = np.log(z) + top
     prior_term = prior * float(np.sum(theta / 2 - np.logaddexp(0.0, theta)))
-    return float(wins @ theta - counts @ log_z) + prior_term, e / z[:, None]
+    return float(wins @ theta - counts @ log_z) + prior_term, gamma / z
 
 
 def fit(data: ChoiceData, counts: FloatArray, wins: FloatArray, prior: float = PRIOR_GAMES,
@@ -176,17 +178,18 @@ def fit(data: ChoiceData, counts: FloatArray, wins: FloatArray, prior: float = P
     converges quadratically, so theta is then good to about its square."""
     n = data.n
     theta = np.zeros(n) if start is None else start.astype(np.float64).copy()
-    if n == 0 or len(data.members) == 0:
+    if n == 0 or data.members.shape[1] == 0:
         return theta
     flat_members = data.members.ravel()
+    flat_pairs = data.pair_index.ravel()
     value, p = _evaluate(data, counts, wins, theta, prior)
     for _ in range(100):
-        cp = counts[:, None] * p
+        cp = counts * p
         expected = np.bincount(flat_members, weights=cp.ravel(), minlength=n + 1)[:n]
         sig = 1 / (1 + np.exp(-theta))
         grad = wins - expected + prior * (0.5 - sig)
-        outer = (cp[:, :, None] * p[:, None, :]).ravel()
-        info = -np.bincount(data.pair_index.ravel(), weights=outer, minlength=(n + 1) ** 2
+        outer = (cp[:, None, :] * p[None, :, :]).ravel()
+        info = -np.bincount(flat_pairs, weights=outer, minlength=(n + 1) ** 2
                             ).astype(np.float64).reshape(n + 1, n + 1)[:n, :n]
         info[np.diag_indices(n)] += expected + prior * sig * (1 - sig)
         step = np.linalg.solve(info, grad)
