@@ -30,6 +30,7 @@ from arena.cli_common import (
     terminate_on_sigterm,
     time_control,
 )
+from arena.cli_stats import compare, stats
 from arena.engine import UnknownGameError, list_games
 from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.bots import BotManifest
@@ -43,6 +44,8 @@ app = typer.Typer(
 )
 app.add_typer(bench_app, name="bench")
 app.command()(worker)
+app.command()(stats)
+app.command()(compare)
 
 
 @app.command()

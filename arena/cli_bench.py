@@ -270,3 +270,42 @@ def bench_start_cmd(
                  (f"{name}: ratio", f"{f['ratio']:.2f}")]
     _print_figures(f"start-to-hello benchmark: {starts} starts each way", figures, rows,
                    as_json)
+
+
+@bench_app.command("stats")
+def bench_stats_cmd(
+    games_: Annotated[int, typer.Option(
+        "--games", "-g", help="Games of the largest journal; also one of a tenth.")] = 100_000,
+    bots: Annotated[list[int] | None, typer.Option(
+        "--bots", help="Bots per journal (repeatable; default 8 and 32).")] = None,
+    players: Annotated[int, typer.Option("--players", "-n", help="Players per table.")] = 4,
+    bootstrap: Annotated[int, typer.Option(
+        "--bootstrap", min=0, help="Bootstrap replicates, as `arena stats --bootstrap`.")] = 200,
+    seed: Annotated[int, typer.Option()] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Time `arena stats` on synthetic journals (real SQLite journals of bots of known
+    strengths, seat rotations sharing a seed) of --games and a tenth of them, for each
+    number of --bots: seconds per step, and how the total grows with games and with bots."""
+    from arena.stats.bench import bench_stats
+
+    counts = sorted(set(bots or [8, 32]))
+    if not 2 <= players <= 4:
+        fail("--players must be from 2 to 4")
+    if any(b < players for b in counts):
+        fail(f"--bots must be at least --players ({players})")
+    if games_ < 10 * players:
+        fail(f"--games must be at least {10 * players} (a tenth of it holds one table)")
+    figures = bench_stats([games_ // 10, games_], counts, players, bootstrap, seed)
+    rows = []
+    for r in figures["runs"]:
+        head = f"{r['bots']} bots, {r['games']:,} games"
+        rows += [(f"{head}: arena stats", f"{r['total_seconds']:.2f} s"),
+                 (f"{head}: read the journal", f"{r['read_seconds']:.2f} s"),
+                 (f"{head}: head to head + seats",
+                  f"{r['head_to_head_seconds'] + r['seats_seconds']:.2f} s"),
+                 (f"{head}: Plackett–Luce fit", f"{r['fit_seconds']:.2f} s"),
+                 (f"{head}: write the journal (not counted)", f"{r['write_seconds']:.2f} s")]
+    rows += [(f"growth: {k}", f"× {v:.1f}") for k, v in figures["growth"].items()]
+    _print_figures(f"stats benchmark: {players}-player tables, {bootstrap} bootstrap "
+                   f"replicates", figures, rows, as_json)

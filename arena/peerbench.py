@@ -3,9 +3,9 @@
 The peer (the public repository hunterwieman/AgricolaBot) is only ever *run*, never copied into
 Arena: its engine package is extracted from the given repository into a temporary directory,
 a small driver plays random games in a separate Python process with that directory on
-``sys.path``, and the directory is removed afterwards. The peer needs numpy, which is not one of
-Arena's dependencies: give ``python`` (or set ``ARENA_PEER_PYTHON``) to an interpreter that has
-it, e.g. a separate virtual environment.
+``sys.path``, and the directory is removed afterwards. The peer needs numpy, which Arena's own
+environment has (arena.stats uses it); ``python`` (or ``ARENA_PEER_PYTHON``) names another
+interpreter to run it with.
 
 The figures have the shape of :func:`arena.bench.bench_engine`'s, so the two can be set side
 by side and divided.

@@ -1,0 +1,42 @@
+"""A tournament's statistics in one value: what ``arena stats`` prints and ``--json`` gives."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.runner.schedule.base import GameOutcome
+from arena.stats.common import bots_of
+from arena.stats.plackett_luce import REPLICATES, PlackettLuce, plackett_luce
+from arena.stats.tables import HeadToHead, SeatFigures, head_to_head, seats
+
+
+@dataclass(frozen=True)
+class TournamentStats:
+    """Head to head for every pair that met, Plackett–Luce strengths, and seat figures."""
+
+    bots: list[str]
+    games: int
+    head_to_head: list[HeadToHead]
+    plackett_luce: PlackettLuce
+    seats: list[SeatFigures]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bots": self.bots, "games": self.games,
+                "head_to_head": [h.to_dict() for h in self.head_to_head],
+                "plackett_luce": self.plackett_luce.to_dict(),
+                "seats": [s.to_dict() for s in self.seats]}
+
+
+def tournament_stats(outcomes: Sequence[GameOutcome], bots: Sequence[str] = (),
+                     replicates: int = REPLICATES, seed: int = 0) -> TournamentStats:
+    """The statistics of ``outcomes``. Pairs are seen from the side of the stronger bot
+    (by Plackett–Luce), strongest pairs first; ``bots`` (a tournament's, in its order) are
+    listed first, then any other bot that played."""
+    names = bots_of(outcomes, bots)
+    pl = plackett_luce(outcomes, names, replicates=replicates, seed=seed)
+    strongest_first = [pl.bots[i] for i in pl.order()]
+    strongest_first += [b for b in names if b not in strongest_first]
+    return TournamentStats(strongest_first, len(outcomes),
+                           head_to_head(outcomes, strongest_first), pl, seats(outcomes))
