@@ -367,9 +367,10 @@ def _ancestors(pid: int) -> list[int]:
 def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
     tmp_path: Path, runs: Runs
 ) -> None:
-    """With no worker connected the run gives up after its wait; with a worker whose arena
-    reports another version (set in that worker's own process), the run refuses it, naming
-    the worker and both versions. Either way before any game."""
+    """With no worker connected the run gives up after its wait. A worker whose arena reports
+    another version (set in that worker's own process) that joins during a run is left out,
+    said once, and the run goes on on the others, voiding nothing; one that is there when a
+    run starts is refused, naming the worker and both versions, before any game."""
     bots = [EXAMPLES / "greedy-py", EXAMPLES / "random-py"]
     out = tmp_path / "out"
     cluster = LocalCluster(tmp_path / "c")
@@ -385,8 +386,40 @@ def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
                 f"start one with `arena worker {cluster.address}`") in lonely.stderr
         assert "Traceback" not in lonely.text and not out.exists()
 
-        cluster.start_worker("odd", prelude="import arena; arena.__version__ = '9.9.9'")
+        # The odd worker waits, all imported, for the gate; it opens once the run plays.
+        gate = tmp_path / "gate"
+        cluster.start_worker("good")
+        cluster.start_worker("odd", prelude=(
+            "import os, time, arena, arena.cli, arena.runner.cluster_worker, distributed\n"
+            "arena.__version__ = '9.9.9'\n"
+            f"while not os.path.exists({str(gate)!r}):\n    time.sleep(0.02)"))
+        cluster.wait_serving("good")
+        late = write_tournament(tmp_path, "late.toml", name="late", output=tmp_path / "late",
+                                max_games=4, bots=[sleepy_bot(tmp_path / "bots", f"sleepy-{c}", 1)
+                                      for c in "abc"])
+        run = runs.start(late, "--executor", cluster.dask_address)
+
+        def playing() -> bool:
+            view = try_read_journal(tmp_path / "late")
+            return view is not None and any(p["started"] for p in view.pairings.values())
+
+        wait_until("a game in progress", playing, 30, run)
+        gate.touch()
         cluster.wait_serving("odd")
+        said = "worker odd (tcp://"
+        wait_until("the odd worker left out", lambda: said in run.stderr, 10, run)
+        left = len(schedule_of(late)) - len(read_journal(tmp_path / "late").done)
+        assert run.wait(60) == 0, run.text
+        assert left >= 2, "the run was over before the odd worker could be given a game"
+        notice = [line for line in run.stderr.splitlines() if said in line]
+        assert len(notice) == 1, run.stderr
+        assert ("has arena 9.9.9, this machine 0.1.0: install the same versions on every "
+                "machine of the cluster; until then it is given no game") in notice[0]
+        view = read_journal(tmp_path / "late")
+        assert_schedule_played_once(view, schedule_of(late))
+        assert {p["started"] for p in view.pairings.values()} == {1}
+        assert "void" not in run.stdout
+
         refused = runs.complete(file)
         assert refused.rc == 2, refused.text
         lines = [line for line in refused.stderr.splitlines() if line.strip()]
