@@ -269,6 +269,32 @@ def test_a_cluster_run_gives_the_local_runs_standings(
     wait_until("the workers' bots have stopped", lambda: not cluster.bots(), 10)
 
 
+def test_with_ship_bots_false_the_workers_use_the_bots_where_they_are(
+    tmp_path: Path, runs: Runs, cluster: LocalCluster
+) -> None:
+    """A shared file system: the workers play the bots from the organiser's paths, and no
+    package of them reaches a worker's cache."""
+    bots = []
+    for name in ("shared-a", "shared-b"):  # bots of their own: packages no test sent before
+        bot = shutil.copytree(EXAMPLES / "random-py", tmp_path / "bots" / name)
+        toml = (bot / "bot.toml").read_text(encoding="utf-8")
+        (bot / "bot.toml").write_text(toml.replace('"random-py"', f'"{name}"'),
+                                      encoding="utf-8")
+        bots.append(bot)
+    file = write_tournament(tmp_path, "t.toml", name="shared", bots=bots,
+                            output=tmp_path / "out")
+    file.write_text(file.read_text(encoding="utf-8") + "\n[executor]\nkind = \"dask\"\n"
+                    f"address = \"{cluster.address}\"\nship_bots = false\n", encoding="utf-8")
+
+    def cached() -> set[Path]:
+        return {p for name in ("w0", "w1") for p in (cluster.tmp / f"cache-{name}").rglob("*")}
+
+    before = cached()
+    run = runs.complete(file)
+    assert run.rc == 0 and "2/2 games, complete" in run.stdout, run.text
+    assert cached() == before
+
+
 def test_ctrl_c_twice_abandons_the_games_on_the_workers(
     tmp_path: Path, runs: Runs, cluster: LocalCluster
 ) -> None:
