@@ -137,7 +137,7 @@ class Cluster:
         wait_s = self.settings.wait_for_workers_s
         deadline = time.monotonic() + wait_s
         said = False
-        while not self._game_workers():
+        while not self._any_game_worker():
             if stopped():
                 raise ClusterError(f"stopped while waiting for workers at {self.address}; "
                                    "no game was played")
@@ -161,6 +161,12 @@ class Cluster:
         """The workers connected now that play games, by address: their slots."""
         return {a: int(n) for a, w in self.workers().items()
                 if (n := w.get("resources", {}).get("game", 0)) >= 1}
+
+    def _any_game_worker(self) -> bool:
+        try:
+            return bool(self._game_workers())
+        except Exception:
+            return False  # the scheduler is out of reach for now
 
     def slots(self) -> dict[str, int]:
         """The workers that may be given games, by address: their slots. Read at most every

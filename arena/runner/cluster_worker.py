@@ -525,7 +525,7 @@ def run_worker(address: str, slots: int, name: str | None, cache: Path | None,
         pool.address = worker.address
         pool.label = f"{name} ({worker.address})"
         say(f"arena worker {pool.label}: {slots} slot{'s' if slots > 1 else ''} keeping up "
-            f"to {pool.keep()} bots each, serving {address}")
+            f"to {pool.keep()} bots{' each' if slots > 1 else ''}, serving {address}")
         await worker.finished()
 
     try:
