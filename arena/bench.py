@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -408,7 +410,8 @@ FIELDS = (4, 8, 16)
 
 def bench_fields(games: int, seed: int, fields: tuple[int, ...] = FIELDS,
                  sandbox: str = "bwrap", concurrency: int = 2,
-                 cluster: bool = False) -> dict[str, Any]:
+                 cluster: Callable[[Path, int], AbstractContextManager[tuple[Any, int]]]
+                 | None = None) -> dict[str, Any]:
     """Round-robins of ``fields`` random bots (copies of the example random-py under names of
     their own) at 4-player tables, ``games`` games each (a balanced subset of the schedule),
     one after the other at ``concurrency``, with bot processes kept as by default.
@@ -420,9 +423,9 @@ def bench_fields(games: int, seed: int, fields: tuple[int, ...] = FIELDS,
     And the 16-bot ÷ 8-bot games per minute, or of whichever two fields are largest; and how
     many bots a worker keeps (sized to the memory available now).
 
-    With ``cluster``, the same fields again on a local Dask cluster started for it (a
-    scheduler and ``concurrency`` ``arena worker`` processes of one slot each,
-    :func:`arena.bench_cluster.local_cluster`): the same figures under ``cluster_fields``
+    With ``cluster`` (:func:`arena.bench_cluster.local_cluster`), the same fields again on a
+    local Dask cluster started for it (a scheduler and ``concurrency`` ``arena worker``
+    processes of one slot each): the same figures under ``cluster_fields``
     (the bot processes counted from the logs the workers send home) and ``cluster_ratio``, and
     how many bots a slot keeps there, as the workers said.
     """
@@ -439,10 +442,8 @@ def bench_fields(games: int, seed: int, fields: tuple[int, ...] = FIELDS,
         for n in fields:
             figures["fields"][str(n)] = _play_field(base / f"field-{n}", n, games, seed,
                                                     concurrency, sandbox)
-        if cluster:
-            from arena.bench_cluster import local_cluster
-
-            with local_cluster(base / "cluster", concurrency) as (on, kept):
+        if cluster is not None:
+            with cluster(base / "cluster", concurrency) as (on, kept):
                 figures["cluster_kept_per_slot"] = kept
                 figures["cluster_fields"] = {
                     str(n): _play_field(base / f"cluster-field-{n}", n, games, seed,

@@ -189,15 +189,17 @@ def bench_fields_cmd(
         fail("--games must be at least 4 (one table in its seat rotations)")
     if not 1 <= concurrency <= 64:
         fail("--concurrency must be from 1 to 64")
+    local_cluster: Any = None
     if cluster:
         try:
             import distributed  # noqa: F401
         except ImportError:
             fail("bench fields --cluster needs Dask, which is not installed: install "
                  "arena[cluster] (pip install 'arena[cluster]')")
+        from arena.bench_cluster import local_cluster
     try:
         figures = bench_fields(games_, seed, sandbox=sandbox_mode(sandbox),
-                               concurrency=concurrency, cluster=cluster)
+                               concurrency=concurrency, cluster=local_cluster)
     except RuntimeError as exc:  # the local cluster did not come up
         fail(str(exc))
     small, large = figures["ratio_fields"]
