@@ -337,22 +337,24 @@ def test_a_worker_killed_mid_run_loses_no_game_and_leaves_nothing(
     assert runs.complete(local).rc == 0
 
     with local_cluster(tmp_path / "c", workers=2) as cluster:
+        victim_pid = cluster.worker_pid("w0")
         run = runs.start(there, "--executor", cluster.dask_address)
         with Client(cluster.address, set_as_default=False, timeout="10s") as client:
             victim = next(a for a, w in client.scheduler_info()["workers"].items()
                           if w["name"] == "w0")
 
-            def playing() -> set[str] | None:
-                """The victim's game tasks, if one has been running on it for a while."""
+            def playing() -> list[int] | None:
+                """The victim's bots, if a game has been running on it for a while (a first
+                game on a loaded machine may still be setting up: no bot yet)."""
                 before = set(client.processing([victim]).get(victim, ()))
                 time.sleep(0.15)
                 both = before & set(client.processing([victim]).get(victim, ()))
-                return both or None
+                doomed = [pid for pid, p in cluster.bots().items()
+                          if victim_pid in _ancestors(pid)]
+                return doomed if both and doomed else None
 
-            wait_until("a game in progress on the victim", playing, 60, run)
-        victim_pid = cluster.worker_pid("w0")
-        doomed = [pid for pid, p in cluster.bots().items() if victim_pid in _ancestors(pid)]
-        assert doomed
+            doomed = wait_until("a game in progress on the victim, its bots started",
+                                playing, 60, run)
         os.kill(victim_pid, signal.SIGKILL)
         # Its bots die with it: by the parent-death signal of the slot thread that started
         # them, or, a sandbox caught while being set up, killed by the worker's supervisor.
