@@ -404,6 +404,14 @@ def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
     cluster = LocalCluster(tmp_path / "c")
     try:
         cluster.start_scheduler()
+        # Two workers wait, all imported, each for its gate: one of them pretends to another
+        # version of arena.
+        gates = {name: tmp_path / f"gate-{name}" for name in ("good", "odd")}
+        for name, pretend in (("good", ""), ("odd", "arena.__version__ = '9.9.9'\n")):
+            cluster.start_worker(name, prelude=(
+                "import os, time, arena, arena.cli, arena.runner.cluster_worker, distributed\n"
+                f"{pretend}while not os.path.exists({str(gates[name])!r}):\n"
+                "    time.sleep(0.02)"))
         file = write_tournament(tmp_path, "t.toml", name="versions", bots=bots, output=out)
         file.write_text(file.read_text(encoding="utf-8") + "\n[executor]\nkind = \"dask\"\n"
                         f"address = \"{cluster.address}\"\nwait_for_workers_s = 1\n",
@@ -414,17 +422,12 @@ def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
                 f"start one with `arena worker {cluster.address}`") in lonely.stderr
         assert "Traceback" not in lonely.text and not out.exists()
 
-        # The odd worker waits, all imported, for the gate; it opens once the run plays.
-        gate = tmp_path / "gate"
-        cluster.start_worker("good")
-        cluster.start_worker("odd", prelude=(
-            "import os, time, arena, arena.cli, arena.runner.cluster_worker, distributed\n"
-            "arena.__version__ = '9.9.9'\n"
-            f"while not os.path.exists({str(gate)!r}):\n    time.sleep(0.02)"))
+        # The odd worker joins once a run on the good one plays.
+        gates["good"].touch()
         cluster.wait_serving("good")
+        sleepy = [sleepy_bot(tmp_path / "bots", f"sleepy-{c}", 1) for c in "abc"]
         late = write_tournament(tmp_path, "late.toml", name="late", output=tmp_path / "late",
-                                max_games=4, bots=[sleepy_bot(tmp_path / "bots", f"sleepy-{c}", 1)
-                                      for c in "abc"])
+                                bots=sleepy, max_games=4)
         run = runs.start(late, "--executor", cluster.dask_address)
 
         def playing() -> bool:
@@ -432,7 +435,7 @@ def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
             return view is not None and any(p["started"] for p in view.pairings.values())
 
         wait_until("a game in progress", playing, 30, run)
-        gate.touch()
+        gates["odd"].touch()
         cluster.wait_serving("odd")
         said = "worker odd (tcp://"
         wait_until("the odd worker left out", lambda: said in run.stderr, 10, run)
