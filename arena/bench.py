@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -407,7 +409,9 @@ FIELDS = (4, 8, 16)
 
 
 def bench_fields(games: int, seed: int, fields: tuple[int, ...] = FIELDS,
-                 sandbox: str = "bwrap", concurrency: int = 2) -> dict[str, Any]:
+                 sandbox: str = "bwrap", concurrency: int = 2,
+                 cluster: Callable[[Path, int], AbstractContextManager[tuple[Any, int]]]
+                 | None = None) -> dict[str, Any]:
     """Round-robins of ``fields`` random bots (copies of the example random-py under names of
     their own) at 4-player tables, ``games`` games each (a balanced subset of the schedule),
     one after the other at ``concurrency``, with bot processes kept as by default.
@@ -418,18 +422,17 @@ def bench_fields(games: int, seed: int, fields: tuple[int, ...] = FIELDS,
     games started (a kept process writes one log across its games, so the logs are counted).
     And the 16-bot ÷ 8-bot games per minute, or of whichever two fields are largest; and how
     many bots a worker keeps (sized to the memory available now).
+
+    With ``cluster`` (:func:`arena.bench_cluster.local_cluster`), the same fields again on a
+    local Dask cluster started for it (a scheduler and ``concurrency`` ``arena worker``
+    processes of one slot each): the same figures under ``cluster_fields``
+    (the bot processes counted from the logs the workers send home) and ``cluster_ratio``, and
+    how many bots a slot keeps there, as the workers said.
     """
-    import math
-    import shutil
-    import sqlite3
     import tempfile
 
     from arena.runner.affinity import available_memory, keep_for_memory
-    from arena.runner.config import parse_config, schedule_size
-    from arena.runner.store import JOURNAL
-    from arena.runner.tournament import Tournament
 
-    example = Path(__file__).resolve().parent.parent / "bots" / "examples" / "random-py"
     figures: dict[str, Any] = {
         "games": games, "players": 4, "concurrency": concurrency, "sandbox": sandbox,
         "kept_per_worker": keep_for_memory(available_memory(), concurrency), "fields": {},
@@ -437,37 +440,69 @@ def bench_fields(games: int, seed: int, fields: tuple[int, ...] = FIELDS,
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         base = Path(tmp)
         for n in fields:
-            folder = base / f"field-{n}"
-            bots = []
-            for k in range(n):
-                bot = folder / "bots" / f"random-{k:02d}"
-                shutil.copytree(example, bot)
-                toml = (bot / "bot.toml").read_text()
-                (bot / "bot.toml").write_text(toml.replace('"random-py"', f'"random-{k:02d}"'))
-                bots.append({"path": str(bot)})
-            per_round = schedule_size("round-robin", n, 0, 4, 1, True)
-            data = {
-                "name": f"bench-fields-{n}", "game": "stoneage", "format": "round-robin",
-                "players": 4, "rounds": math.ceil(games / per_round), "max_games": games,
-                "seed": seed, "concurrency": concurrency, "output": str(folder / "out"),
-                "bots": bots, "sandbox": sandbox,
-            }
-            result = Tournament(parse_config(data, folder / "bench.toml")).run()
-            db = sqlite3.connect(folder / "out" / JOURNAL)
-            try:
-                first, last = db.execute(
-                    "SELECT MIN(finished_at - duration_s), MAX(finished_at) FROM results"
-                ).fetchone()
-            finally:
-                db.close()
-            figures["fields"][str(n)] = {
-                "games": result.games_done,
-                "games_per_minute": round(result.games_done / (last - first) * 60, 1),
-                "bot_processes": len(list((folder / "out" / "logs").glob("*.log"))),
-            }
+            figures["fields"][str(n)] = _play_field(base / f"field-{n}", n, games, seed,
+                                                    concurrency, sandbox)
+        if cluster is not None:
+            with cluster(base / "cluster", concurrency) as (on, kept):
+                figures["cluster_kept_per_slot"] = kept
+                figures["cluster_fields"] = {
+                    str(n): _play_field(base / f"cluster-field-{n}", n, games, seed,
+                                        concurrency, sandbox, on)
+                    for n in fields}
     big = sorted(fields)[-2:]
     if len(big) == 2:
-        a, b = (figures["fields"][str(k)]["games_per_minute"] for k in big)
         figures["ratio_fields"] = big
-        figures["ratio"] = round(b / a, 2)
+        for where, ratio in (("fields", "ratio"), ("cluster_fields", "cluster_ratio")):
+            if where in figures:
+                a, b = (figures[where][str(k)]["games_per_minute"] for k in big)
+                figures[ratio] = round(b / a, 2)
     return figures
+
+
+def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, sandbox: str,
+                cluster: Any = None) -> dict[str, Any]:
+    """One field of :func:`bench_fields`, played locally or on ``cluster``
+    (:class:`arena.runner.cluster.Cluster`): its games, games per minute, bot processes."""
+    import math
+    import shutil
+    import sqlite3
+
+    from arena.runner.config import parse_config, schedule_size
+    from arena.runner.store import JOURNAL
+    from arena.runner.tournament import Tournament
+
+    example = Path(__file__).resolve().parent.parent / "bots" / "examples" / "random-py"
+    bots = []
+    for k in range(n):
+        bot = folder / "bots" / f"random-{k:02d}"
+        shutil.copytree(example, bot)
+        toml = (bot / "bot.toml").read_text()
+        (bot / "bot.toml").write_text(toml.replace('"random-py"', f'"random-{k:02d}"'))
+        bots.append({"path": str(bot)})
+    per_round = schedule_size("round-robin", n, 0, 4, 1, True)
+    data = {
+        "name": f"bench-fields-{n}", "game": "stoneage", "format": "round-robin",
+        "players": 4, "rounds": math.ceil(games / per_round), "max_games": games,
+        "seed": seed, "concurrency": concurrency, "output": str(folder / "out"),
+        "bots": bots, "sandbox": sandbox,
+    }
+    config = parse_config(data, folder / "bench.toml")
+    factory = cluster.executor_factory(config) if cluster is not None else None
+    result = Tournament(config, factory).run()
+    db = sqlite3.connect(folder / "out" / JOURNAL)
+    try:
+        first, last = db.execute(
+            "SELECT MIN(finished_at - duration_s), MAX(finished_at) FROM results"
+        ).fetchone()
+    finally:
+        db.close()
+    # A log per process the games started: a kept one's spans its games (a cluster's is in
+    # a folder of its worker's slot); the bots' start check and builds log apart.
+    logs = folder / "out" / "logs"
+    apart = {"start-check", "build"}
+    started = [p for p in logs.rglob("*.log") if not apart & set(p.relative_to(logs).parts)]
+    return {
+        "games": result.games_done,
+        "games_per_minute": round(result.games_done / (last - first) * 60, 1),
+        "bot_processes": len(started),
+    }

@@ -1,4 +1,5 @@
-"""``arena bench cluster``: the Dask executor against the local one, on this machine.
+"""``arena bench cluster``: the Dask executor against the local one, on this machine (and the
+local cluster that ``arena bench fields --cluster`` plays on).
 
 A local Dask scheduler and ``arena worker`` processes of one slot each are started for the
 benchmark (127.0.0.1, free ports) and stopped at its end. The same small round-robin of
@@ -15,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -68,6 +70,12 @@ class _Processes:
                 proc.wait(timeout=10)
 
 
+    def worker(self, address: str, name: str) -> None:
+        """An ``arena worker`` of one slot, its cache in this folder."""
+        self.start(name, [sys.executable, "-m", "arena", "worker", address, "--slots", "1",
+                          "--name", name, "--cache", str(self.folder / f"cache-{name}")])
+
+
 @contextlib.contextmanager
 def _scheduler(folder: Path) -> Iterator[tuple[_Processes, str]]:
     processes = _Processes(folder)
@@ -75,6 +83,30 @@ def _scheduler(folder: Path) -> Iterator[tuple[_Processes, str]]:
         yield processes, processes.scheduler()
     finally:
         processes.stop()
+
+
+@contextlib.contextmanager
+def local_cluster(folder: Path, workers: int) -> Iterator[tuple[Any, int]]:
+    """A Dask scheduler and ``workers`` one-slot ``arena worker`` processes on this machine,
+    their files in ``folder``, connected: the :class:`~arena.runner.cluster.Cluster` and how
+    many bots each slot keeps (as the first worker said). All stopped at the end."""
+    from arena.runner.cluster import Cluster
+    from arena.runner.config import ExecutorSettings
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with _scheduler(folder) as (processes, address):
+        for k in range(workers):
+            processes.worker(address, f"bench-{k + 1}")
+        cluster = Cluster.connect(ExecutorSettings("dask", address, wait_for_workers_s=int(UP_S)))
+        try:
+            _wait_for(lambda: cluster.capacity() >= workers, f"{workers} workers; see the logs "
+                      f"in {folder}")
+            log = folder / "bench-1.log"
+            _wait_for(lambda: "keeping up to" in log.read_text(), f"a line in {log}")
+            said = re.search(r"keeping up to (\d+) bots", log.read_text())
+            yield cluster, int(said.group(1)) if said else 0
+        finally:
+            cluster.close()
 
 
 def bench_cluster(games: int, seed: int, think_ms: int) -> dict[str, Any]:
@@ -109,17 +141,12 @@ def bench_cluster(games: int, seed: int, think_ms: int) -> dict[str, Any]:
         local2, _ = timed(base / "local-2", 2, None)
         with _scheduler(base) as (processes, address):
 
-            def add_worker(name: str) -> None:
-                processes.start(name, [sys.executable, "-m", "arena", "worker", address,
-                                       "--slots", "1", "--name", name,
-                                       "--cache", str(base / f"cache-{name}")])
-
-            add_worker("bench-1")
+            processes.worker(address, "bench-1")
             cluster = Cluster.connect(ExecutorSettings("dask", address,
                                                        wait_for_workers_s=int(UP_S)))
             try:
                 one, _ = timed(base / "cluster-1", 1, cluster)
-                add_worker("bench-2")
+                processes.worker(address, "bench-2")
                 _wait_for(lambda: cluster.capacity() >= 2,
                           f"the second worker; see {base}/bench-2.log")
                 two, _ = timed(base / "cluster-2", 2, cluster)

@@ -391,9 +391,12 @@ def run(
     signal.signal(signal.SIGINT, on_interrupt)
     signal.signal(signal.SIGTERM, lambda s, f: setattr(stop, "level", 2))
 
-    last = {"done": -1, "t": 0.0, "waiting": False}
+    last = {"done": -1, "t": 0.0, "waiting": False, "notices": 0}
 
     def show_plain(snapshot: Any) -> None:
+        for notice in snapshot.notices[last["notices"]:]:
+            err.print(notice, markup=False, highlight=False)
+        last["notices"] = len(snapshot.notices)
         now = time.monotonic()
         if (snapshot.games_done != last["done"] or now - last["t"] > 10
                 or snapshot.waiting != last["waiting"]):

@@ -175,27 +175,50 @@ def bench_fields_cmd(
     sandbox: Annotated[
         bool, typer.Option("--sandbox/--no-sandbox", help="Run the bots sandboxed.")
     ] = True,
+    cluster: Annotated[bool, typer.Option(
+        "--cluster", help="Then play the fields on a local Dask cluster too: a scheduler and "
+                          "as many one-slot workers as --concurrency.")] = False,
 ) -> None:
     """Round-robins of 4, 8 and 16 random bots at 4-player tables, one after the other:
     games per minute and bot processes started per field, and 16 ÷ 8 bots' games per minute
-    (what keeping bots per worker, and sending games where their bots are kept, are for)."""
+    (what keeping bots per worker, and sending games where their bots are kept, are for);
+    with --cluster, the same on a local Dask cluster."""
     from arena.bench import bench_fields
 
     if games_ < 4:
         fail("--games must be at least 4 (one table in its seat rotations)")
     if not 1 <= concurrency <= 64:
         fail("--concurrency must be from 1 to 64")
-    figures = bench_fields(games_, seed, sandbox=sandbox_mode(sandbox), concurrency=concurrency)
-    rows = []
-    for n, f in figures["fields"].items():
-        rows += [(f"{n} bots: games per minute", f"{f['games_per_minute']:,.1f}"),
-                 (f"{n} bots: bot processes started", f"{f['bot_processes']:,}")]
+    local_cluster: Any = None
+    if cluster:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            fail("bench fields --cluster needs Dask, which is not installed: install "
+                 "arena[cluster] (pip install 'arena[cluster]')")
+        from arena.bench_cluster import local_cluster
+    try:
+        figures = bench_fields(games_, seed, sandbox=sandbox_mode(sandbox),
+                               concurrency=concurrency, cluster=local_cluster)
+    except RuntimeError as exc:  # the local cluster did not come up
+        fail(str(exc))
     small, large = figures["ratio_fields"]
-    rows += [(f"{large} ÷ {small} bots, games per minute", f"{figures['ratio']:.2f}"),
-             ("bots kept per worker", f"{figures['kept_per_worker']}")]
+    rows = []
+    for where, label, ratio in (("fields", "", "ratio"),
+                                ("cluster_fields", "cluster, ", "cluster_ratio")):
+        for n, f in figures.get(where, {}).items():
+            rows += [(f"{label}{n} bots: games per minute", f"{f['games_per_minute']:,.1f}"),
+                     (f"{label}{n} bots: bot processes started", f"{f['bot_processes']:,}")]
+        if ratio in figures:
+            rows.append((f"{label}{large} ÷ {small} bots, games per minute",
+                         f"{figures[ratio]:.2f}"))
+    rows.append(("bots kept per worker", f"{figures['kept_per_worker']}"))
+    if cluster:
+        rows.append(("cluster, bots kept per slot", f"{figures['cluster_kept_per_slot']}"))
     _print_figures(
         f"fields benchmark: {games_} games a field, 4-player tables, concurrency "
-        f"{concurrency}", figures, rows, as_json)
+        f"{concurrency}" + (", locally and on a local cluster" if cluster else ""), figures,
+        rows, as_json)
 
 
 @bench_app.command("cluster")

@@ -269,6 +269,32 @@ def test_a_cluster_run_gives_the_local_runs_standings(
     wait_until("the workers' bots have stopped", lambda: not cluster.bots(), 10)
 
 
+def test_with_ship_bots_false_the_workers_use_the_bots_where_they_are(
+    tmp_path: Path, runs: Runs, cluster: LocalCluster
+) -> None:
+    """A shared file system: the workers play the bots from the organiser's paths, and no
+    package of them reaches a worker's cache."""
+    bots = []
+    for name in ("shared-a", "shared-b"):  # bots of their own: packages no test sent before
+        bot = shutil.copytree(EXAMPLES / "random-py", tmp_path / "bots" / name)
+        toml = (bot / "bot.toml").read_text(encoding="utf-8")
+        (bot / "bot.toml").write_text(toml.replace('"random-py"', f'"{name}"'),
+                                      encoding="utf-8")
+        bots.append(bot)
+    file = write_tournament(tmp_path, "t.toml", name="shared", bots=bots,
+                            output=tmp_path / "out")
+    file.write_text(file.read_text(encoding="utf-8") + "\n[executor]\nkind = \"dask\"\n"
+                    f"address = \"{cluster.address}\"\nship_bots = false\n", encoding="utf-8")
+
+    def cached() -> set[Path]:
+        return {p for name in ("w0", "w1") for p in (cluster.tmp / f"cache-{name}").rglob("*")}
+
+    before = cached()
+    run = runs.complete(file)
+    assert run.rc == 0 and "2/2 games, complete" in run.stdout, run.text
+    assert cached() == before
+
+
 def test_ctrl_c_twice_abandons_the_games_on_the_workers(
     tmp_path: Path, runs: Runs, cluster: LocalCluster
 ) -> None:
@@ -311,22 +337,24 @@ def test_a_worker_killed_mid_run_loses_no_game_and_leaves_nothing(
     assert runs.complete(local).rc == 0
 
     with local_cluster(tmp_path / "c", workers=2) as cluster:
+        victim_pid = cluster.worker_pid("w0")
         run = runs.start(there, "--executor", cluster.dask_address)
         with Client(cluster.address, set_as_default=False, timeout="10s") as client:
             victim = next(a for a, w in client.scheduler_info()["workers"].items()
                           if w["name"] == "w0")
 
-            def playing() -> set[str] | None:
-                """The victim's game tasks, if one has been running on it for a while."""
+            def playing() -> list[int] | None:
+                """The victim's bots, if a game has been running on it for a while (a first
+                game on a loaded machine may still be setting up: no bot yet)."""
                 before = set(client.processing([victim]).get(victim, ()))
                 time.sleep(0.15)
                 both = before & set(client.processing([victim]).get(victim, ()))
-                return both or None
+                doomed = [pid for pid, p in cluster.bots().items()
+                          if victim_pid in _ancestors(pid)]
+                return doomed if both and doomed else None
 
-            wait_until("a game in progress on the victim", playing, 60, run)
-        victim_pid = cluster.worker_pid("w0")
-        doomed = [pid for pid, p in cluster.bots().items() if victim_pid in _ancestors(pid)]
-        assert doomed
+            doomed = wait_until("a game in progress on the victim, its bots started",
+                                playing, 60, run)
         os.kill(victim_pid, signal.SIGKILL)
         # Its bots die with it: by the parent-death signal of the slot thread that started
         # them, or, a sandbox caught while being set up, killed by the worker's supervisor.
@@ -367,14 +395,23 @@ def _ancestors(pid: int) -> list[int]:
 def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
     tmp_path: Path, runs: Runs
 ) -> None:
-    """With no worker connected the run gives up after its wait; with a worker whose arena
-    reports another version (set in that worker's own process), the run refuses it, naming
-    the worker and both versions. Either way before any game."""
+    """With no worker connected the run gives up after its wait. A worker whose arena reports
+    another version (set in that worker's own process) that joins during a run is left out,
+    said once, and the run goes on on the others, voiding nothing; one that is there when a
+    run starts is refused, naming the worker and both versions, before any game."""
     bots = [EXAMPLES / "greedy-py", EXAMPLES / "random-py"]
     out = tmp_path / "out"
     cluster = LocalCluster(tmp_path / "c")
     try:
         cluster.start_scheduler()
+        # Two workers wait, all imported, each for its gate: one of them pretends to another
+        # version of arena.
+        gates = {name: tmp_path / f"gate-{name}" for name in ("good", "odd")}
+        for name, pretend in (("good", ""), ("odd", "arena.__version__ = '9.9.9'\n")):
+            cluster.start_worker(name, prelude=(
+                "import os, time, arena, arena.cli, arena.runner.cluster_worker, distributed\n"
+                f"{pretend}while not os.path.exists({str(gates[name])!r}):\n"
+                "    time.sleep(0.02)"))
         file = write_tournament(tmp_path, "t.toml", name="versions", bots=bots, output=out)
         file.write_text(file.read_text(encoding="utf-8") + "\n[executor]\nkind = \"dask\"\n"
                         f"address = \"{cluster.address}\"\nwait_for_workers_s = 1\n",
@@ -385,8 +422,35 @@ def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
                 f"start one with `arena worker {cluster.address}`") in lonely.stderr
         assert "Traceback" not in lonely.text and not out.exists()
 
-        cluster.start_worker("odd", prelude="import arena; arena.__version__ = '9.9.9'")
+        # The odd worker joins once a run on the good one plays.
+        gates["good"].touch()
+        cluster.wait_serving("good")
+        sleepy = [sleepy_bot(tmp_path / "bots", f"sleepy-{c}", 1) for c in "abc"]
+        late = write_tournament(tmp_path, "late.toml", name="late", output=tmp_path / "late",
+                                bots=sleepy, max_games=4)
+        run = runs.start(late, "--executor", cluster.dask_address)
+
+        def playing() -> bool:
+            view = try_read_journal(tmp_path / "late")
+            return view is not None and any(p["started"] for p in view.pairings.values())
+
+        wait_until("a game in progress", playing, 30, run)
+        gates["odd"].touch()
         cluster.wait_serving("odd")
+        said = "worker odd (tcp://"
+        wait_until("the odd worker left out", lambda: said in run.stderr, 10, run)
+        left = len(schedule_of(late)) - len(read_journal(tmp_path / "late").done)
+        assert run.wait(60) == 0, run.text
+        assert left >= 2, "the run was over before the odd worker could be given a game"
+        notice = [line for line in run.stderr.splitlines() if said in line]
+        assert len(notice) == 1, run.stderr
+        assert ("has arena 9.9.9, this machine 0.1.0: install the same versions on every "
+                "machine of the cluster; until then it is given no game") in notice[0]
+        view = read_journal(tmp_path / "late")
+        assert_schedule_played_once(view, schedule_of(late))
+        assert {p["started"] for p in view.pairings.values()} == {1}
+        assert "void" not in run.stdout
+
         refused = runs.complete(file)
         assert refused.rc == 2, refused.text
         lines = [line for line in refused.stderr.splitlines() if line.strip()]

@@ -7,7 +7,15 @@ user can act on (a wrong address, a scheduler out of reach, versions that differ
 after a wait); :class:`DaskExecutor` is the tournament's executor there:
 
 - **Capacity** is the ``game`` resources of the workers connected now, read as the run goes:
-  workers joining or leaving change it; with none, the tournament waits.
+  workers joining or leaving change it; with none, the tournament waits. A worker that joins
+  during the run is checked first (its versions, as every worker's are before the run), and
+  one that differs is given no game: it is said once (:meth:`DaskExecutor.notices`), and no
+  game is voided for it.
+- **Dispatch**: each slot of a worker keeps its own bots (they are its thread's children),
+  and reports them with each result; a game goes to the free slot that keeps most of its bots
+  (:func:`arena.runner.affinity.choose_worker` over one view per slot), restricted to that
+  slot's worker but allowed elsewhere, so a worker lost does not strand it; the worker hands
+  it to that slot. How many bots a slot keeps is the worker's to size, to its own memory.
 - **Bots** are packed once per content (:mod:`arena.runner.shipping`), scattered into the
   cluster once per package and published as a dataset of the run; a worker fetches each once
   and keeps it unpacked on disk. A package lost with the worker that held it is scattered
@@ -17,7 +25,8 @@ after a wait); :class:`DaskExecutor` is the tournament's executor there:
 - **Faults**: Dask retries a game lost with its worker; each attempt announces itself, and
   :meth:`DaskExecutor.restarted` hands the retries to the journal. A game whose workers keep
   dying (Dask's ``KilledWorker``, after the scheduler's ``allowed-failures``) is void, and a
-  result for a game already done is ignored.
+  result for a game already done is ignored. A game that reached a worker of other versions
+  (Dask may place a game anywhere once its chosen worker is gone) is sent again elsewhere.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.runner.affinity import WorkerView, choose_worker
 from arena.runner.bots import BotManifest
 from arena.runner.config import ExecutorSettings, TournamentConfig
 from arena.runner.digest import bot_digest
@@ -70,7 +80,12 @@ class Cluster:
         self.client = client
         self.settings = settings
         self.address = settings.address
-        self._capacity = (0.0, 0)
+        #: the game workers checked and found alike, by address: their slots
+        self._listing: tuple[float, dict[str, int]] = (-CAPACITY_EVERY_S, {})
+        self.good: set[str] = set()  #: game workers checked and found alike, connected now
+        #: game workers left out, connected now: why, in one line
+        self.excluded: dict[str, str] = {}
+        self._notices: list[str] = []
 
     @classmethod
     def connect(cls, settings: ExecutorSettings,
@@ -98,7 +113,9 @@ class Cluster:
             scheduler = client.get_versions(check=False)["scheduler"]["packages"]
             theirs = {k: _major_minor(scheduler.get(k)) if k == "python" else scheduler.get(k)
                       for k in ("python", "dask", "distributed")}
-            cluster._same(f"the scheduler at {settings.address}", theirs, mine)
+            problem = cluster._differ(f"the scheduler at {settings.address}", theirs, mine)
+            if problem:
+                raise ClusterError(problem)
             cluster._wait_for_workers(say, stopped)
             cluster.check_workers()
         except BaseException:
@@ -106,18 +123,21 @@ class Cluster:
             raise
         return cluster
 
-    def _same(self, who: str, theirs: dict[str, Any], mine: dict[str, str]) -> None:
+    @staticmethod
+    def _differ(who: str, theirs: dict[str, Any], mine: dict[str, str]) -> str:
+        """The one line saying how ``theirs`` differ from this machine's versions, or ""."""
         differ = [f"{k} {theirs.get(k)}, this machine {v}" for k, v in mine.items()
                   if k in theirs and theirs.get(k) != v]
-        if differ:
-            raise ClusterError(f"{who} has {'; '.join(differ)}: install the same versions "
-                               "on every machine of the cluster")
+        if not differ:
+            return ""
+        return (f"{who} has {'; '.join(differ)}: install the same versions on every machine "
+                "of the cluster")
 
     def _wait_for_workers(self, say: Callable[[str], None], stopped: Callable[[], bool]) -> None:
         wait_s = self.settings.wait_for_workers_s
         deadline = time.monotonic() + wait_s
         said = False
-        while self.capacity() == 0:
+        while not self._any_game_worker():
             if stopped():
                 raise ClusterError(f"stopped while waiting for workers at {self.address}; "
                                    "no game was played")
@@ -137,31 +157,95 @@ class Cluster:
             "workers", {})  # none while the connection is lost
         return workers
 
-    def capacity(self) -> int:
-        """How many games the workers connected now can play at once (read at most every
-        :data:`CAPACITY_EVERY_S`)."""
-        at, value = self._capacity
+    def _game_workers(self) -> dict[str, int]:
+        """The workers connected now that play games, by address: their slots."""
+        return {a: int(n) for a, w in self.workers().items()
+                if (n := w.get("resources", {}).get("game", 0)) >= 1}
+
+    def _any_game_worker(self) -> bool:
+        try:
+            return bool(self._game_workers())
+        except Exception:
+            return False  # the scheduler is out of reach for now
+
+    def slots(self) -> dict[str, int]:
+        """The workers that may be given games, by address: their slots. Read at most every
+        :data:`CAPACITY_EVERY_S`; each worker seen for the first time is checked first (see
+        :meth:`_check`): one that differs is left out, and said once."""
+        at, value = self._listing
         now = time.monotonic()
         if now - at >= CAPACITY_EVERY_S:
             try:
-                value = int(sum(w.get("resources", {}).get("game", 0)
-                                for w in self.workers().values()))
+                value = self._read()
             except Exception:
-                value = 0  # the scheduler is out of reach: no worker can take a game
-            self._capacity = (now, value)
+                value = {}  # the scheduler is out of reach: no worker can take a game
+            self._listing = (now, value)
         return value
 
+    def _read(self) -> dict[str, int]:
+        workers = self._game_workers()
+        self.good &= set(workers)  # a worker back at the same address is checked again
+        self.excluded = {a: why for a, why in self.excluded.items() if a in workers}
+        new = [a for a in workers if a not in self.good and a not in self.excluded]
+        if new:
+            self._check(new, strict=False)
+        return {a: n for a, n in workers.items() if a in self.good}
+
+    def capacity(self) -> int:
+        """How many games the workers that may be given games can play at once."""
+        return sum(self.slots().values())
+
     def check_workers(self) -> None:
-        """Every game worker has this machine's versions. Raises :class:`ClusterError`."""
+        """Every game worker connected now has this machine's versions. Raises
+        :class:`ClusterError`."""
+        self._check(list(self._game_workers()), strict=True)
+        self._listing = (-CAPACITY_EVERY_S, {})
+
+    def _check(self, addresses: list[str], strict: bool) -> None:
+        """Ask the workers at ``addresses`` what they are. One that has this machine's
+        versions joins :attr:`good`; one that cannot say (gone, or not answering) is asked
+        again at the next reading; one that differs, or cannot run Arena's games, raises
+        :class:`ClusterError` if ``strict``, else is left out (:attr:`excluded`) and said
+        once."""
+        from distributed.comm.core import CommClosedError
+
         from arena.runner.cluster_worker import describe_worker, versions
 
-        games = [a for a, w in self.workers().items() if w.get("resources", {}).get("game")]
-        found = self.client.run(describe_worker, workers=games, on_error="return")
-        for address, info in found.items():
+        found = self.client.run(describe_worker, workers=addresses, on_error="return")
+        for address in addresses:
+            info = found.get(address)
+            if info is None or isinstance(info, (OSError, TimeoutError, CommClosedError)):
+                continue
             if isinstance(info, BaseException):
-                raise ClusterError(f"worker {address} cannot run Arena's games "
-                                   f"({_first_line(info)}): {INSTALL}")
-            self._same(f"worker {info['name'] or address}", info["versions"], versions())
+                problem = (f"worker {address} cannot run Arena's games "
+                           f"({_first_line(info)}): {INSTALL}")
+            elif not info.get("arena"):
+                problem = (f"worker {address} has game slots but is not an `arena worker`: "
+                           f"start it with `arena worker {self.address}`")
+            else:
+                problem = self._differ(f"worker {info['name'] or address}", info["versions"],
+                                       versions())
+            if not problem:
+                self.good.add(address)
+            elif strict:
+                raise ClusterError(problem)
+            else:
+                self.exclude(address, problem)
+
+    def exclude(self, address: str, problem: str) -> None:
+        """Give the worker at ``address`` no more games (``problem`` says why, in one line
+        that is said once)."""
+        self.good.discard(address)
+        if address not in self.excluded:
+            self.excluded[address] = problem
+            self._notices.append(f"{problem}; until then it is given no game")
+        self._listing = (self._listing[0], {a: n for a, n in self._listing[1].items()
+                                            if a != address})
+
+    def notices(self) -> list[str]:
+        """What was said about the workers since the last call, a line each."""
+        out, self._notices = self._notices, []
+        return out
 
     def executor_factory(self, config: TournamentConfig) -> Callable[[int, int], Executor]:
         """The tournament's executor factory: games on this cluster, with the bots of
@@ -198,11 +282,13 @@ class DaskExecutor:
 
     def __init__(self, cluster: Cluster, bots: Sequence[BotManifest], keep: int,
                  owns_cluster: bool = False) -> None:
+        """``keep``: 0 for fresh bot processes every game; otherwise the workers keep bots,
+        as many as each one's memory allows."""
         from arena.runner.cluster_worker import ShippedBot, versions
 
         self.cluster = cluster
         self.client = cluster.client
-        self.keep = keep
+        self.reuse = keep > 0
         self.owns_cluster = owns_cluster
         self.run = uuid.uuid4().hex
         self.topic = f"arena-attempts-{self.run}"
@@ -211,6 +297,11 @@ class DaskExecutor:
         self._tokens: dict[str, set[str]] = {}  # task key -> its attempts
         self._games: dict[str, str] = {}  # task key -> game id
         self._in_flight: dict[str, tuple[GameJob, Any, int]] = {}  # task key -> job, future
+        #: task key -> the slot it was sent to (None: no choice), the bots it seats
+        self._given: dict[str, tuple[tuple[str, int] | None, tuple[str, ...]]] = {}
+        #: the bots each slot keeps idle, by (worker address, slot), as its last result said
+        self._kept: dict[tuple[str, int], frozenset[str]] = {}
+        self._parked: list[tuple[GameJob, int]] = []  # games for which no worker may be used
         self._finished: set[str] = set()
         self._submissions = 0
         self._log_dir: Path | None = None
@@ -257,23 +348,64 @@ class DaskExecutor:
     def capacity(self) -> int:
         return self.cluster.capacity()
 
+    def worker_views(self) -> dict[str, WorkerView]:
+        """One view per slot of each worker that may be given games (``ADDRESS#SLOT``): the
+        bots it keeps idle as its last result said, and the games sent to it and not yet
+        back. Slots, not workers: a slot can seat only the bots it keeps itself."""
+        slots = self.cluster.slots()
+        self._kept = {s: kept for s, kept in self._kept.items() if s[0] in slots}
+        games: dict[tuple[str, int], list[tuple[str, ...]]] = {}
+        for place, bots in self._given.values():
+            if place is not None:
+                games.setdefault(place, []).append(bots)
+        views = {}
+        for address, n in slots.items():
+            for slot in range(n):
+                given = games.get((address, slot), [])
+                views[f"{address}#{slot}"] = WorkerView(
+                    kept=self._kept.get((address, slot), frozenset()), busy=len(given),
+                    playing=frozenset(b for bots in given for b in bots))
+        return views
+
     def submit(self, job: GameJob, tries: int = 0) -> None:
         from arena.runner.cluster_worker import ClusterJob, play_task
 
         self._log_dir = Path(job.log_dir)
+        bots = job.pairing.bots
+        # To the free slot that keeps most of the game's bots, on its worker unless that one
+        # is gone; with no free slot known (the views lag the cluster), wherever Dask likes
+        # among the workers that may be given games.
+        chosen = choose_worker(bots, self.worker_views())
+        place: tuple[str, int] | None = None
+        workers: list[str] | None = None
+        if chosen is not None:
+            address, _, slot = chosen.rpartition("#")
+            place, workers = (address, int(slot)), [address]
+        elif self.cluster.excluded:
+            workers = sorted(self.cluster.slots())
+            if not workers:
+                self._parked.append((job, tries))  # sent when one comes
+                return
         self._submissions += 1
         key = f"arena-game-{job.pairing.game_id}-{self._submissions}-{self.run}"
-        cjob = ClusterJob(job, self.run, self.keep, {n: self.bots[n] for n in job.pairing.bots},
-                          self.versions, self.topic, key)
+        cjob = ClusterJob(job, self.run, self.reuse, {n: self.bots[n] for n in bots},
+                          self.versions, self.topic, key, place)
         try:
             self._rescatter_lost()
             future = self.client.submit(play_task, cjob, key=key, resources={"game": 1},
-                                        pure=False, retries=0)
+                                        pure=False, retries=0, workers=workers,
+                                        allow_other_workers=place is not None)
         except Exception as exc:  # the scheduler is out of reach: the next poll says so
             self._lost = self._lost or f"{self._lost_message()} ({_first_line(exc)})"
             return
         self._in_flight[key] = (job, future, tries)
+        self._given[key] = (place, bots)
         self._games[key] = job.pairing.game_id
+
+    def notices(self) -> list[str]:
+        """What the run should say about the cluster since the last call (a worker left out),
+        a line each."""
+        return self.cluster.notices()
 
     def poll(self, timeout_s: float) -> list[JobResult]:
         """Results that have arrived. Raises RuntimeError once the scheduler is lost for good
@@ -300,6 +432,9 @@ class DaskExecutor:
             return []
         if self.capacity > 0:
             self._rescatter_lost()
+        parked, self._parked = self._parked, []
+        for job, tries in parked:
+            self.submit(job, tries)
         pending = [future for _, future, _ in self._in_flight.values()]
         if not pending:
             time.sleep(timeout_s)
@@ -310,6 +445,7 @@ class DaskExecutor:
         out: list[JobResult] = []
         for future in [f for f in pending if f.done()]:
             entry = self._in_flight.pop(future.key, None)
+            self._given.pop(future.key, None)
             if entry is None:
                 continue  # abandoned
             job, _, tries = entry
@@ -326,7 +462,7 @@ class DaskExecutor:
     def _result(self, job: GameJob, future: Any, tries: int) -> JobResult | None:
         from distributed import KilledWorker
 
-        from arena.runner.cluster_worker import LOST_PACKAGE
+        from arena.runner.cluster_worker import LOST_PACKAGE, WRONG_VERSION
 
         game_id = job.pairing.game_id
         if future.status == "cancelled":
@@ -343,6 +479,12 @@ class DaskExecutor:
             return JobResult(game_id, JobStatus.ERROR,
                              f"on the cluster: {type(error).__name__}: {error}")
         r = future.result()
+        if r.address and r.slot >= 0:
+            self._kept[r.address, r.slot] = frozenset(r.kept)
+        if r.status == WRONG_VERSION:  # not played: never there again, and elsewhere now
+            self.cluster.exclude(r.address, r.reason)
+            self.submit(job, tries)
+            return None
         if r.status == LOST_PACKAGE:
             if tries < PACKAGE_RETRIES:
                 self.submit(job, tries + 1)
@@ -360,7 +502,7 @@ class DaskExecutor:
             if not is_disk_full(exc):
                 raise
             return JobResult(game_id, JobStatus.DISK_FULL, f"writing {job.record_path}: {exc}")
-        return JobResult(game_id, status, r.reason, r.outcome, r.duration_s)
+        return JobResult(game_id, status, r.reason, r.outcome, r.duration_s, r.kept)
 
     @staticmethod
     def _write_logs(folder: Path, logs: dict[str, bytes]) -> None:
@@ -395,6 +537,8 @@ class DaskExecutor:
         try:
             futures = [f for _, f, _ in self._in_flight.values()]
             self._in_flight.clear()
+            self._given.clear()
+            self._parked.clear()
             if futures:
                 self.client.cancel(futures, force=True)
             if abandon:

@@ -6,7 +6,11 @@ once. Bot processes are started with a parent-death signal (:mod:`arena.runner.b
 fires when the *thread* that started them ends, so games are not played on Dask's task
 threads: the worker owns ``slots`` slot threads that live as long as the process, each with
 its bot processes kept between games (a :class:`~arena.runner.stable.Stable` per run, as a
-local worker process keeps its own). A task hands its game to a free slot and waits. However
+local worker process keeps its own, as many as :func:`~arena.runner.affinity.keep_for_memory`
+gives this machine's available memory shared among the slots). A task hands its game to the
+free slot the organiser chose for it, or else to the free slot that keeps most of its bots,
+and waits; the result says which bots that slot keeps now, for the organiser's next choices
+(:mod:`arena.runner.affinity`). However
 the worker process ends, SIGKILL included, its bots die with it: the parent-death signal
 kills each bot, or its sandbox's bwrap, whose init then takes everything inside along.
 
@@ -47,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 import arena
+from arena.runner.affinity import WorkerView, available_memory, choose_worker, keep_for_memory
 from arena.runner.bots import BotManifest, ManifestError, RunningBot
 from arena.runner.build import BuildError, built
 from arena.runner.executor import GameJob, JobStatus, play_job
@@ -63,6 +68,9 @@ FETCH_TIMEOUT_S = 300.0
 CONNECT_TIMEOUT_S = 10.0
 #: A game that found its bot's package lost with a worker (the organiser sends it again).
 LOST_PACKAGE = "lost_package"
+#: A game that reached a worker whose versions differ from the organiser's, not played (the
+#: organiser leaves that worker out and sends the game to another).
+WRONG_VERSION = "wrong_version"
 
 
 def unreachable(address: str, seconds: float) -> str:
@@ -99,18 +107,25 @@ class ClusterJob:
 
     job: GameJob
     run: str
-    keep: int  #: bot processes a slot keeps between the run's games (0: none)
+    #: whether slots keep bot processes between the run's games (how many is the worker's
+    #: to say: sized to its memory)
+    reuse: bool
     bots: dict[str, ShippedBot]
     versions: dict[str, str]
     topic: str  #: where the task announces each attempt
     key: str  #: the task's key, named in the announcements
+    #: where the organiser meant the game to be played: a worker's address and its slot (a
+    #: game Dask placed elsewhere, or one sent with no choice, goes to the best free slot)
+    slot: tuple[str, int] | None = None
 
 
 @dataclass(frozen=True)
 class WorkerResult:
     """What a game task returns: a :class:`~arena.runner.executor.JobStatus` value (or
-    :data:`LOST_PACKAGE`), the record's JSON for a game played, and each bot log's new bytes
-    by its path under the run's ``logs`` folder."""
+    :data:`LOST_PACKAGE`, :data:`WRONG_VERSION`), the record's JSON for a game played, and
+    each bot log's new bytes by its path under the run's ``logs`` folder; and where it was
+    played (the worker's address and slot, -1 for none) and which of the run's bots that slot
+    keeps idle now."""
 
     game_id: str
     status: str
@@ -120,6 +135,9 @@ class WorkerResult:
     duration_s: float = 0.0
     record: bytes | None = None
     logs: dict[str, bytes] = field(default_factory=dict)
+    address: str = ""
+    slot: int = -1
+    kept: tuple[str, ...] = ()
 
 
 class _LostPackage(Exception):
@@ -136,25 +154,27 @@ def play_task(cjob: ClusterJob) -> WorkerResult:
 
     game_id = cjob.job.pairing.game_id
     pool = _POOL
+    address = get_worker().address
     if pool is None:
-        return WorkerResult(game_id, JobStatus.ERROR, get_worker().address,
-                            "this Dask worker was not started by `arena worker`")
+        return WorkerResult(game_id, JobStatus.ERROR, address,
+                            "this Dask worker was not started by `arena worker`",
+                            address=address)
     get_worker().log_event(cjob.topic, {"key": cjob.key, "attempt": uuid.uuid4().hex})
     mine = versions()
     differ = [f"{k} {mine.get(k)} (the organiser has {v})" for k, v in cjob.versions.items()
               if mine.get(k) != v]
     if differ:
-        return WorkerResult(game_id, JobStatus.VOID, pool.label,
+        return WorkerResult(game_id, WRONG_VERSION, pool.label,
                             f"worker {pool.label} has {', '.join(differ)}: install the same "
-                            "versions on every machine")
+                            "versions on every machine", address=address)
     try:
         folders = pool.bot_folders(cjob)
     except _LostPackage as exc:
-        return WorkerResult(game_id, LOST_PACKAGE, pool.label, str(exc))
+        return WorkerResult(game_id, LOST_PACKAGE, pool.label, str(exc), address=address)
     except (ShippingError, BuildError, ManifestError, OSError) as exc:
         return WorkerResult(game_id, JobStatus.VOID, pool.label,
-                            f"on worker {pool.label}: {exc}")
-    return pool.play(cjob, folders)
+                            f"on worker {pool.label}: {exc}", address=address)
+    return dataclasses.replace(pool.play(cjob, folders), address=address)
 
 
 async def close_run(run: str) -> dict[str, bytes]:
@@ -214,9 +234,14 @@ class _Slot:
 
     def __init__(self, pool: SlotPool, index: int) -> None:
         self.pool = pool
+        self.index = index
         self.tag = re.sub(r"[^A-Za-z0-9._-]", "_", f"{pool.name}.{index}")
         self.inbox: queue.Queue[_Play | _Close | None] = queue.Queue()
         self.places: dict[str, _Place] = {}  # by run
+        #: the bots each run keeps idle here, as of this slot's last game of it (read by the
+        #: pool's threads, written by this slot's)
+        self.kept: dict[str, frozenset[str]] = {}
+        self.free = True  #: no game handed to it (the pool's to change, under its lock)
         self.playing: str | None = None  # the run whose game is in progress
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._serve, name=f"arena-slot-{index}",
@@ -248,9 +273,10 @@ class _Slot:
     def _place(self, cjob: ClusterJob) -> _Place:
         place = self.places.get(cjob.run)
         if place is None:
-            stable = Stable(keep=cjob.keep, sandbox=cjob.job.sandbox)
+            keep = self.pool.keep() if cjob.reuse else 0
+            stable = Stable(keep=keep, sandbox=cjob.job.sandbox)
             folder = Path(tempfile.mkdtemp(prefix=f"run-{cjob.run[:12]}-", dir=self.pool.scratch))
-            place = self.places[cjob.run] = _Place(stable, folder, cjob.keep)
+            place = self.places[cjob.run] = _Place(stable, folder, keep)
             started = place.bots
             launch = stable.launch
 
@@ -282,6 +308,8 @@ class _Slot:
             with self.lock:
                 self.playing = None
             place.bots[:] = [b for b in place.bots if b.alive()]
+            kept = tuple(place.stable.idle)
+            self.kept[work.cjob.run] = frozenset(kept)
         data = record.read_bytes() if result.status is JobStatus.DONE else None
         record.unlink(missing_ok=True)
         status, reason = result.status, result.reason
@@ -290,7 +318,7 @@ class _Slot:
         elif status is not JobStatus.DONE:
             reason = f"on worker {label}: {reason}"
         return WorkerResult(game_id, status, label, reason, result.outcome, result.duration_s,
-                            data, self._logs(place))
+                            data, self._logs(place), slot=self.index, kept=kept)
 
     def _logs(self, place: _Place) -> dict[str, bytes]:
         """The bytes each of the run's logs gained since they were last sent, by their path
@@ -318,6 +346,7 @@ class _Slot:
         return out
 
     def _close(self, run: str) -> dict[str, bytes]:
+        self.kept.pop(run, None)
         place = self.places.pop(run, None)
         if place is None:
             return {}
@@ -351,12 +380,11 @@ class SlotPool:
 
     def __init__(self, slots: int, name: str, cache: Path) -> None:
         self.name = self.label = name
+        self.address = ""  #: this worker's, once it has connected
         self.cache = cache
         self.scratch = Path(tempfile.mkdtemp(prefix="arena-worker-"))
         self.slots = [_Slot(self, i) for i in range(slots)]
-        self._free: queue.Queue[_Slot] = queue.Queue()
-        for slot in self.slots:
-            self._free.put(slot)
+        self._turn = threading.Condition()  # guards the slots' ``free``
         self._ready: dict[tuple[str, str], str] = {}  # (package key, sandbox) -> folder
         self._preparing = threading.Lock()
 
@@ -385,14 +413,41 @@ class SlotPool:
         manifest = built(BotManifest.load(folder), sandbox, self.scratch / "build")
         return str(manifest.folder)
 
+    def keep(self) -> int:
+        """How many idle bot processes a slot keeps for a run starting now: a share of the
+        memory available now, the same for each slot (:func:`keep_for_memory`)."""
+        return keep_for_memory(available_memory(), len(self.slots))
+
+    def _choose(self, cjob: ClusterJob) -> _Slot:
+        """The free slot for a game (one is free): the one the organiser chose, if it is free
+        and on this worker; else the one that keeps most of its bots (the lowest among
+        equals)."""
+        if cjob.slot is not None:
+            address, index = cjob.slot
+            if address == self.address and 0 <= index < len(self.slots) and self.slots[index].free:
+                return self.slots[index]
+        views = {slot.index: WorkerView(kept=slot.kept.get(cjob.run, frozenset()),
+                                        busy=0 if slot.free else 1)
+                 for slot in self.slots}
+        chosen = choose_worker(cjob.job.pairing.bots, views)
+        assert chosen is not None
+        return self.slots[chosen]
+
     def play(self, cjob: ClusterJob, folders: dict[str, str]) -> WorkerResult:
-        slot = self._free.get()
+        # Dask runs at most as many games at once as there are slots (the worker's ``game``
+        # resources), so a slot is free at once, but for a moment after another game's end.
+        with self._turn:
+            self._turn.wait_for(lambda: any(slot.free for slot in self.slots))
+            slot = self._choose(cjob)
+            slot.free = False
         try:
             reply: concurrent.futures.Future[WorkerResult] = concurrent.futures.Future()
             slot.ask(_Play(cjob, folders, reply))
             return reply.result()
         finally:
-            self._free.put(slot)
+            with self._turn:
+                slot.free = True
+                self._turn.notify()
 
     def close_run(self, run: str) -> dict[str, bytes]:
         replies = []
@@ -467,9 +522,10 @@ def run_worker(address: str, slots: int, name: str | None, cache: Path | None,
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop, sig)
         await worker
+        pool.address = worker.address
         pool.label = f"{name} ({worker.address})"
-        say(f"arena worker {pool.label}: {slots} slot{'s' if slots > 1 else ''}, "
-            f"serving {address}")
+        say(f"arena worker {pool.label}: {slots} slot{'s' if slots > 1 else ''} keeping up "
+            f"to {pool.keep()} bots{' each' if slots > 1 else ''}, serving {address}")
         await worker.finished()
 
     try:

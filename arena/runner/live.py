@@ -46,7 +46,8 @@ class Snapshot:
     whole run (e.g. ``standings.failure_totals()``); ``void_retries`` counts games replayed
     because the runner's own machinery failed. ``stopping`` is set once a stop was requested,
     ``abandoning`` once a second one abandons the games in progress; ``waiting`` while no
-    worker can take a game.
+    worker can take a game; ``notices``, what the executor said about its workers during the
+    run (a cluster's worker left out), oldest first.
     """
 
     name: str
@@ -65,6 +66,7 @@ class Snapshot:
     abandoning: bool = False
     done_before: int = 0  #: games already done when this run began (a resume): not its pace
     waiting: bool = False  #: games are left, but no worker can take one (a cluster's are gone)
+    notices: Sequence[str] = ()
 
 
 def format_duration(seconds: float) -> str:
@@ -263,6 +265,7 @@ def render(snapshot: Snapshot) -> RenderableType:
     if snapshot.waiting and not snapshot.stopping:
         parts.append(Text("Waiting for workers: none is connected to take a game (start one "
                           "with `arena worker`)…", style="bold yellow"))
+    parts += [Text(notice, style="yellow") for notice in snapshot.notices]
     standings = snapshot.standings
     parts.append(standings_table(standings))
     if standings.rated_games != standings.games:

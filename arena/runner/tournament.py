@@ -108,6 +108,13 @@ def _restarted(executor: Executor) -> list[str]:
     return restarted() if restarted is not None else []
 
 
+def _notices(executor: Executor) -> list[str]:
+    """What an executor has to say about its workers (a cluster's worker left out), a line
+    each, once."""
+    notices: Callable[[], list[str]] | None = getattr(executor, "notices", None)
+    return notices() if notices is not None else []
+
+
 def make_tournament_scheduler(config: TournamentConfig, master_seed: int) -> Scheduler:
     """The tournament's scheduler under ``master_seed`` (the file's seed, or one drawn)."""
     return make_scheduler(
@@ -193,6 +200,7 @@ class Tournament:
         self.passed_over = 0  # how many games started before the first queued one
         self.voids = self.journal.void_count()
         self.waiting = False  # games are left, but no worker can take one
+        self.notices: list[str] = []  # what the executor said about its workers
 
     def _unfinished(self) -> bool:
         """Whether games are left to play: issued and not done, or still to be issued."""
@@ -355,6 +363,7 @@ class Tournament:
             abandoning=self.stop.level > 1,
             done_before=self.done_before,
             waiting=self.waiting,
+            notices=tuple(self.notices),
         )
 
     # ------------------------------------------------------------------ the loop
@@ -413,6 +422,7 @@ class Tournament:
                                           "resume") from None
                 for game_id in _restarted(executor):
                     self.journal.mark_started(game_id)
+                self.notices += _notices(executor)
                 for r in results:
                     p, _ = self.in_flight.pop(r.game_id)
                     if r.status is JobStatus.DONE:
