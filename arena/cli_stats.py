@@ -89,7 +89,7 @@ def stats(
                f"bootstrap resamplings of the {pl.duplicate_sets} duplicate sets (seed "
                f"{pl.seed}).")
     for col in ("#", "Bot", "Rating (95%)"):
-        t.add_column(col, justify="left" if col == "Bot" else "right", no_wrap=True)
+        t.add_column(col, justify="left" if col == "Bot" else "right", no_wrap="(" not in col)
     for rank, i in enumerate(pl.order(), start=1):
         t.add_row(str(rank), escape(pl.bots[i]),
                   _with(_num(pl.rating(i)), pl.rating_interval(i)))
@@ -101,7 +101,8 @@ def stats(
                "exact sign test. PL%: P(A ahead of B) under the Plackett–Luce fit, bootstrap "
                "95% interval.")
     for n, col in enumerate(("A", "B", "G", "A", "B", "=", "A% (95%)", "p", "PL% (95%)")):
-        t.add_column(col, justify="left" if n < 2 else "right", no_wrap=True)
+        # On a narrow terminal a figure's interval goes under it; counts are never cut.
+        t.add_column(col, justify="left" if n < 2 else "right", no_wrap="(" not in col)
     for h in st.head_to_head:
         ia, ib = index.get(h.a), index.get(h.b)
         model = "-" if ia is None or ib is None else _with(
@@ -115,7 +116,7 @@ def stats(
                "or not, without a failure, Wilson 95% interval. Score, rank: mean, normal 95% "
                "interval.")
     for col in ("k", "Seat", "Games", "Win% (95%)", "Score (95%)", "Rank (95%)"):
-        t.add_column(col, justify="right", no_wrap=True)
+        t.add_column(col, justify="right", no_wrap="(" not in col)
     for s in st.seats:
         t.add_row(str(s.players), str(s.seat), str(s.games),
                   _with(_pct(s.win_rate), s.win_interval(), 1, 100),

@@ -107,3 +107,19 @@ def test_bench_stats_reports_every_run_and_the_growth() -> None:
     assert all(x["total_seconds"] > 0 for x in d["runs"])
     r = runner.invoke(app, ["bench", "stats", "--bots", "3", "--players", "4"])
     assert r.exit_code == 2 and "--bots must be at least" in r.output
+
+
+def test_stats_on_an_80_column_terminal_cuts_no_figure() -> None:
+    """Piped or on a narrow terminal (80 columns), the tables wrap an interval under its figure
+    rather than cutting counts to "…"."""
+    from arena.cli_common import out
+
+    width = out.width
+    out.width = 80
+    try:
+        r = CliRunner().invoke(app, ["stats", str(LEADERBOARDS / "search-4p"), "--bootstrap", "20"])
+    finally:
+        out.width = width
+    assert r.exit_code == 0, r.output
+    assert "…" not in r.output
+    assert all(len(line) <= 80 for line in r.output.splitlines())
