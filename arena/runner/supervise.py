@@ -8,9 +8,11 @@ work into a child and stays as its parent, a child subreaper (``PR_SET_CHILD_SUB
 
 - the child SIGKILLed (or dying any other way): whatever it started and left behind is
   handed to the supervisor, which kills it all, then exits;
-- the supervisor SIGKILLed: the child sees its lifeline (a pipe only the supervisor holds
-  open) close and stops as on SIGTERM, killing its bots itself; it also gets a parent-death
-  signal should it not manage within :data:`GRACE_S`.
+- the supervisor SIGKILLed: the child gets SIGTERM as its parent-death signal, and sees its
+  lifeline (a pipe only the supervisor holds open) close, and stops as on SIGTERM, killing
+  its bots itself; it is SIGKILLed should it not manage within :data:`GRACE_S`. (SIGKILL as
+  the parent-death signal would end it before it killed its bots, and left sandboxes being
+  set up running.)
 
 The supervisor passes SIGINT and SIGTERM on to the child.
 """
@@ -51,7 +53,7 @@ def supervise(work: Callable[[], int]) -> int:
     pid = os.fork()
     if pid == 0:  # the child
         os.close(lifeline_w)
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
         if os.getppid() != parent:  # the supervisor died before the line above
             os._exit(1)
         threading.Thread(target=_watch, args=(lifeline_r,), daemon=True).start()
