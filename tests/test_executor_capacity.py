@@ -11,12 +11,12 @@ from typing import Any
 from test_tournament_e2e import example, write_tournament
 
 from arena.runner.config import load_config
-from arena.runner.executor import play_job
+from arena.runner.executor import Executor, play_job
 from arena.runner.live import Snapshot, plain_line
 from arena.runner.tournament import StopRequest, Tournament
 
 
-class Elastic:
+class Elastic(Executor):
     """Plays each job in this process; its capacity is 0 for its first ``empty_polls`` polls
     (no worker connected yet), then 1. ``again`` are games it says it restarted."""
 

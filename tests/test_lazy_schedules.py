@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.protocol.messages import Termination
 from arena.runner.config import load_config, schedule_size
-from arena.runner.executor import GameJob, JobResult, JobStatus
+from arena.runner.executor import Executor, GameJob, JobResult, JobStatus
 from arena.runner.live import Snapshot
 from arena.runner.schedule import Gauntlet, RoundRobin, Swiss, make_scheduler
 from arena.runner.schedule._common import FixedSchedule
@@ -188,7 +188,7 @@ def test_a_hundred_thousand_rounds_start_in_little_memory_and_issue_one_repeat(
 # ---------------------------------------------------------------------------- the runner
 
 
-class Scripted:
+class Scripted(Executor):
     """An executor that plays nothing: each game it is given ends, seat 0 first, one a poll,
     the oldest first. It notes, for each game it is given, the games then in flight and how
     many pairings the journal held."""

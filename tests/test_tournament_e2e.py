@@ -42,6 +42,7 @@ from arena.cli import app
 from arena.engine import Game
 from arena.protocol.messages import FAILURES
 from arena.runner.config import ConfigError, load_config
+from arena.runner.executor import Executor
 from arena.runner.ratings import compute_standings
 from arena.runner.record import GameRecord, verify
 from arena.runner.schedule.base import GameOutcome, Pairing
@@ -1046,7 +1047,7 @@ def test_arena_standings_on_a_folder_without_a_journal_is_a_clear_error(tmp_path
 DISK_FULL = "database or disk is full"
 
 
-class InlineExecutor:
+class InlineExecutor(Executor):
     """Plays each job in this process when it is submitted, so that a test can make one of the
     worker's writes fail (the local executor's workers are out of a test's reach)."""
 

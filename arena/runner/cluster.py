@@ -277,7 +277,7 @@ def _major_minor(version: Any) -> str | None:
     return ".".join(str(version).split(".")[:2]) if version else None
 
 
-class DaskExecutor:
+class DaskExecutor(Executor):
     """The tournament's executor on a Dask cluster (see the module's doc)."""
 
     def __init__(self, cluster: Cluster, bots: Sequence[BotManifest], keep: int,

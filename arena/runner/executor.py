@@ -103,6 +103,17 @@ class Executor(Protocol):
         letting them finish. Safe to call twice."""
         ...
 
+    def restarted(self) -> list[str]:
+        """Games started again by the executor itself since the last call (a cluster retries a
+        game lost with its worker): each is one more attempt for the journal. None by
+        default."""
+        return []
+
+    def notices(self) -> list[str]:
+        """What the executor has to say about its workers since the last call (a cluster's
+        worker left out), a line each. Nothing by default."""
+        return []
+
 
 @runtime_checkable
 class Dispatching(Executor, Protocol):
@@ -192,7 +203,7 @@ def _worker(
             stable.close()
 
 
-class LocalExecutor:
+class LocalExecutor(Executor):
     """``workers`` worker processes on this machine, each fed through a queue of its own. Each
     keeps up to ``keep_bots`` bot processes between its games (0: a fresh process for every
     game), and each game goes to the free worker that keeps most of its bots, as the workers'

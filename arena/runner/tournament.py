@@ -101,18 +101,6 @@ def executor_for(config: TournamentConfig) -> Callable[[int, int], Executor]:
     return connected_factory(config)
 
 
-def _restarted(executor: Executor) -> list[str]:
-    """Games an executor started again by itself (a cluster retries a game lost with its
-    worker); each is one more attempt for the journal."""
-    restarted: Callable[[], list[str]] | None = getattr(executor, "restarted", None)
-    return restarted() if restarted is not None else []
-
-
-def _notices(executor: Executor) -> list[str]:
-    """What an executor has to say about its workers (a cluster's worker left out), a line
-    each, once."""
-    notices: Callable[[], list[str]] | None = getattr(executor, "notices", None)
-    return notices() if notices is not None else []
 
 
 def make_tournament_scheduler(config: TournamentConfig, master_seed: int) -> Scheduler:
@@ -420,9 +408,9 @@ class Tournament:
                         break
                     raise TournamentError(f"{exc}; finished games are kept, run again to "
                                           "resume") from None
-                for game_id in _restarted(executor):
+                for game_id in executor.restarted():
                     self.journal.mark_started(game_id)
-                self.notices += _notices(executor)
+                self.notices += executor.notices()
                 for r in results:
                     p, _ = self.in_flight.pop(r.game_id)
                     if r.status is JobStatus.DONE:
