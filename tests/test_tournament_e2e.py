@@ -803,33 +803,43 @@ def test_a_game_void_too_often_stops_the_run_with_a_clear_message_and_keeps_fini
         assert second.results[gid] == first.results[gid]
 
 
-def test_a_lost_game_worker_stops_the_run_with_a_clear_message_and_resume_completes(
-    tmp_path: Path, runs: Runs
+@pytest.mark.parametrize("victim", ["player", "supervisor"])
+def test_a_lost_game_worker_stops_the_run_with_a_clear_message_leaves_nothing_and_resumes(
+    tmp_path: Path, runs: Runs, victim: str
 ) -> None:
-    """A worker killed from outside (say, by the OOM killer) is what TournamentError names "a
-    worker lost": the run stops with a message (exit 2), not a traceback, and resumes."""
+    """A game worker killed from outside (say, by the OOM killer) is what TournamentError names
+    "a worker lost": the run stops with a message (exit 2), not a traceback, and resumes. A
+    worker is a supervisor and its child, which plays the games: whichever of the two is
+    SIGKILLed, the bots of its game do not outlive it, nor does what they started: the other
+    bot leaves a child behind, which its parent-death signal does not reach (as a sandbox's
+    init being set up is not reached)."""
     out = tmp_path / "out"
     file = write_tournament(
         tmp_path, "lost.toml", name="lost", output=out,
-        bots=[example("random-py"), faulty("slow")],
+        bots=[faulty("child-left-behind"), faulty("slow")],
         sandbox="none",  # the slow bot's pid file, and the marker env (see above)
         time_control={"decision_ms": 1000, "bank_ms": 4000, "increment_ms": 0},
     )
     schedule = schedule_of(file)
-    pid_file = tmp_path / "slow.pid"
+    pid_file = tmp_path / "slow.pid"  # where both bots write a pid: the slow one's is wanted
     run = runs.start(file, env={"FAULTY_PID_FILE": str(pid_file)})
-    slow_pid = wait_until("the slow bot is playing", lambda: read_pid(pid_file), 30, run)
-    worker = next(p for p in processes() if p.pid == slow_pid).ppid
-    assert next(p for p in processes() if p.pid == worker).session == run.pid
-    os.kill(worker, signal.SIGKILL)  # a process of the run we started
+
+    def slow_playing() -> int | None:
+        pid = read_pid(pid_file)
+        return pid if any(p.pid == pid and "slow" in p.cmdline for p in processes()) else None
+
+    slow_pid = wait_until("the slow bot is playing", slow_playing, 30, run)
+    player = next(p for p in processes() if p.pid == slow_pid).ppid
+    supervisor = next(p for p in processes() if p.pid == player).ppid
+    assert next(p for p in processes() if p.pid == player).session == run.pid
+    assert next(p for p in processes() if p.pid == supervisor).session == run.pid
+    os.kill(player if victim == "player" else supervisor, signal.SIGKILL)  # of the run we started
     run.wait(30)
     assert run.rc == 2, run.text
     assert "Traceback" not in run.text
     assert "error:" in run.stderr and "worker" in run.stderr
-    runs.check_nothing_left(sessions=(run.pid,), tagged_too=False)
-    # The bots of the killed worker's game lost their referee; they are not this test's
-    # subject (nothing in the runner knows their pids), so they are cleared here.
-    runs.kill_leftovers()
+    runs.check_nothing_left(sessions=(run.pid,))
+    assert not pid_alive(slow_pid)
 
     resumed = runs.complete(file)
     assert resumed.rc == 0, resumed.text

@@ -9,7 +9,9 @@ atomically, and sends back a small :class:`JobResult` carrying the game's
 :class:`~arena.runner.schedule.base.GameOutcome` and the bots it now keeps idle. Each game goes
 to the free worker that keeps most of its bots (:mod:`arena.runner.affinity`). Workers ignore
 SIGINT (the tournament decides what Ctrl-C means); SIGTERM makes a worker kill its game's bots
-and exit, and so does the runner's death, however it dies (a lifeline pipe).
+and exit, and so does the runner's death, however it dies (a lifeline pipe). Each worker is a
+supervisor and a child that plays (:mod:`arena.runner.supervise`), so a worker SIGKILLed, either
+process of it, leaves nothing it started running.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.stable import Stable
 from arena.runner.storage import is_disk_full
 from arena.runner.store import RECORDS
+from arena.runner.supervise import supervise
 
 #: The fewest idle bot processes a worker keeps for its next games (one per bot, oldest stopped
 #: first) when it keeps any; a tournament sizes it to memory
@@ -180,6 +183,22 @@ def _worker(
     lifeline: Connection,
     keep_bots: int,
 ) -> None:
+    """A game worker: a supervisor (:func:`arena.runner.supervise.supervise`) whose child plays
+    the games, so that nothing it starts outlives it, even when either is SIGKILLed (a sandbox
+    caught being set up included). SIGTERM to the supervisor reaches the child."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    code = supervise(lambda: _play_jobs(jobs, results, lifeline, keep_bots))
+    if code:
+        raise SystemExit(code)
+
+
+def _play_jobs(
+    jobs: mp.Queue[GameJob | None],
+    results: mp.Queue[JobResult],
+    lifeline: Connection,
+    keep_bots: int,
+) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
     threading.Thread(target=_watch_lifeline, args=(lifeline,), daemon=True).start()
@@ -192,7 +211,11 @@ def _worker(
         while True:
             job = jobs.get()
             if job is None:
-                return
+                # The child ends with os._exit: first let the queue's feeder thread hand
+                # over the last results.
+                results.close()
+                results.join_thread()
+                return 0
             stable = stables.get(job.sandbox)
             if stable is None:
                 stable = stables[job.sandbox] = Stable(keep=keep_bots, sandbox=job.sandbox)
