@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -55,6 +56,7 @@ from arena.runner.record import GameRecord, verify
 
 __all__ = ["runs"]  # the fixture, shared with the tournament's end-to-end tests
 
+FAULTY = EXAMPLES.parent / "faulty"
 #: How long a scheduler or a worker gets to come up.
 UP_S = 30.0
 
@@ -295,6 +297,42 @@ def test_with_ship_bots_false_the_workers_use_the_bots_where_they_are(
     assert cached() == before
 
 
+def test_the_bots_are_checked_on_the_workers_so_the_organiser_needs_no_runtime_or_sandbox(
+    tmp_path: Path, runs: Runs, cluster: LocalCluster
+) -> None:
+    """The bots' start check runs where the games run. An organiser whose PATH has neither
+    Node.js nor bubblewrap cannot run the JavaScript bot, nor any bot sandboxed, itself: it
+    refuses a local run in one line, and plays the same file on the cluster. A bot that
+    cannot start on the workers stops the run before any game, the worker named."""
+    bots = [EXAMPLES / "random-js", EXAMPLES / "random-py"]
+    bare = {"PATH": str(Path(sys.executable).parent)}  # no /usr/bin: no node, no bwrap
+    assert shutil.which("node", path=bare["PATH"]) is None
+    assert shutil.which("bwrap", path=bare["PATH"]) is None
+    local = write_tournament(tmp_path, "local.toml", name="bare", bots=bots,
+                             output=tmp_path / "local")
+    refused = runs.complete(local, env=bare)
+    assert refused.rc == 2 and "bwrap" in refused.stderr, refused.text
+    assert not (tmp_path / "local" / "games").exists()
+
+    there = write_tournament(tmp_path, "there.toml", name="bare", bots=bots,
+                             output=tmp_path / "there")
+    run = runs.complete(there, "--executor", cluster.dask_address, env=bare)
+    assert run.rc == 0, run.text
+    assert_schedule_played_once(read_journal(tmp_path / "there"), schedule_of(there))
+    assert not (tmp_path / "there" / "logs" / "start-check").exists()  # not checked here
+
+    broken = write_tournament(tmp_path, "broken.toml", name="broken",
+                              bots=[EXAMPLES / "random-py", FAULTY / "crash-start"],
+                              output=tmp_path / "broken")
+    stopped = runs.complete(broken, "--executor", cluster.dask_address)
+    assert stopped.rc == 2, stopped.text
+    assert "1 bot of broken cannot start, so no game was played" in stopped.stderr
+    assert re.search(r"on worker w[01] \(tcp://[^)]*\): faulty-crash-start cannot start",
+                     stopped.stderr), stopped.stderr
+    assert "Traceback" not in stopped.text
+    assert not read_journal(tmp_path / "broken").done
+
+
 def test_ctrl_c_twice_abandons_the_games_on_the_workers(
     tmp_path: Path, runs: Runs, cluster: LocalCluster
 ) -> None:
@@ -345,10 +383,15 @@ def test_a_worker_killed_mid_run_loses_no_game_and_leaves_nothing(
 
             def playing() -> list[int] | None:
                 """The victim's bots, if a game has been running on it for a while (a first
-                game on a loaded machine may still be setting up: no bot yet)."""
-                before = set(client.processing([victim]).get(victim, ()))
+                game on a loaded machine may still be setting up: no bot yet; the bots' start
+                checks, tasks too, come before any game)."""
+                def games() -> set[str]:
+                    return {str(key) for key in client.processing([victim]).get(victim, ())
+                            if str(key).startswith("arena-game-")}
+
+                before = games()
                 time.sleep(0.15)
-                both = before & set(client.processing([victim]).get(victim, ()))
+                both = before & games()
                 doomed = [pid for pid, p in cluster.bots().items()
                           if victim_pid in _ancestors(pid)]
                 return doomed if both and doomed else None

@@ -56,6 +56,8 @@ CAPACITY_EVERY_S = 0.5
 CLOSE_TIMEOUT_S = 30
 #: How often a game whose package was lost is sent again before it counts as void.
 PACKAGE_RETRIES = 3
+#: How long the bots' start checks on the cluster may take, all together.
+CHECK_TIMEOUT_S = 300.0
 #: What to install for the dask executor.
 INSTALL = "install arena[cluster] (pip install 'arena[cluster]') on this machine and the workers"
 
@@ -406,6 +408,45 @@ class DaskExecutor(Executor):
         """What the run should say about the cluster since the last call (a worker left out),
         a line each."""
         return self.cluster.notices()
+
+    def start_problems(self, checks: Sequence[GameJob]) -> list[str]:
+        """Each bot's start check on a worker of the cluster (whichever Dask picks), so that
+        the organiser needs neither the bots' runtimes nor the sandbox: why each bot that
+        could not start failed, naming the worker."""
+        from distributed import wait
+
+        from arena.runner.cluster_worker import ClusterJob, check_task
+
+        futures = []
+        for job in checks:
+            bot = job.pairing.bots[0]
+            key = f"arena-check-{bot}-{self.run}"
+            cjob = ClusterJob(job, self.run, False, {bot: self.bots[bot]}, self.versions,
+                              self.topic, key)
+            futures.append((bot, self.client.submit(
+                check_task, cjob, key=key, resources={"game": 1}, pure=False, retries=1,
+                workers=sorted(self.cluster.slots()) or None)))
+        try:
+            with self.client.as_current():
+                wait([f for _, f in futures], timeout=CHECK_TIMEOUT_S)
+        except TimeoutError:
+            pass
+        problems = []
+        for bot, future in futures:
+            if not future.done():
+                future.cancel()
+                problems.append(f"{bot}: its start check on the cluster did not end within "
+                                f"{CHECK_TIMEOUT_S:.0f} s")
+                continue
+            try:
+                result = future.result()
+            except Exception as exc:
+                problems.append(f"{bot}: its start check on the cluster failed: "
+                                f"{type(exc).__name__}: {_first_line(exc)}")
+                continue
+            if result.status != JobStatus.DONE:
+                problems.append(result.reason)
+        return problems
 
     def poll(self, timeout_s: float) -> list[JobResult]:
         """Results that have arrived. Raises RuntimeError once the scheduler is lost for good

@@ -52,8 +52,11 @@ from typing import Any
 
 import arena
 from arena.runner.affinity import WorkerView, available_memory, choose_worker, keep_for_memory
+from arena.runner.botlog import DEFAULT_LOG_CAP
 from arena.runner.bots import BotManifest, ManifestError, RunningBot
 from arena.runner.build import BuildError, built
+from arena.runner.checkbot import start_problem
+from arena.runner.clock import TimeControl
 from arena.runner.executor import GameJob, JobStatus, play_job
 from arena.runner.sandbox import SandboxError
 from arena.runner.schedule.base import GameOutcome
@@ -148,6 +151,24 @@ class _LostPackage(Exception):
 _POOL: SlotPool | None = None
 
 
+def _refusal(pool: SlotPool | None, cjob: ClusterJob, what: str,
+             address: str) -> WorkerResult | None:
+    """Why this worker takes no task of ``cjob`` (``what``: its game id or bot): it is not an
+    ``arena worker``, or its versions differ from the organiser's; None if it takes it."""
+    if pool is None:
+        return WorkerResult(what, JobStatus.ERROR, address,
+                            "this Dask worker was not started by `arena worker`",
+                            address=address)
+    mine = versions()
+    differ = [f"{k} {mine.get(k)} (the organiser has {v})" for k, v in cjob.versions.items()
+              if mine.get(k) != v]
+    if differ:
+        return WorkerResult(what, WRONG_VERSION, pool.label,
+                            f"worker {pool.label} has {', '.join(differ)}: install the same "
+                            "versions on every machine", address=address)
+    return None
+
+
 def play_task(cjob: ClusterJob) -> WorkerResult:
     """The game task, run by Dask on one of the worker's task threads."""
     from distributed import get_worker
@@ -155,18 +176,11 @@ def play_task(cjob: ClusterJob) -> WorkerResult:
     game_id = cjob.job.pairing.game_id
     pool = _POOL
     address = get_worker().address
-    if pool is None:
-        return WorkerResult(game_id, JobStatus.ERROR, address,
-                            "this Dask worker was not started by `arena worker`",
-                            address=address)
-    get_worker().log_event(cjob.topic, {"key": cjob.key, "attempt": uuid.uuid4().hex})
-    mine = versions()
-    differ = [f"{k} {mine.get(k)} (the organiser has {v})" for k, v in cjob.versions.items()
-              if mine.get(k) != v]
-    if differ:
-        return WorkerResult(game_id, WRONG_VERSION, pool.label,
-                            f"worker {pool.label} has {', '.join(differ)}: install the same "
-                            "versions on every machine", address=address)
+    if pool is not None:
+        get_worker().log_event(cjob.topic, {"key": cjob.key, "attempt": uuid.uuid4().hex})
+    refused = _refusal(pool, cjob, game_id, address)
+    if refused is not None or pool is None:
+        return refused or WorkerResult(game_id, JobStatus.ERROR, address)
     try:
         folders = pool.bot_folders(cjob)
     except _LostPackage as exc:
@@ -175,6 +189,34 @@ def play_task(cjob: ClusterJob) -> WorkerResult:
         return WorkerResult(game_id, JobStatus.VOID, pool.label,
                             f"on worker {pool.label}: {exc}", address=address)
     return dataclasses.replace(pool.play(cjob, folders), address=address)
+
+
+def check_task(cjob: ClusterJob) -> WorkerResult:
+    """The start check of one bot (the job seats it alone), on a worker: its package
+    unpacked and built, then the bot started once in its sandbox and its hello awaited, as
+    a game would. DONE, or VOID with why (naming the worker) and the end of its log."""
+    from distributed import get_worker
+
+    bot = cjob.job.pairing.bots[0]
+    address = get_worker().address
+    pool = _POOL
+    refused = _refusal(pool, cjob, bot, address)
+    if refused is not None or pool is None:
+        return refused or WorkerResult(bot, JobStatus.ERROR, address)
+    job = cjob.job
+    try:
+        folder = pool.bot_folders(cjob)[bot]
+        why = start_problem(BotManifest.load(Path(folder)), job.game,
+                            TimeControl.from_dict(job.time_control),
+                            pool.scratch / "start-check" / cjob.run,
+                            DEFAULT_LOG_CAP if job.log_cap is None else job.log_cap,
+                            job.sandbox, job.seed_key)
+    except (_LostPackage, ShippingError, BuildError, ManifestError, SandboxError,
+            OSError) as exc:
+        why = f"{bot} cannot start: {exc}"
+    if why is None:
+        return WorkerResult(bot, JobStatus.DONE, pool.label)
+    return WorkerResult(bot, JobStatus.VOID, pool.label, f"on worker {pool.label}: {why}")
 
 
 async def close_run(run: str) -> dict[str, bytes]:

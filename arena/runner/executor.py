@@ -25,7 +25,7 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from multiprocessing.connection import Connection
@@ -116,6 +116,13 @@ class Executor(Protocol):
         """What the executor has to say about its workers since the last call (a cluster's
         worker left out), a line each. Nothing by default."""
         return []
+
+    def start_problems(self, checks: Sequence[GameJob]) -> list[str] | None:
+        """Start each bot of ``checks`` (a job per bot, which seats it alone) once where the
+        games will run, and return why each that could not start failed (empty: all did);
+        None (the default) when the games run on this machine, which then checks the bots
+        itself."""
+        return None
 
 
 @runtime_checkable

@@ -273,10 +273,18 @@ class Tournament:
             if reason in self.failures:
                 self.failures[reason] += 1
 
-    def _check_bots_start(self) -> None:
+    def _check_bots_start(self, executor: Executor | None = None) -> None:
         """Before any game of this run: start every bot once and wait for its hello, and stop
         with every bot that could not, at once, each with why and the end of its log (rather
-        than one void game after another)."""
+        than one void game after another). Where the games run: here (building the bots that
+        have a build step), or on the ``executor``'s workers when it checks them itself."""
+        if executor is not None:
+            checks = [self._job(Pairing(f"start-check-{bot}", 0, 0, 0, (bot,), 0))
+                      for bot in self.config.bot_names]
+            remote = executor.start_problems(checks)
+            if remote is not None:
+                self._refuse_to_start(remote)
+                return
         game = get_game(self.config.game)
         problems: list[str] = []
         ready: list[BotManifest] = []
@@ -294,6 +302,9 @@ class Tournament:
                                          self.config.log_cap,
                                          self.config.sandbox, self.seed_key)) is not None
         ]
+        self._refuse_to_start(problems)
+
+    def _refuse_to_start(self, problems: list[str]) -> None:
         if problems:
             n = len(problems)
             raise TournamentError(
@@ -366,14 +377,18 @@ class Tournament:
             self.lock.release()
 
     def _run(self) -> TournamentResult:
-        try:
-            # Before any worker starts: a sandbox that cannot work stops the run with one line,
-            # and bots are never run unsandboxed instead.
-            require_sandbox(self.config.sandbox)
-        except SandboxError as exc:
-            raise TournamentError(str(exc)) from None
+        here = self.config.executor.kind == "local"
+        if here:
+            try:
+                # Before any worker starts: a sandbox that cannot work stops the run with one
+                # line, and bots are never run unsandboxed instead. (A cluster's workers
+                # check their own.)
+                require_sandbox(self.config.sandbox)
+            except SandboxError as exc:
+                raise TournamentError(str(exc)) from None
         queue: list[Pairing] = self.journal.pairings("scheduled")
-        if queue or self._more_to_issue():
+        playing = bool(queue or self._more_to_issue())
+        if playing and here:
             self._check_bots_start()
         # Each worker keeps as many idle bots as its share of the free memory holds.
         keep = (keep_for_memory(available_memory(), self.config.concurrency)
@@ -382,6 +397,8 @@ class Tournament:
         abandon = True
         last_view = 0.0
         try:
+            if playing and not here:
+                self._check_bots_start(executor)
             while True:
                 if not self.stop.level:
                     self._top_up(queue, executor.capacity)
