@@ -239,19 +239,25 @@ def test_bench_start_times_each_bot_both_ways() -> None:
                / figures["unsandboxed_median_ms"]) < 0.05
 
 
-def test_bench_fields_counts_games_and_bot_processes_per_field() -> None:
-    r = runner.invoke(app, ["bench", "fields", "--games", "4", "--no-sandbox", "--json"])
+def test_bench_fields_counts_games_and_bot_processes_per_field_locally_and_on_a_cluster(
+) -> None:
+    pytest.importorskip("distributed", reason="--cluster needs Dask")
+    r = runner.invoke(app, ["bench", "fields", "--games", "4", "--no-sandbox", "--json",
+                            "--cluster"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
-    assert set(data["fields"]) == {"4", "8", "16"} and data["concurrency"] == 2
-    for figures in data["fields"].values():
-        assert figures["games"] == 4 and figures["games_per_minute"] > 0
-        # One table's four games: its four bots, started once in each of at most 2 workers.
-        assert 4 <= figures["bot_processes"] <= 8
-    gpm = {n: data["fields"][n]["games_per_minute"] for n in ("8", "16")}
+    assert data["concurrency"] == 2
+    for fields, ratio in (("fields", "ratio"), ("cluster_fields", "cluster_ratio")):
+        assert set(data[fields]) == {"4", "8", "16"}
+        for figures in data[fields].values():
+            assert figures["games"] == 4 and figures["games_per_minute"] > 0
+            # One table's four games: its four bots, started once in each of at most 2
+            # workers (or one-slot cluster workers); the start checks are not counted.
+            assert 4 <= figures["bot_processes"] <= 8
+        gpm = {n: data[fields][n]["games_per_minute"] for n in ("8", "16")}
+        assert abs(data[ratio] - gpm["16"] / gpm["8"]) < 0.01
     assert data["ratio_fields"] == [8, 16]
-    assert abs(data["ratio"] - gpm["16"] / gpm["8"]) < 0.01
-    assert data["kept_per_worker"] >= 8
+    assert data["kept_per_worker"] >= 8 and data["cluster_kept_per_slot"] >= 8
     assert runner.invoke(app, ["bench", "fields", "--games", "3"]).exit_code != 0
 
 def test_replay_names_a_decision_whose_recorded_action_differs(tmp_path: Path) -> None:
