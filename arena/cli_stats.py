@@ -4,7 +4,6 @@ from its journal (see :mod:`arena.stats`)."""
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,6 +14,10 @@ from rich.table import Table
 
 from arena.cli_common import fail, out
 from arena.stats.common import Interval
+from arena.stats.text import interval
+from arena.stats.text import num as _num
+from arena.stats.text import p_value as _p
+from arena.stats.text import pct as _pct
 
 Folder = Annotated[Path, typer.Argument(help="A tournament's output folder.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
@@ -39,32 +42,14 @@ def _table(title: str, caption: str = "") -> Table:
                  padding=(0, 1), pad_edge=False, collapse_padding=True)
 
 
-def _num(x: float | None, digits: int = 1) -> str:
-    if x is None or math.isnan(x):
-        return "-"
-    if math.isinf(x):
-        return "+∞" if x > 0 else "-∞"
-    return f"{x:.{digits}f}"
-
-
 def _ci(ci: Interval | None, digits: int = 1, scale: float = 1.0) -> str:
     """An interval as "low–high", dimmed (Rich markup)."""
-    if ci is None:
-        return ""
-    return f"[dim]{_num(ci.low * scale, digits)}–{_num(ci.high * scale, digits)}[/]"
+    return f"[dim]{interval(ci, digits, scale)}[/]" if ci is not None else ""
 
 
 def _with(value: str, ci: Interval | None, digits: int = 1, scale: float = 1.0) -> str:
     """A figure followed by its interval."""
     return f"{value} {_ci(ci, digits, scale)}".rstrip()
-
-
-def _pct(x: float | None, sign: str = "") -> str:
-    return "-" if x is None else f"{100 * x:.1f}{sign}"
-
-
-def _p(p: float) -> str:
-    return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
 
 
 def stats(

@@ -233,3 +233,43 @@ def test_a_score_that_includes_the_fallbacks_points_is_marked(standings: Standin
     greedy = next(line for line in text.splitlines() if "greedy-py" in line)
     assert "*" in slowpoke and "*" not in greedy
     assert "includes points the built-in player scored" in " ".join(text.split())
+
+
+def test_standings_files_carry_the_statistics_with_their_intervals(
+        tmp_path: Path, standings: Standings) -> None:
+    """With the statistics, standings.json holds them as ``arena stats --json`` gives them,
+    and standings.md shows each figure beside its 95% interval: the Plackett–Luce strengths,
+    each pair's head to head, the two-player matches (game 3 is the only two-player game) and
+    the seats per table size."""
+    from arena.stats.summary import tournament_stats
+
+    st = tournament_stats(GAMES, BOTS, replicates=50)
+    write_standings(tmp_path, standings, META, st)
+    doc = json.loads((tmp_path / "standings.json").read_text())
+    assert doc["statistics"] == json.loads(json.dumps(st.to_dict()))
+    assert [m["a"] + "/" + m["b"] for m in doc["statistics"]["matches"]] == [
+        "greedy-py/random-py"]
+
+    md = (tmp_path / "standings.md").read_text()
+    pl = st.plackett_luce
+    for i in pl.order():
+        ci = pl.rating_interval(i)
+        assert ci is not None
+        assert (f"| {pl.bots[i]} | {pl.rating(i):.1f} | [{ci.low:.1f}, {ci.high:.1f}] |"
+                in md)
+    pair = next(h for h in st.head_to_head if {h.a, h.b} == {"greedy-py", "slowpoke"})
+    ci = pair.interval()
+    assert (f"| {pair.a} | {pair.b} | {pair.games} | {pair.ahead} | {pair.behind} | "
+            f"{pair.level} | {100 * pair.share:.1f} | [{100 * ci.low:.1f}, "
+            f"{100 * ci.high:.1f}] |") in md
+    assert "## Two-player matches" in md
+    assert "| greedy-py | random-py | 1 | 1-0-0 | 0 0 0 0 0 (1 unpaired) |" in md
+    seat = next(f for f in st.seats if (f.players, f.seat) == (3, 0))
+    win = seat.win_interval()
+    assert (f"| 3 | 0 | 3 | {100 * seat.win_rate:.1f} | [{100 * win.low:.1f}, "
+            f"{100 * win.high:.1f}] |") in md
+
+    three_player_only = tournament_stats(GAMES[:3], BOTS, replicates=10)
+    write_standings(tmp_path, standings, META, three_player_only)
+    assert "## Two-player matches" not in (tmp_path / "standings.md").read_text()
+    assert json.loads((tmp_path / "standings.json").read_text())["statistics"]["matches"] == []

@@ -22,6 +22,8 @@ from typing import Any
 from arena.protocol.messages import FAILURES, Termination
 from arena.runner.ratings import Standings
 from arena.runner.storage import write_atomic
+from arena.stats import text
+from arena.stats.summary import TournamentStats
 
 JSON_NAME = "standings.json"
 CSV_NAME = "standings.csv"
@@ -50,32 +52,38 @@ _FAILURE_HEADERS = {
 }
 
 
-def write_standings(folder: Path, standings: Standings, meta: Mapping[str, Any]) -> list[Path]:
+def write_standings(folder: Path, standings: Standings, meta: Mapping[str, Any],
+                    statistics: TournamentStats | None = None) -> list[Path]:
     """Write the three standings files into ``folder`` (created if missing), atomically.
 
     ``meta`` describes the tournament (plain data; the keys of :data:`META_LABELS` are shown
-    by name in the Markdown, any others after them). Returns the paths written: JSON, CSV,
-    Markdown. Raises OSError if the folder cannot be written, TypeError/ValueError if
-    ``meta`` is not JSON-serialisable.
+    by name in the Markdown, any others after them). ``statistics``, the figures with their
+    uncertainty (:func:`arena.stats.summary.tournament_stats`), go into the JSON and the
+    Markdown. Returns the paths written: JSON, CSV, Markdown. Raises OSError if the folder
+    cannot be written, TypeError/ValueError if ``meta`` is not JSON-serialisable.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     contents = (
-        (JSON_NAME, standings_json(standings, meta)),
+        (JSON_NAME, standings_json(standings, meta, statistics)),
         (CSV_NAME, standings_csv(standings)),
-        (MD_NAME, standings_markdown(standings, meta)),
+        (MD_NAME, standings_markdown(standings, meta, statistics)),
     )
     paths = []
-    for name, text in contents:
+    for name, body in contents:
         path = folder / name
-        write_atomic(path, text)
+        write_atomic(path, body)
         paths.append(path)
     return paths
 
 
-def standings_json(standings: Standings, meta: Mapping[str, Any]) -> str:
-    """The text of ``standings.json``: ``{"format_version", "meta", "standings"}``."""
+def standings_json(standings: Standings, meta: Mapping[str, Any],
+                   statistics: TournamentStats | None = None) -> str:
+    """The text of ``standings.json``: ``{"format_version", "meta", "standings"}``, and
+    ``"statistics"`` when given (the object ``arena stats --json`` prints, less the name)."""
     doc = {"format_version": FORMAT_VERSION, "meta": dict(meta), "standings": standings.to_dict()}
+    if statistics is not None:
+        doc["statistics"] = statistics.to_dict()
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
@@ -93,9 +101,12 @@ def standings_csv(standings: Standings) -> str:
     return buf.getvalue()
 
 
-def standings_markdown(standings: Standings, meta: Mapping[str, Any]) -> str:
+def standings_markdown(standings: Standings, meta: Mapping[str, Any],
+                       statistics: TournamentStats | None = None) -> str:
     """The text of ``standings.md``: what was played, the standings table, the crosstable
-    (row bot's wins-losses-draws against the column bot) and the seat win rates."""
+    (row bot's wins-losses-draws against the column bot) and the seat win rates; with
+    ``statistics``, also the Plackett–Luce strengths, each pair's head to head and two-player
+    match figures, and the seats' figures, all with 95% intervals."""
     title = meta.get("name", "tournament")
     out = [f"# Standings: {_cell(title)}", ""]
     shown = set()
@@ -139,12 +150,83 @@ def standings_markdown(standings: Standings, meta: Mapping[str, Any]) -> str:
             cells.append("—" if a == other or h is None else f"{h.wins}-{h.losses}-{h.draws}")
         out.append(_row(cells))
 
+    if statistics is not None:
+        out += _statistics_markdown(statistics)
+        return "\n".join(out) + "\n"
     out += ["", "## Seats", "",
             "How often the bot in each seat (seat 0 plays first) won its game.", ""]
     out.extend(_table_head(["Seat", "Games", "Wins", "Win rate"], right_from=1))
     for s in standings.seat_stats:
         out.append(_row([str(s.seat), str(s.games), str(s.wins), _pct(s.win_rate)]))
     return "\n".join(out) + "\n"
+
+
+def _statistics_markdown(st: TournamentStats) -> list[str]:
+    """The Markdown sections of the figures with their 95% intervals."""
+    pl = st.plackett_luce
+    out = ["", "## Strength (Plackett–Luce)", "",
+           "Strengths fitted to the finishing orders, on an Elo scale (400 log10 of the "
+           f"strength, centred). 95% intervals: {pl.replicates} bootstrap resamplings of the "
+           f"{pl.duplicate_sets} duplicate sets (seed {pl.seed}).", ""]
+    out.extend(_table_head(["Rank", "Bot", "Rating", "95% interval"], right_from=2))
+    for rank, i in enumerate(pl.order(), start=1):
+        out.append(_row([str(rank), _cell(pl.bots[i]), text.num(pl.rating(i)),
+                         text.bracket(pl.rating_interval(i))]))
+
+    index = {b: i for i, b in enumerate(pl.bots)}
+    out += ["", "### Pairs", "",
+            "For each pair that met: games together, how often each finished ahead of the "
+            "other and level; A ahead: the share of the decided ones, with its Wilson 95% "
+            "interval and the exact sign test's p; Plackett–Luce: P(A ahead of B) under the "
+            "fit, with its bootstrap 95% interval.", ""]
+    out.extend(_table_head(["A", "B", "Games", "A ahead", "B ahead", "Level", "A ahead %",
+                            "95% interval", "p", "Plackett–Luce %", "95% interval"],
+                           right_from=2))
+    for h in st.head_to_head:
+        ia, ib = index.get(h.a), index.get(h.b)
+        model = ["-", "–"]
+        if ia is not None and ib is not None:
+            model = [text.pct(pl.p_ahead(ia, ib)),
+                     text.bracket(pl.p_ahead_interval(ia, ib), 1, 100)]
+        out.append(_row([
+            _cell(h.a), _cell(h.b), str(h.games), str(h.ahead), str(h.behind), str(h.level),
+            text.pct(h.share), text.bracket(h.interval(), 1, 100), text.p_value(h.p_value),
+            *model,
+        ]))
+
+    if st.matches:
+        out += ["", "## Two-player matches", "",
+                "Each pair's two-player games from A's side, counted by game pair (the two "
+                "seat orders of one table and seed), as chess engine testers count them: "
+                "Elo with its 95% interval, likelihood of superiority (LOS), draws. "
+                "`arena compare` runs an SPRT on them.", ""]
+        out.extend(_table_head(["A", "B", "Games", "W-D-L", "Pairs (LL LD WL+DD WD WW)",
+                                "Score %", "Elo", "95% interval", "LOS %", "Draws %"],
+                               right_from=2))
+        for m in st.matches:
+            out.append(_row([
+                _cell(m.a), _cell(m.b), str(m.games), f"{m.wins}-{m.draws}-{m.losses}",
+                " ".join(map(str, m.pentanomial))
+                + (f" ({m.unpaired} unpaired)" if m.unpaired else ""),
+                text.pct(m.score), text.num(m.elo), text.bracket(m.elo_interval()),
+                text.pct(m.los), text.pct(m.draw_ratio),
+            ]))
+
+    out += ["", "## Seats", "",
+            "Per table size and seat (seat 0 plays first): how often the seat won (first "
+            "place, shared or not, without a failure; Wilson 95% interval) and its mean score "
+            "and rank (normal 95% intervals).", ""]
+    out.extend(_table_head(["Players", "Seat", "Games", "Win rate %", "95% interval",
+                            "Mean score", "95% interval", "Mean rank", "95% interval"],
+                           right_from=0))
+    for f in st.seats:
+        out.append(_row([
+            str(f.players), str(f.seat), str(f.games), text.pct(f.win_rate),
+            text.bracket(f.win_interval(), 1, 100), text.num(f.mean_score),
+            text.bracket(f.score_interval()), text.num(f.mean_rank, 2),
+            text.bracket(f.rank_interval(), 2),
+        ]))
+    return out
 
 
 def _num(x: float | None) -> str:

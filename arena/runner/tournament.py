@@ -61,6 +61,7 @@ from arena.runner.store import (
     damaged_message,
 )
 from arena.seeds import new_seed_key
+from arena.stats.summary import tournament_stats
 
 RECENT = 8
 
@@ -472,7 +473,9 @@ class Tournament:
             "complete": complete,
             "void_retries": self.voids,
         }
-        outputs = write_standings(self.folder, standings, meta)
+        outcomes = self.journal.outcomes()
+        statistics = (tournament_stats(outcomes, self.config.bot_names) if outcomes else None)
+        outputs = write_standings(self.folder, standings, meta, statistics)
         if self.on_snapshot is not None:
             self.on_snapshot(self.snapshot())
         self.journal.close()

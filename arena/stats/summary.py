@@ -3,30 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.runner.schedule.base import GameOutcome
 from arena.stats.common import bots_of
+from arena.stats.match import Match, match
 from arena.stats.plackett_luce import REPLICATES, PlackettLuce, plackett_luce
 from arena.stats.tables import HeadToHead, SeatFigures, head_to_head, seats
 
 
 @dataclass(frozen=True)
 class TournamentStats:
-    """Head to head for every pair that met, Plackett–Luce strengths, and seat figures."""
+    """Head to head for every pair that met, Plackett–Luce strengths, seat figures, and for
+    each pair that met at two-player tables its match figures (Elo, LOS, pentanomial)."""
 
     bots: list[str]
     games: int
     head_to_head: list[HeadToHead]
     plackett_luce: PlackettLuce
     seats: list[SeatFigures]
+    matches: list[Match] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"bots": self.bots, "games": self.games,
                 "head_to_head": [h.to_dict() for h in self.head_to_head],
                 "plackett_luce": self.plackett_luce.to_dict(),
-                "seats": [s.to_dict() for s in self.seats]}
+                "seats": [s.to_dict() for s in self.seats],
+                "matches": [m.to_dict() for m in self.matches]}
 
 
 def tournament_stats(outcomes: Sequence[GameOutcome], bots: Sequence[str] = (),
@@ -39,4 +43,19 @@ def tournament_stats(outcomes: Sequence[GameOutcome], bots: Sequence[str] = (),
     strongest_first = [pl.bots[i] for i in pl.order()]
     strongest_first += [b for b in names if b not in strongest_first]
     return TournamentStats(strongest_first, len(outcomes),
-                           head_to_head(outcomes, strongest_first), pl, seats(outcomes))
+                           head_to_head(outcomes, strongest_first), pl, seats(outcomes),
+                           matches(outcomes, strongest_first))
+
+
+def matches(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> list[Match]:
+    """The match of every pair of bots that met at two-player tables, from the side of the
+    one listed first in ``bots``, in the order of ``bots``."""
+    order = {b: i for i, b in enumerate(bots)}
+    games: dict[tuple[str, str], list[GameOutcome]] = {}
+    for o in outcomes:
+        if len(o.bots) == 2 and o.bots[0] != o.bots[1]:
+            a, b = sorted(o.bots, key=lambda x: (order.get(x, len(order)), x))
+            games.setdefault((a, b), []).append(o)
+    return [match(games[pair], *pair)
+            for pair in sorted(games, key=lambda p: (order.get(p[0], len(order)),
+                                                     order.get(p[1], len(order)), p))]
