@@ -7,8 +7,6 @@ Domain errors become a message on stderr and exit code 2, in one place
 from __future__ import annotations
 
 import json
-import signal
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,6 +17,7 @@ from rich.table import Table
 from arena.cli_bench import bench_app
 from arena.cli_cluster import connect, executor_override, worker
 from arena.cli_common import (
+    PlainProgress,
     err,
     fail,
     game_named,
@@ -27,6 +26,7 @@ from arena.cli_common import (
     print_log_tail,
     sandbox_mode,
     seed_key_or_fail,
+    stop_on_signals,
     terminate_on_sigterm,
     time_control,
 )
@@ -341,9 +341,9 @@ def run(
 
     from arena.runner.cluster import ClusterError
     from arena.runner.config import ConfigError, load_config
-    from arena.runner.live import plain_line, render
+    from arena.runner.live import render
     from arena.runner.store import JournalError
-    from arena.runner.tournament import StopRequest, Tournament, TournamentError
+    from arena.runner.tournament import Tournament, TournamentError
     from arena.seeds import SeedKeyError, configured_key_file, load_or_create_key_file
 
     overrides: dict[str, Any] = {}
@@ -377,31 +377,9 @@ def run(
     if no_sandbox:
         config = dataclasses.replace(config, sandbox="none")
 
-    stop = StopRequest()
     live_view = sys.stdout.isatty() and not plain
-
-    def on_interrupt(signum: int, frame: object) -> None:
-        stop.escalate()
-        if live_view:
-            return  # the view says so: a line printed beside it would leave a copy behind
-        what = ("finishing the games in progress (Ctrl-C again to abandon them)"
-                if stop.level == 1 else "abandoning the games in progress")
-        err.print(f"[yellow]stopping:[/] {what}")
-
-    signal.signal(signal.SIGINT, on_interrupt)
-    signal.signal(signal.SIGTERM, lambda s, f: setattr(stop, "level", 2))
-
-    last = {"done": -1, "t": 0.0, "waiting": False, "notices": 0}
-
-    def show_plain(snapshot: Any) -> None:
-        for notice in snapshot.notices[last["notices"]:]:
-            err.print(notice, markup=False, highlight=False)
-        last["notices"] = len(snapshot.notices)
-        now = time.monotonic()
-        if (snapshot.games_done != last["done"] or now - last["t"] > 10
-                or snapshot.waiting != last["waiting"]):
-            last["done"], last["t"], last["waiting"] = snapshot.games_done, now, snapshot.waiting
-            typer.echo(plain_line(snapshot))
+    stop = stop_on_signals(live_view)
+    show_plain = PlainProgress()
 
     # Before any game: a cluster that cannot be used is one line.
     cluster = connect(config, lambda: stop.level > 0)

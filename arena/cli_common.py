@@ -4,8 +4,9 @@ option checks that turn a library error into that message."""
 from __future__ import annotations
 
 import signal
+import time
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -16,6 +17,9 @@ from arena.engine.api import Game
 from arena.runner.botlog import log_tail
 from arena.runner.bots import BotManifest
 from arena.runner.clock import TimeControl
+
+if TYPE_CHECKING:
+    from arena.runner.tournament import StopRequest
 
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -96,3 +100,44 @@ def print_log_tail(path: Path, lines: int = 10) -> None:
     out.print(f"      the end of its log, {path}:", soft_wrap=True)
     for line in tail:
         out.print(f"      | {escape(line)}", soft_wrap=True)
+
+
+def stop_on_signals(live_view: bool) -> StopRequest:
+    """A stop request that Ctrl-C escalates (finish the games in progress, then abandon them)
+    and SIGTERM sets to abandon; said on stderr unless the live view says it itself (a line
+    printed beside it would leave a copy of the view behind)."""
+    from arena.runner.tournament import StopRequest
+
+    stop = StopRequest()
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        stop.escalate()
+        if live_view:
+            return
+        what = ("finishing the games in progress (Ctrl-C again to abandon them)"
+                if stop.level == 1 else "abandoning the games in progress")
+        err.print(f"[yellow]stopping:[/] {what}")
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    signal.signal(signal.SIGTERM, lambda s, f: setattr(stop, "level", 2))
+    return stop
+
+
+class PlainProgress:
+    """Progress lines for a run without the live view: one when a game finishes (or every
+    10 s, or when waiting for workers starts or ends), and each notice once, on stderr."""
+
+    def __init__(self) -> None:
+        self.done, self.t, self.waiting, self.notices = -1, 0.0, False, 0
+
+    def __call__(self, snapshot: Any) -> None:
+        from arena.runner.live import plain_line
+
+        for notice in snapshot.notices[self.notices:]:
+            err.print(notice, markup=False, highlight=False)
+        self.notices = len(snapshot.notices)
+        now = time.monotonic()
+        if (snapshot.games_done != self.done or now - self.t > 10
+                or snapshot.waiting != self.waiting):
+            self.done, self.t, self.waiting = snapshot.games_done, now, snapshot.waiting
+            typer.echo(plain_line(snapshot))

@@ -38,7 +38,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.runner.affinity import WorkerView, choose_worker
 from arena.runner.bots import BotManifest
@@ -47,6 +47,9 @@ from arena.runner.digest import bot_digest
 from arena.runner.executor import Executor, GameJob, JobResult, JobStatus
 from arena.runner.shipping import Package, pack
 from arena.runner.storage import is_disk_full, write_atomic
+
+if TYPE_CHECKING:
+    from arena.runner.cluster_worker import ShippedBot
 
 #: How long connecting to the scheduler may take.
 CONNECT_TIMEOUT_S = 8
@@ -286,7 +289,7 @@ class DaskExecutor(Executor):
                  owns_cluster: bool = False) -> None:
         """``keep``: 0 for fresh bot processes every game; otherwise the workers keep bots,
         as many as each one's memory allows."""
-        from arena.runner.cluster_worker import ShippedBot, versions
+        from arena.runner.cluster_worker import versions
 
         self.cluster = cluster
         self.client = cluster.client
@@ -313,13 +316,7 @@ class DaskExecutor(Executor):
         self._scattered: dict[str, Any] = {}  # dataset name -> future
         self.bots: dict[str, ShippedBot] = {}
         for bot in bots:
-            if not cluster.settings.ship_bots:
-                self.bots[bot.name] = ShippedBot(bot_digest(bot), str(bot.folder))
-                continue
-            package = pack(bot)
-            dataset = f"arena-bot-{package.key}-{self.run}"
-            self._packages[dataset] = package
-            self.bots[bot.name] = ShippedBot(package.key, package.folder, dataset)
+            self._ship(bot.name, bot)
         try:
             self.client.subscribe_topic(self.topic, self._attempts.put)
             self._scatter(list(self._packages))
@@ -327,6 +324,20 @@ class DaskExecutor(Executor):
             self.shutdown(abandon=True)
             raise ClusterError(f"could not send the bots to the Dask cluster at "
                                f"{cluster.address}: {_first_line(exc)}") from None
+
+    def _ship(self, name: str, bot: BotManifest) -> str:
+        """Make ready to send the bot that plays as ``name``: pack it (unless the workers use
+        its folder where it is); returns the package's dataset name, or "" for none."""
+        from arena.runner.cluster_worker import ShippedBot
+
+        if not self.cluster.settings.ship_bots:
+            self.bots[name] = ShippedBot(bot_digest(bot), str(bot.folder))
+            return ""
+        package = pack(bot)
+        dataset = f"arena-bot-{package.key}-{self.run}"
+        self._packages[dataset] = package
+        self.bots[name] = ShippedBot(package.key, package.folder, dataset)
+        return dataset
 
     def _scatter(self, datasets: list[str]) -> None:
         """Send packages into the cluster (each to one worker; the others fetch it from
@@ -374,6 +385,15 @@ class DaskExecutor(Executor):
 
         self._log_dir = Path(job.log_dir)
         bots = job.pairing.bots
+        # A bot first seen in a job (a league's, added while it runs) is sent now.
+        new = [self._ship(n, BotManifest.load(Path(job.bot_folders[n])))
+               for n in bots if n not in self.bots]
+        if any(new):
+            try:
+                self._scatter([d for d in new if d])
+            except Exception as exc:  # the scheduler is out of reach: the next poll says so
+                self._lost = self._lost or f"{self._lost_message()} ({_first_line(exc)})"
+                return
         # To the free slot that keeps most of the game's bots, on its worker unless that one
         # is gone; with no free slot known (the views lag the cluster), wherever Dask likes
         # among the workers that may be given games.

@@ -34,6 +34,7 @@ from typing import Protocol, runtime_checkable
 
 from arena.engine import Game
 from arena.runner.affinity import MIN_KEEP, WorkerView, choose_worker
+from arena.runner.bots import BotManifest
 from arena.runner.sandbox import DEFAULT_MODE
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.stable import Stable
@@ -138,14 +139,15 @@ class Dispatching(Executor, Protocol):
 def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
     """Play one job in this process (what a worker does). With a ``stable`` (whose sandbox
     setting must be the job's), bot processes are kept between the jobs of this process."""
-    from arena.runner.bots import BotManifest
     from arena.runner.clock import TimeControl
     from arena.runner.referee import VoidGame, play_game
 
     t0 = time.monotonic()
     p = job.pairing
     try:
-        bots = [BotManifest.load(job.bot_folders[name]) for name in p.bots]
+        # A bot plays under the name its pairing gives it: a tournament's is its manifest's,
+        # a league's is the bot's name and version (two versions of one bot may meet).
+        bots = [_named(BotManifest.load(job.bot_folders[name]), name) for name in p.bots]
         record = play_game(job.game, p.seed, bots,
                            TimeControl.from_dict(job.time_control), job.log_dir, p.game_id,
                            stable, log_cap=job.log_cap, seed_key=job.seed_key,
@@ -168,6 +170,10 @@ def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
                          duration_s=time.monotonic() - t0)
     return JobResult(p.game_id, JobStatus.DONE, outcome=record.outcome(p),
                      duration_s=time.monotonic() - t0)
+
+
+def _named(manifest: BotManifest, name: str) -> BotManifest:
+    return manifest if manifest.name == name else dataclasses.replace(manifest, name=name)
 
 
 def _on_sigterm(signum: int, frame: object) -> None:

@@ -256,6 +256,17 @@ class RatingTracker:
         self._pending: dict[int, GameOutcome] = {}
         self._next_index = 0
 
+    def add_bot(self, name: str) -> None:
+        """Give a bot that joins later (a league's) its line, with the initial rating; a bot
+        already known is left as it is."""
+        if name in self._tally:
+            return
+        self._bots.append(name)
+        self._ratings[name] = self._env.create_rating()
+        self._rated_games[name] = 0
+        self._tally[name] = _Tally()
+        self._h2h[name] = {}
+
     @property
     def games(self) -> int:
         """Outcomes added so far."""

@@ -227,12 +227,16 @@ class Journal:
     def add_pairings(self, pairings: Sequence[Pairing]) -> None:
         """Record issued pairings, all or none."""
         with self._tx():
-            self.db.executemany(
-                "INSERT INTO pairings (game_id, idx, round, tbl, bots, seed) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(p.game_id, p.index, p.round, p.table, json.dumps(p.bots), p.seed)
-                 for p in pairings],
-            )
+            self._insert_pairings(pairings)
+
+    def _insert_pairings(self, pairings: Sequence[Pairing]) -> None:
+        """Insert pairings as issued (within the caller's transaction)."""
+        self.db.executemany(
+            "INSERT INTO pairings (game_id, idx, round, tbl, bots, seed) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(p.game_id, p.index, p.round, p.table, json.dumps(p.bots), p.seed)
+             for p in pairings],
+        )
 
     def pairings(self, status: str | None = None) -> list[Pairing]:
         sql = "SELECT * FROM pairings" + (" WHERE status = ?" if status else "") + " ORDER BY idx"
@@ -286,12 +290,13 @@ class Journal:
             self.db.execute("UPDATE pairings SET status = 'done' WHERE game_id = ?",
                             (outcome.game_id,))
 
-    def outcomes(self) -> list[GameOutcome]:
-        """Every finished game, in the order the schedule issued them."""
+    def outcomes(self, as_finished: bool = False) -> list[GameOutcome]:
+        """Every finished game, in the order the schedule issued them (``as_finished``: in
+        the order their results were committed, as a league rates them)."""
         rows = self.db.execute(
             "SELECT p.game_id, p.idx, p.round, p.tbl, p.bots, p.seed, r.scores, r.ranks, "
             "r.terminations, r.details FROM results r JOIN pairings p USING (game_id) "
-            "ORDER BY p.idx"
+            "ORDER BY " + ("r.rowid" if as_finished else "p.idx")
         ).fetchall()
         try:
             return [
