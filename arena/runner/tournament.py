@@ -51,12 +51,14 @@ from arena.runner.ratings import RatingTracker, Standings
 from arena.runner.sandbox import SandboxError, require_sandbox
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
+from arena.runner.stop import StopWatch
 from arena.runner.storage import FolderBusyError, FolderLock, disk_full_message, is_disk_full
 from arena.runner.store import (
     BOT_DIGESTS,
     GAMES_TOTAL,
     JOURNAL,
     SECRET_SEED,
+    STOPPED_BY,
     Journal,
     damaged_message,
 )
@@ -89,6 +91,8 @@ class TournamentResult:
     games_done: int
     games_total: int
     outputs: list[Path] = field(default_factory=list)
+    #: Why the stopping rule stopped the tournament (the journal's record), if it has one.
+    stopped_by: dict[str, Any] | None = None
 
 
 def executor_for(config: TournamentConfig) -> Callable[[int, int], Executor]:
@@ -162,6 +166,19 @@ class Tournament:
                 config.identity(), self.scheduler.describe(),
                 {SECRET_SEED: drawn} if drawn is not None else {})
             self.issued = self.journal.pairing_count()
+            self.tracker = RatingTracker(config.bot_names)
+            self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
+            self.recent: collections.deque[GameOutcome] = collections.deque(maxlen=RECENT)
+            self.done = 0
+            self.watch = (None if config.stop is None else
+                          StopWatch(config.stop, config.bot_names, config.candidates))
+            for outcome in self.journal.outcomes():
+                self._count(outcome)
+            self.stopped_by: dict[str, Any] | None = self.journal.meta().get(STOPPED_BY)
+            if self._rule_decided():
+                # The deciding game was committed, its decision not yet (the run was killed
+                # between the two): record it now, as that run would have.
+                self._record_stop()
             # A finished tournament plays nothing: its journal is only read (the standings are
             # written again), so a committed journal stays byte for byte what it was.
             finished = self.journal.has_results() and not self._unfinished()
@@ -173,15 +190,11 @@ class Tournament:
                 self.seed_key = self.journal.seed_key(seed_key)
             if not finished:
                 # What `arena standings` shows as the total while games are to be issued.
-                if self.journal.meta().get(GAMES_TOTAL) != self.scheduler.fixed_total:
-                    self.journal.set_meta(GAMES_TOTAL, self.scheduler.fixed_total)
+                total = self.issued if self.stopped_by is not None else \
+                    self.scheduler.fixed_total
+                if self.journal.meta().get(GAMES_TOTAL) != total:
+                    self.journal.set_meta(GAMES_TOTAL, total)
                 self._same_bots()
-        self.tracker = RatingTracker(config.bot_names)
-        self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
-        self.recent: collections.deque[GameOutcome] = collections.deque(maxlen=RECENT)
-        self.done = 0
-        for outcome in self.journal.outcomes():
-            self._count(outcome)
         self.done_before = self.done
         self.started = time.monotonic()
         self.in_flight: dict[str, tuple[Pairing, float]] = {}
@@ -232,21 +245,27 @@ class Tournament:
     # ------------------------------------------------------------------ bookkeeping
     def _more_to_issue(self) -> bool:
         """Whether the schedule has games that were not issued yet (for Swiss: a next round,
-        once every issued game has finished)."""
+        once every issued game has finished). None once the stopping rule stopped it."""
+        if self.stopped_by is not None:
+            return False
         total = self.scheduler.fixed_total
         if total is not None:
             return self.issued < total
         return bool(self.scheduler.next_round(self.journal.outcomes(), self.issued))
 
     def _games_total(self) -> int:
-        """The schedule's games: all of a fixed schedule's, a Swiss tournament's issued so far."""
+        """The schedule's games: all of a fixed schedule's, a Swiss tournament's issued so far,
+        or those issued when the stopping rule stopped it."""
         total = self.scheduler.fixed_total
-        return self.issued if total is None else total
+        return self.issued if total is None or self.stopped_by is not None else total
 
     def _top_up(self, queue: list[Pairing], capacity: int) -> None:
         """Issue the next games into ``queue`` when it runs short: a fixed schedule's next parts
         once fewer games wait than ``capacity`` workers can take (up to twice that, in one
-        transaction); a Swiss round once every issued game has finished."""
+        transaction); a Swiss round once every issued game has finished. Nothing once the
+        stopping rule stopped the tournament."""
+        if self.stopped_by is not None:
+            return
         if self.scheduler.fixed_total is None:
             if queue or self.in_flight:
                 return
@@ -268,6 +287,8 @@ class Tournament:
     def _count(self, outcome: GameOutcome) -> None:
         self.done += 1
         self.tracker.add(outcome)
+        if self.watch is not None:
+            self.watch.add(outcome)
         self.recent.appendleft(outcome)
         for reason in outcome.terminations:
             if reason in self.failures:
@@ -332,6 +353,26 @@ class Tournament:
         self.journal.record_result(r.outcome, record, r.duration_s)
         self._count(r.outcome)
 
+    def _rule_decided(self) -> bool:
+        """Whether the stopping rule has just decided: it had not before this game."""
+        return self.watch is not None and self.stopped_by is None and self.watch.decided()
+
+    def _record_stop(self) -> None:
+        """The rule decided: record why in the journal, with the games issued but never
+        handed out withdrawn (the games in progress finish and count)."""
+        assert self.watch is not None
+        self.stopped_by = self.watch.record(schedule_ended=False)
+        self.journal.stop_issuing(self.stopped_by)
+        self.issued = self.journal.pairing_count()
+
+    def _rule_state(self) -> str:
+        """The stopping rule's state for the live view ("" without a rule)."""
+        if self.stopped_by is not None:
+            text = f"stopped: {self.stopped_by.get('verdict')} after " \
+                   f"{self.stopped_by.get('games')} games"
+            return text + ("; finishing the games in progress" if self.in_flight else "")
+        return "" if self.watch is None else self.watch.status()
+
     def snapshot(self) -> Snapshot:
         now = time.monotonic()
         return Snapshot(
@@ -352,6 +393,7 @@ class Tournament:
             done_before=self.done_before,
             waiting=self.waiting,
             notices=tuple(self.notices),
+            stop_rule=self._rule_state(),
         )
 
     # ------------------------------------------------------------------ the loop
@@ -415,6 +457,10 @@ class Tournament:
                     p, _ = self.in_flight.pop(r.game_id)
                     if r.status is JobStatus.DONE:
                         self._finish(p, r)
+                        if self._rule_decided():
+                            self._record_stop()
+                            left = {q.game_id for q in self.journal.pairings("scheduled")}
+                            queue[:] = [q for q in queue if q.game_id in left]
                         continue
                     if r.status is JobStatus.DISK_FULL:  # not the game's fault: no retry
                         raise TournamentError(disk_full_message(self.folder, r.reason))
@@ -444,6 +490,10 @@ class Tournament:
         # later repeats, a Swiss round after a stop between rounds).
         complete = (done == self.issued and not self.in_flight and not self.stop.level
                     and not self._more_to_issue())
+        if complete and self.watch is not None and self.stopped_by is None:
+            # The schedule's size is the rule's cap: say that it was reached first.
+            self.stopped_by = self.watch.record(schedule_ended=True)
+            self.journal.set_meta(STOPPED_BY, self.stopped_by)
         meta: dict[str, Any] = {
             "name": self.config.name,
             "game": self.config.game,
@@ -455,8 +505,10 @@ class Tournament:
             "complete": complete,
             "void_retries": self.voids,
         }
+        if self.stopped_by is not None:
+            meta[STOPPED_BY] = self.stopped_by
         outputs = write_standings(self.folder, standings, meta)
         if self.on_snapshot is not None:
             self.on_snapshot(self.snapshot())
         self.journal.close()
-        return TournamentResult(standings, complete, done, total, outputs)
+        return TournamentResult(standings, complete, done, total, outputs, self.stopped_by)
