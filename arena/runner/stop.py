@@ -312,7 +312,7 @@ class StopWatch:
         out["verdict"] = verdict
         out["games"] = self.games
         out.update(self._figures())
-        out["summary"] = self._summary(verdict)
+        out["summary"] = self._summary(verdict, schedule_ended)
         return out
 
     def _rule_label(self) -> str:
@@ -342,16 +342,20 @@ class StopWatch:
                 "pairs": len(self._h2h), "decided": len(self._decided),
                 "undecided": undecided}
 
-    def _summary(self, verdict: str) -> str:
+    def _summary(self, verdict: str, schedule_ended: bool) -> str:
         """One line for people: the verdict, when, and the figures."""
+        if schedule_ended:
+            head = f"the schedule ended ({self.games} games) before the {self._rule_label()} " \
+                   "decided"
+        else:
+            head = f"{'SPRT ' if self.rule.sprt is not None else ''}{verdict} after " \
+                   f"{self.games} games"
         if self.rule.sprt is not None:
-            detail = "; ".join(self._sprt_text(t) for t in self.tested)
-            return f"SPRT {verdict} after {self.games} games: {detail}"
+            return f"{head}: " + "; ".join(self._sprt_text(t) for t in self.tested)
         rule = self.rule.intervals
         assert rule is not None
-        return (f"intervals {verdict} after {self.games} games: {len(self._decided)} of "
-                f"{len(self._h2h)} pairs decided ({rule.confidence:.0%} Wilson, at least "
-                f"{rule.min_games} games a pair)")
+        return (f"{head}: {len(self._decided)} of {len(self._h2h)} pairs decided "
+                f"({rule.confidence:.0%} Wilson, at least {rule.min_games} games a pair)")
 
     def _sprt_text(self, t: _Tested) -> str:
         s, rule = self._sprt[t.bot], self.rule.sprt
