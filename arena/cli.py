@@ -492,10 +492,12 @@ def standings(
     table = compute_standings(progress.bots, progress.outcomes)
     games = len(progress.outcomes)
     if as_json:
+        # Why the stopping rule stopped the tournament, when it did (no key otherwise).
+        stopped = {} if progress.stopped_by is None else {"stopped_by": progress.stopped_by}
         typer.echo(json.dumps({"name": progress.name, "games": games,
                                "issued": progress.issued, "total": progress.total,
-                               "complete": _complete(folder, games),
-                               "stopped_by": progress.stopped_by, **table.to_dict()}))
+                               "complete": _complete(folder, games), **stopped,
+                               **table.to_dict()}))
         return
     out.print(standings_table(table, title=_standings_title(folder, progress.name, games,
                                                             progress.issued, progress.total)))
