@@ -200,6 +200,7 @@ def test_the_sprt_decides_at_the_game_that_completes_the_deciding_pair() -> None
     assert at == 2 * deciding + 1  # the 11th pair's second game, after the 12th pair's first
     record = watch.record(schedule_ended=False)
     assert record["verdict"] == "H1 accepted" and record["rule"] == "sprt"
+    assert record["schedule_ended"] is False
     test = record["sprt"][0]
     assert test["bot"] == GREEDY and test["against"] == [RANDOM]
     assert test["pentanomial"] == [1, 0, 1, 1, 8] and test["verdict"] == "H1"
@@ -575,6 +576,7 @@ def test_a_rule_undecided_at_the_schedules_end_says_so(tmp_path: Path, runs: Run
     view = read_journal(out)
     stopped = view.meta["stopped_by"]
     assert stopped["verdict"] == "undecided: the schedule ended before the intervals decided"
+    assert stopped["schedule_ended"] is True
     assert stopped["games"] == len(view.done) == 12
     assert {(u["a"], u["b"]) for u in stopped["undecided"]} >= {(RANDOM, "random-py-twin")}
     assert standings_doc(out)["meta"]["stopped_by"] == stopped

@@ -310,6 +310,7 @@ class StopWatch:
         else:
             verdict = "every interval excludes parity"
         out["verdict"] = verdict
+        out["schedule_ended"] = schedule_ended
         out["games"] = self.games
         out.update(self._figures())
         out["summary"] = self._summary(verdict, schedule_ended)

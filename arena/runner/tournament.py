@@ -14,6 +14,11 @@ An executor's capacity may change while the run goes on (a cluster's workers com
 none at all the run waits for a worker rather than ending, and says so. Each attempt at a game
 is counted in the journal: when it is handed out, and again whenever the executor says it
 started the game again by itself (a cluster retries a game lost with its worker).
+
+A stopping rule (the file's ``[stop]``, :mod:`arena.runner.stop`) is looked at after each
+finished game. Once it decides, the decision is recorded in the journal in the transaction that
+withdraws the games issued but never handed out; the games in progress finish and count, and
+the tournament is complete. A journal holding a decision issues nothing more on any later run.
 """
 
 from __future__ import annotations
@@ -245,7 +250,7 @@ class Tournament:
     # ------------------------------------------------------------------ bookkeeping
     def _more_to_issue(self) -> bool:
         """Whether the schedule has games that were not issued yet (for Swiss: a next round,
-        once every issued game has finished). None once the stopping rule stopped it."""
+        once every issued game has finished). Never once the stopping rule stopped it."""
         if self.stopped_by is not None:
             return False
         total = self.scheduler.fixed_total
@@ -368,8 +373,10 @@ class Tournament:
     def _rule_state(self) -> str:
         """The stopping rule's state for the live view ("" without a rule)."""
         if self.stopped_by is not None:
-            text = f"stopped: {self.stopped_by.get('verdict')} after " \
-                   f"{self.stopped_by.get('games')} games"
+            games = self.stopped_by.get("games")
+            if self.stopped_by.get("schedule_ended"):
+                return f"undecided when the schedule ended ({games} games)"
+            text = f"stopped: {self.stopped_by.get('verdict')} after {games} games"
             return text + ("; finishing the games in progress" if self.in_flight else "")
         return "" if self.watch is None else self.watch.status()
 
