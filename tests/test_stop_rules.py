@@ -8,7 +8,8 @@ import json
 import os
 import signal
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from arena.runner.ratings import compute_standings
 from arena.runner.schedule.base import GameOutcome
 from arena.runner.stop import IntervalsRule, SprtRule, StopRule, StopWatch
 from arena.runner.store import JOURNAL, Journal, JournalError
-from arena.stats.match import sprt
+from arena.stats.match import Sprt, sprt
 
 __all__ = ["runs"]  # the fixture, shared with the tournament's end-to-end tests
 
@@ -208,9 +209,11 @@ def test_the_sprt_decides_at_the_game_that_completes_the_deciding_pair() -> None
     assert test["lower"] == pytest.approx(-2.944438979) and test["upper"] == pytest.approx(
         2.944438979)
     json.dumps(record, allow_nan=False)  # the journal and standings.json take it as it is
-    for g in order[at:]:  # the 13th pair, LL, takes the LLR back below the bound
+    # The 13th pair, LL, would take the LLR back below the bound: the test ended at its
+    # decision, and later games do not reopen it.
+    for g in order[at:]:
         watch.add(g)
-    assert not watch.decided()
+    assert watch.decided() and watch.record(schedule_ended=False)["sprt"] == record["sprt"]
 
 
 def test_the_sprt_accepts_h0_when_the_first_named_bot_is_the_weaker() -> None:
@@ -246,8 +249,8 @@ def test_a_gauntlets_sprt_pools_each_candidates_pairs_and_waits_for_every_candid
     assert record["verdict"] == "every candidate's SPRT decided"
     c1, c2 = record["sprt"]
     assert (c1["bot"], c1["against"], c1["verdict"]) == ("c1", ["f1", "f2"], "H1")
-    assert c1["pentanomial"] == [0, 0, 0, 0, 8] and c2["pentanomial"] == [0, 0, 7, 0, 0]
-    # (c2 went on playing, and stays decided, while c1's test went on)
+    # c2 went on playing while c1's test went on; its test ended at its decision
+    assert c1["pentanomial"] == [0, 0, 0, 0, 8] and c2["pentanomial"] == [0, 0, 5, 0, 0]
     assert c2["verdict"] == "H0"
 
 
@@ -294,6 +297,45 @@ def test_a_record_at_the_schedules_end_names_what_was_undecided() -> None:
         ("b", "c", 5, 5)]
     assert record["summary"] == ("the schedule ended (10 games) before the intervals decided: "
                                  "2 of 3 pairs decided (99% Wilson, at least 4 games a pair)")
+
+
+def test_past_a_hundred_pairs_an_sprt_is_looked_at_every_hundredth() -> None:
+    """Balanced pairs (a score of one half: LLR 0 between symmetric hypotheses) for 300
+    pairs, then won pairs until the test decides: a look
+    after each of the first 100 pairs, then once the pairs grew by a hundredth of their number
+    since the last look. The decision comes at the first look at or past the pair where the
+    LLR crosses the bound, and the figures recorded are that look's."""
+    looks: list[tuple[int, ...]] = []
+
+    @dataclass(frozen=True)
+    class Counted(SprtRule):
+        def test(self, counts: Sequence[float]) -> Sprt:
+            looks.append(tuple(int(c) for c in counts))
+            return super().test(counts)
+
+    watch = StopWatch(StopRule(sprt=Counted(elo0=-50, elo1=50)), [GREEDY, RANDOM])
+    balanced = [(1.0, 1.0), (0.0, 0.0), (1.0, 0.0), (1.0, 0.5), (0.0, 0.5)]
+    kinds = [balanced[n % 5] for n in range(300)] + [(1.0, 1.0)] * 300
+    games = [g for n, k in enumerate(kinds) for g in pair(2 * n, n + 1, GREEDY, RANDOM, k)]
+    at = feed(watch, games)
+    assert at is not None and at % 2 == 0
+    # Where the LLR first crosses, looking after every pair, and the looks made:
+    counts, crossing, last, expected_looks = [0] * 5, None, 0, []
+    classes = {(1.0, 1.0): 4, (0.0, 0.0): 0, (1.0, 0.0): 2, (1.0, 0.5): 3, (0.0, 0.5): 1}
+    for n, k in enumerate(kinds, start=1):
+        counts[classes[k]] += 1
+        if crossing is None and sprt(counts, -50, 50).verdict != "continue":
+            crossing = n
+        if n - last >= max(1, n // 100):
+            expected_looks.append(tuple(counts))
+            last = n
+    assert crossing is not None
+    assert looks == expected_looks[:len(looks)] and len(looks) < crossing
+    decided_at = sum(looks[-1])
+    assert at == 2 * decided_at and crossing <= decided_at <= crossing * 1.01 + 1
+    # one a pair up to 200 pairs, one every 2 up to 300, then every 3
+    assert decided_at > 300 and len(looks) == 200 + 50 + (decided_at - 300) // 3
+    assert watch.record(schedule_ended=False)["sprt"][0]["pentanomial"] == list(looks[-1])
 
 
 def test_looking_costs_little_however_many_games_were_played() -> None:

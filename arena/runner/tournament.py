@@ -498,9 +498,12 @@ class Tournament:
         complete = (done == self.issued and not self.in_flight and not self.stop.level
                     and not self._more_to_issue())
         if complete and self.watch is not None and self.stopped_by is None:
-            # The schedule's size is the rule's cap: say that it was reached first.
-            self.stopped_by = self.watch.record(schedule_ended=True)
-            self.journal.set_meta(STOPPED_BY, self.stopped_by)
+            self.watch.flush()  # a last look at every game
+            if self.watch.decided():
+                self._record_stop()
+            else:  # the schedule's size is the rule's cap: say that it was reached first
+                self.stopped_by = self.watch.record(schedule_ended=True)
+                self.journal.set_meta(STOPPED_BY, self.stopped_by)
         meta: dict[str, Any] = {
             "name": self.config.name,
             "game": self.config.game,
