@@ -406,6 +406,9 @@ def run(
             cluster.close()
     status = "complete" if result.complete else "stopped; run the same command to resume"
     out.print(f"{config.name}: {result.games_done}/{result.games_total} games, {status}")
+    if result.stopped_by is not None:
+        out.print(f"  stopped by its rule: {result.stopped_by.get('summary')}", markup=False,
+                  highlight=False)
     for path in result.outputs:
         out.print(f"  {path}")
     if not result.complete:
@@ -467,12 +470,19 @@ def standings(
     table = compute_standings(progress.bots, progress.outcomes)
     games = len(progress.outcomes)
     if as_json:
+        # Why the stopping rule stopped the tournament, when it did (no key otherwise).
+        stopped = {} if progress.stopped_by is None else {"stopped_by": progress.stopped_by}
         typer.echo(json.dumps({"name": progress.name, "games": games,
                                "issued": progress.issued, "total": progress.total,
-                               "complete": _complete(folder, games), **table.to_dict()}))
+                               "complete": _complete(folder, games), **stopped,
+                               **table.to_dict()}))
         return
     out.print(standings_table(table, title=_standings_title(folder, progress.name, games,
                                                             progress.issued, progress.total)))
+    if progress.stopped_by is not None:
+        # Why no more games are played: the rule's decision (or the schedule's end first).
+        out.print(f"Stopped by its rule: {progress.stopped_by.get('summary')}", markup=False,
+                  highlight=False)
 
 
 def _complete(folder: Path, games: int) -> bool:

@@ -33,6 +33,11 @@
     wait_for_workers_s = 60          # this scheduler; ship_bots = false for a file system
                                      # the workers share; how long to wait for a first worker
 
+    [stop]                           # optional: stop once enough is known
+    sprt = { elo0 = 0, elo1 = 10 }   # (arena.runner.stop): an SPRT for two players, or
+                                     # intervals = { confidence = 0.99, min_games = 40 }
+                                     # (any table size); the schedule's size is the cap
+
     [[bots]]
     path = "../bots/examples/random-py"   # a bot folder, relative to this file
 
@@ -56,12 +61,13 @@ from arena.runner.bots import NAME_RULE, BotManifest, ManifestError, read_toml
 from arena.runner.clock import TimeControl
 from arena.runner.sandbox import DEFAULT_MODE
 from arena.runner.sandbox import MODES as SANDBOX_MODES
+from arena.runner.stop import StopRule, parse_stop
 
 FORMATS = ("round-robin", "swiss", "gauntlet")
 _KNOWN = {
     "name", "game", "format", "players", "rounds", "max_games", "seat_rotation", "seed",
     "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
-    "reuse_bots", "log_cap_mb", "sandbox", "executor",
+    "reuse_bots", "log_cap_mb", "sandbox", "executor", "stop",
 }
 EXECUTOR_KINDS = ("local", "dask")
 _EXECUTOR_KNOWN = {"kind", "address", "ship_bots", "wait_for_workers_s"}
@@ -142,6 +148,7 @@ class TournamentConfig:
     source: Path
     sandbox: str = DEFAULT_MODE  #: how bots are run: "none" or "bwrap" (arena.runner.sandbox)
     executor: ExecutorSettings = field(default_factory=ExecutorSettings)
+    stop: StopRule | None = None  #: when to stop before the schedule's end (the ``[stop]``)
 
     @property
     def log_cap(self) -> int:
@@ -157,9 +164,10 @@ class TournamentConfig:
 
         Concurrency, the output folder, the log cap, the sandbox and the executor may change
         between runs; nothing else may (they change where and how bots run, not what the
-        games are).
+        games are). A stopping rule is part of it, as it decides which games are played; a
+        file without one has the identity it had before rules existed.
         """
-        return {
+        identity: dict[str, Any] = {
             "name": self.name,
             "game": self.game,
             "rules_version": get_game(self.game).rules_version,
@@ -177,6 +185,9 @@ class TournamentConfig:
                 for b in self.bots
             ],
         }
+        if self.stop is not None:
+            identity["stop"] = self.stop.to_dict()
+        return identity
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TournamentConfig:
@@ -322,13 +333,16 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
                              f"{MAX_SCHEDULE_GAMES:,} a tournament may have; lower 'rounds' "
                              "or set 'max_games'")
 
+    stop = None if "stop" not in data else parse_stop(data["stop"], fail, fmt, players, names,
+                                                      rotation)
+
     config = TournamentConfig(
         name=name, game=game_name, format=fmt, players=players, rounds=rounds,
         max_games=max_games, seat_rotation=rotation, seed=seed, concurrency=concurrency,
         output=output, void_retries=void_retries, reuse_bots=reuse, log_cap_mb=log_cap_mb,
         candidates=candidates,
         time_control=time_control, bots=tuple(bots), source=file, sandbox=sandbox,
-        executor=executor,
+        executor=executor, stop=stop,
     )
     # The schedule itself must be possible (e.g. max_games holds at least one table's games).
     from arena.runner.schedule import make_scheduler

@@ -67,6 +67,7 @@ class Snapshot:
     done_before: int = 0  #: games already done when this run began (a resume): not its pace
     waiting: bool = False  #: games are left, but no worker can take one (a cluster's are gone)
     notices: Sequence[str] = ()
+    stop_rule: str = ""  #: the stopping rule's state, one short line ("" without a rule)
 
 
 def format_duration(seconds: float) -> str:
@@ -111,6 +112,8 @@ def plain_line(snapshot: Snapshot) -> str:
     head = f"[{done}/{'?' if total is None else total}]"
     rest = _progress_text(snapshot).split(" ", 1)
     parts = [head + (" " + rest[1] if len(rest) > 1 else "")]
+    if snapshot.stop_rule:
+        parts.append(snapshot.stop_rule)
     leader = snapshot.standings.bots[0] if snapshot.standings.bots else None
     if leader is not None and snapshot.standings.games > 0:
         parts.append(f"leader {leader.name} {leader.conservative:.1f}")
@@ -255,7 +258,10 @@ def render(snapshot: Snapshot) -> RenderableType:
     heading.append(f" · {snapshot.game} · {snapshot.format}")
     if snapshot.schedule:
         heading.append(f"\n{snapshot.schedule}", style="dim")
-    parts: list[RenderableType] = [heading, _progress(snapshot), _failures_text(snapshot)]
+    parts: list[RenderableType] = [heading, _progress(snapshot)]
+    if snapshot.stop_rule:
+        parts.append(Text(f"Stop rule: {snapshot.stop_rule}"))
+    parts.append(_failures_text(snapshot))
     if snapshot.stopping:
         # The view says it, not a line printed beside it: anything written to the terminal
         # while the view is live leaves a second copy of the view behind.

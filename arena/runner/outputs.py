@@ -114,6 +114,10 @@ def standings_markdown(standings: Standings, meta: Mapping[str, Any],
         if key in meta:
             out.append(f"- {label}: {_cell(meta[key])}")
             shown.add(key)
+    stopped = meta.get("stopped_by")
+    if isinstance(stopped, Mapping) and "summary" in stopped:  # the full record is the JSON's
+        out.append(f"- Stopped by its rule: {_cell(stopped['summary'])}")
+        shown.add("stopped_by")
     out.extend(f"- {key}: {_cell(value)}" for key, value in meta.items() if key not in shown)
     rating = standings.rating
     out.append(

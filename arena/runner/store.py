@@ -40,6 +40,10 @@ BOT_DIGESTS = "bot_digests"
 #: The meta entry holding the number of games of a schedule fixed from the start, whose games
 #: are issued a part at a time (``arena standings`` shows it); absent for a Swiss tournament.
 GAMES_TOTAL = "games_total"
+#: The meta entry recording why a tournament with a stopping rule stopped (the rule's
+#: decision and its figures, :meth:`arena.runner.stop.StopWatch.record`): once it is there, a
+#: run issues no more games.
+STOPPED_BY = "stopped_by"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -219,6 +223,20 @@ class Journal:
         with self._tx():
             self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
+    def stop_issuing(self, stopped_by: dict[str, Any]) -> int:
+        """Withdraw every issued game no worker was ever handed, record ``stopped_by`` and
+        make the games left the total (:data:`GAMES_TOTAL`), in one transaction: a run killed
+        at any moment either still plays those games or has withdrawn them and recorded why.
+        Games handed out stay, to be finished. Returns how many were withdrawn."""
+        with self._tx():
+            withdrawn = self.db.execute(
+                "DELETE FROM pairings WHERE status = 'scheduled' AND started = 0").rowcount
+            left = self.db.execute("SELECT COUNT(*) FROM pairings").fetchone()[0]
+            for key, value in ((STOPPED_BY, stopped_by), (GAMES_TOTAL, left)):
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                (key, json.dumps(value)))
+        return int(withdrawn)
+
     def has_results(self) -> bool:
         """Whether any game has finished."""
         return self.db.execute("SELECT 1 FROM results LIMIT 1").fetchone() is not None
@@ -322,6 +340,7 @@ class Journal:
             outcomes=self.outcomes(),
             issued=self.pairing_count(),
             total=total if type(total) is int else None,
+            stopped_by=meta.get(STOPPED_BY),
         )
 
     def _tx(self) -> _Transaction:
@@ -331,13 +350,15 @@ class Journal:
 @dataclass(frozen=True)
 class Progress:
     """What a reader of a tournament (``arena standings``) needs from its journal. ``total``:
-    the games of a schedule fixed from the start (None for Swiss, or a journal that has none)."""
+    the games of a schedule fixed from the start (None for Swiss, or a journal that has none);
+    ``stopped_by``: why its stopping rule stopped it, if it did."""
 
     name: str
     bots: list[str]
     outcomes: list[GameOutcome]
     issued: int
     total: int | None = None
+    stopped_by: dict[str, Any] | None = None
 
 
 def read_progress(folder: str | Path) -> Progress:

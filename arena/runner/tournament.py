@@ -14,6 +14,11 @@ An executor's capacity may change while the run goes on (a cluster's workers com
 none at all the run waits for a worker rather than ending, and says so. Each attempt at a game
 is counted in the journal: when it is handed out, and again whenever the executor says it
 started the game again by itself (a cluster retries a game lost with its worker).
+
+A stopping rule (the file's ``[stop]``, :mod:`arena.runner.stop`) is looked at after each
+finished game. Once it decides, the decision is recorded in the journal in the transaction that
+withdraws the games issued but never handed out; the games in progress finish and count, and
+the tournament is complete. A journal holding a decision issues nothing more on any later run.
 """
 
 from __future__ import annotations
@@ -51,12 +56,14 @@ from arena.runner.ratings import RatingTracker, Standings
 from arena.runner.sandbox import SandboxError, require_sandbox
 from arena.runner.schedule import make_scheduler
 from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
+from arena.runner.stop import StopWatch
 from arena.runner.storage import FolderBusyError, FolderLock, disk_full_message, is_disk_full
 from arena.runner.store import (
     BOT_DIGESTS,
     GAMES_TOTAL,
     JOURNAL,
     SECRET_SEED,
+    STOPPED_BY,
     Journal,
     damaged_message,
 )
@@ -90,6 +97,8 @@ class TournamentResult:
     games_done: int
     games_total: int
     outputs: list[Path] = field(default_factory=list)
+    #: Why the stopping rule stopped the tournament (the journal's record), if it has one.
+    stopped_by: dict[str, Any] | None = None
 
 
 def executor_for(config: TournamentConfig) -> Callable[[int, int], Executor]:
@@ -163,6 +172,19 @@ class Tournament:
                 config.identity(), self.scheduler.describe(),
                 {SECRET_SEED: drawn} if drawn is not None else {})
             self.issued = self.journal.pairing_count()
+            self.tracker = RatingTracker(config.bot_names)
+            self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
+            self.recent: collections.deque[GameOutcome] = collections.deque(maxlen=RECENT)
+            self.done = 0
+            self.watch = (None if config.stop is None else
+                          StopWatch(config.stop, config.bot_names, config.candidates))
+            for outcome in self.journal.outcomes():
+                self._count(outcome)
+            self.stopped_by: dict[str, Any] | None = self.journal.meta().get(STOPPED_BY)
+            if self._rule_decided():
+                # The deciding game was committed, its decision not yet (the run was killed
+                # between the two): record it now, as that run would have.
+                self._record_stop()
             # A finished tournament plays nothing: its journal is only read (the standings are
             # written again), so a committed journal stays byte for byte what it was.
             finished = self.journal.has_results() and not self._unfinished()
@@ -174,15 +196,11 @@ class Tournament:
                 self.seed_key = self.journal.seed_key(seed_key)
             if not finished:
                 # What `arena standings` shows as the total while games are to be issued.
-                if self.journal.meta().get(GAMES_TOTAL) != self.scheduler.fixed_total:
-                    self.journal.set_meta(GAMES_TOTAL, self.scheduler.fixed_total)
+                total = self.issued if self.stopped_by is not None else \
+                    self.scheduler.fixed_total
+                if self.journal.meta().get(GAMES_TOTAL) != total:
+                    self.journal.set_meta(GAMES_TOTAL, total)
                 self._same_bots()
-        self.tracker = RatingTracker(config.bot_names)
-        self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
-        self.recent: collections.deque[GameOutcome] = collections.deque(maxlen=RECENT)
-        self.done = 0
-        for outcome in self.journal.outcomes():
-            self._count(outcome)
         self.done_before = self.done
         self.started = time.monotonic()
         self.in_flight: dict[str, tuple[Pairing, float]] = {}
@@ -233,21 +251,27 @@ class Tournament:
     # ------------------------------------------------------------------ bookkeeping
     def _more_to_issue(self) -> bool:
         """Whether the schedule has games that were not issued yet (for Swiss: a next round,
-        once every issued game has finished)."""
+        once every issued game has finished). Never once the stopping rule stopped it."""
+        if self.stopped_by is not None:
+            return False
         total = self.scheduler.fixed_total
         if total is not None:
             return self.issued < total
         return bool(self.scheduler.next_round(self.journal.outcomes(), self.issued))
 
     def _games_total(self) -> int:
-        """The schedule's games: all of a fixed schedule's, a Swiss tournament's issued so far."""
+        """The schedule's games: all of a fixed schedule's, a Swiss tournament's issued so far,
+        or those issued when the stopping rule stopped it."""
         total = self.scheduler.fixed_total
-        return self.issued if total is None else total
+        return self.issued if total is None or self.stopped_by is not None else total
 
     def _top_up(self, queue: list[Pairing], capacity: int) -> None:
         """Issue the next games into ``queue`` when it runs short: a fixed schedule's next parts
         once fewer games wait than ``capacity`` workers can take (up to twice that, in one
-        transaction); a Swiss round once every issued game has finished."""
+        transaction); a Swiss round once every issued game has finished. Nothing once the
+        stopping rule stopped the tournament."""
+        if self.stopped_by is not None:
+            return
         if self.scheduler.fixed_total is None:
             if queue or self.in_flight:
                 return
@@ -269,6 +293,8 @@ class Tournament:
     def _count(self, outcome: GameOutcome) -> None:
         self.done += 1
         self.tracker.add(outcome)
+        if self.watch is not None:
+            self.watch.add(outcome)
         self.recent.appendleft(outcome)
         for reason in outcome.terminations:
             if reason in self.failures:
@@ -344,6 +370,28 @@ class Tournament:
         self.journal.record_result(r.outcome, record, r.duration_s)
         self._count(r.outcome)
 
+    def _rule_decided(self) -> bool:
+        """Whether the stopping rule has just decided: it had not before this game."""
+        return self.watch is not None and self.stopped_by is None and self.watch.decided()
+
+    def _record_stop(self) -> None:
+        """The rule decided: record why in the journal, with the games issued but never
+        handed out withdrawn (the games in progress finish and count)."""
+        assert self.watch is not None
+        self.stopped_by = self.watch.record(schedule_ended=False)
+        self.journal.stop_issuing(self.stopped_by)
+        self.issued = self.journal.pairing_count()
+
+    def _rule_state(self) -> str:
+        """The stopping rule's state for the live view ("" without a rule)."""
+        if self.stopped_by is not None:
+            games = self.stopped_by.get("games")
+            if self.stopped_by.get("schedule_ended"):
+                return f"undecided when the schedule ended ({games} games)"
+            text = f"stopped: {self.stopped_by.get('verdict')} after {games} games"
+            return text + ("; finishing the games in progress" if self.in_flight else "")
+        return "" if self.watch is None else self.watch.status()
+
     def snapshot(self) -> Snapshot:
         now = time.monotonic()
         return Snapshot(
@@ -364,6 +412,7 @@ class Tournament:
             done_before=self.done_before,
             waiting=self.waiting,
             notices=tuple(self.notices),
+            stop_rule=self._rule_state(),
         )
 
     # ------------------------------------------------------------------ the loop
@@ -433,6 +482,10 @@ class Tournament:
                     p, _ = self.in_flight.pop(r.game_id)
                     if r.status is JobStatus.DONE:
                         self._finish(p, r)
+                        if self._rule_decided():
+                            self._record_stop()
+                            left = {q.game_id for q in self.journal.pairings("scheduled")}
+                            queue[:] = [q for q in queue if q.game_id in left]
                         continue
                     if r.status is JobStatus.DISK_FULL:  # not the game's fault: no retry
                         raise TournamentError(disk_full_message(self.folder, r.reason))
@@ -462,6 +515,13 @@ class Tournament:
         # later repeats, a Swiss round after a stop between rounds).
         complete = (done == self.issued and not self.in_flight and not self.stop.level
                     and not self._more_to_issue())
+        if complete and self.watch is not None and self.stopped_by is None:
+            self.watch.flush()  # a last look at every game
+            if self.watch.decided():
+                self._record_stop()
+            else:  # the schedule's size is the rule's cap: say that it was reached first
+                self.stopped_by = self.watch.record(schedule_ended=True)
+                self.journal.set_meta(STOPPED_BY, self.stopped_by)
         meta: dict[str, Any] = {
             "name": self.config.name,
             "game": self.config.game,
@@ -473,10 +533,12 @@ class Tournament:
             "complete": complete,
             "void_retries": self.voids,
         }
+        if self.stopped_by is not None:
+            meta[STOPPED_BY] = self.stopped_by
         outcomes = self.journal.outcomes()
         statistics = (tournament_stats(outcomes, self.config.bot_names) if outcomes else None)
         outputs = write_standings(self.folder, standings, meta, statistics)
         if self.on_snapshot is not None:
             self.on_snapshot(self.snapshot())
         self.journal.close()
-        return TournamentResult(standings, complete, done, total, outputs)
+        return TournamentResult(standings, complete, done, total, outputs, self.stopped_by)
