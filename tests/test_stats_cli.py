@@ -49,6 +49,10 @@ def test_compare_refuses_unknown_bots_tables_and_bad_sprt_settings() -> None:
     assert r.exit_code == 2 and "elo0 must be below elo1" in r.output
     r = runner.invoke(app, ["compare", folder, "mcts-py", "greedy-py", "--model", "bayes"])
     assert r.exit_code == 2 and "logistic or normalized" in r.output
+    r = runner.invoke(app, ["compare", folder, "mcts-py", "greedy-py", "--model",
+                            "normalized", "--elo1", "400"])
+    assert r.exit_code == 2 and "cannot test nElo 0 against 400" in r.output
+    assert "Traceback" not in r.output
 
 
 def test_stats_json_on_four_player_tables_is_deterministic() -> None:

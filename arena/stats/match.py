@@ -186,7 +186,11 @@ def _mle_mean(a: list[float], phat: list[float], s: float) -> list[float]:
 
 
 def _mle_secular(phat: list[float], b: list[float]) -> list[float]:
-    """p_i = phat_i / (1 + x b_i) with x the root of sum phat_i b_i / (1 + x b_i) = 0."""
+    """p_i = phat_i / (1 + x b_i) with x the root of sum phat_i b_i / (1 + x b_i) = 0.
+    Raises ValueError when there is none: b of one sign, a constraint no distribution on
+    these scores meets."""
+    if not min(b) < 0 < max(b):
+        raise ValueError("no distribution on the scores meets the hypothesis")
     eps = 1e-12
     x = _root(lambda x: math.fsum(p * bi / (1 + x * bi) for p, bi in zip(phat, b, strict=True)),
               -1 / max(b) + eps, -1 / min(b) - eps)
@@ -227,7 +231,12 @@ def llr_normalized(counts: Sequence[float], nelo0: float, nelo1: float) -> float
     (3) counts (zeros regularised)."""
     n, a, phat = _pdf(counts)
     per_unit = math.sqrt((len(counts) - 1) // 2)  # a pair's t-value is sqrt(2) a game's
-    p0, p1 = (_mle_t(a, phat, nelo / NELO_PER_T * per_unit) for nelo in (nelo0, nelo1))
+    try:
+        p0, p1 = (_mle_t(a, phat, nelo / NELO_PER_T * per_unit) for nelo in (nelo0, nelo1))
+    except ValueError:
+        raise ValueError(f"the normalised SPRT cannot test nElo {nelo0:g} against "
+                         f"{nelo1:g}: bounds that far from 0 fit no distribution of results; "
+                         "use bounds nearer 0") from None
     return _llr(n, phat, p0, p1)
 
 
