@@ -14,7 +14,7 @@ from arena.cli_common import fail, out
 def report(
     folder: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="The HTML file to write [default: FOLDER/report.html].")] = None,
+        "--output", "-o", help="The HTML file to write (default: FOLDER/report.html).")] = None,
     bootstrap: Annotated[int, typer.Option(
         "--bootstrap", min=0, help="Bootstrap replicates of the Plackett–Luce fit.")] = 200,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.")] = 0,

@@ -30,6 +30,7 @@ from arena.runner.ratings import RatingTracker, Standings
 from arena.runner.schedule.base import GameOutcome
 from arena.runner.store import Progress
 from arena.stats.common import Interval
+from arena.stats.match import match
 from arena.stats.summary import TournamentStats, tournament_stats
 from arena.stats.tables import HeadToHead
 
@@ -147,6 +148,7 @@ def build_report(progress: Progress, folder: Path, output: Path, complete: bool,
         _ratings(curves, order, colours),
         _scores(outcomes, order, colours),
         _strengths(stats),
+        _elo(outcomes, stats.head_to_head),
         _seats(stats),
         _games(outcomes, progress.records, folder, output),
         f"<script>{_SCRIPT}</script></body></html>",
@@ -173,6 +175,13 @@ def _ci(ci: Interval | None, digits: int = 1, scale: float = 1.0) -> str:
         return ""
     return (f' <span class="ci">{_num(ci.low * scale, digits)}–'
             f"{_num(ci.high * scale, digits)}</span>")
+
+
+def _v(x: float | None) -> str:
+    """A figure as the table sorting reads it (empty when there is none)."""
+    if x is None or math.isnan(x):
+        return ""
+    return repr(x) if math.isfinite(x) else ("Infinity" if x > 0 else "-Infinity")
 
 
 def _f(x: float) -> str:
@@ -472,6 +481,35 @@ def _strengths(stats: TournamentStats) -> str:
             + _table(("#", "Bot", "Rating (95%)"), rows, "strengths-table", left=(1,)))
 
 
+def _elo(outcomes: Sequence[GameOutcome], pairs: Sequence[HeadToHead]) -> str:
+    """Each pair's two-player Elo, as ``arena compare`` figures it (nothing without
+    two-player games)."""
+    duels: dict[frozenset[str], list[GameOutcome]] = {}
+    for o in outcomes:
+        if len(o.bots) == 2:
+            duels.setdefault(frozenset(o.bots), []).append(o)
+    rows = []
+    for h in pairs:
+        games = duels.get(frozenset((h.a, h.b)))
+        if not games:
+            continue
+        m = match(games, h.a, h.b)
+        err = m.elo_error
+        rows.append(
+            f'<tr><td class="l bot">{escape(h.a)}</td><td class="l bot">{escape(h.b)}</td>'
+            f"<td>{m.games}</td><td>{m.pairs}</td><td>{m.wins}-{m.draws}-{m.losses}</td>"
+            f'<td data-v="{_v(m.elo)}">{_num(m.elo)} ± {_num(err)}{_ci(m.elo_interval())}</td>'
+            f'<td data-v="{_v(m.los)}">{_pct(m.los)}</td></tr>')
+    if not rows:
+        return ""
+    return ('<h2 id="elo">Two-player Elo</h2><p class="note">Each pair that met at two-player '
+            "tables, from the first bot's side, counted by game pair (the two seat rotations "
+            "of one deal) as <code>arena compare</code> does: Elo ± half its 95% interval "
+            "(the interval after it), and LOS, the likelihood that the first is stronger.</p>"
+            + _table(("A", "B", "Games", "Pairs", "W-D-L", "Elo (95%)", "LOS"), rows,
+                     "elo-table", left=(0, 1)))
+
+
 def _seats(stats: TournamentStats) -> str:
     sizes = sorted({s.players for s in stats.seats})
     parts = ['<h2 id="seats">Seat advantage</h2><p class="note">Per table size and seat (0 '
@@ -506,9 +544,9 @@ def _seats(stats: TournamentStats) -> str:
         out.append(f'<line x1="52" x2="{_f(52 + bar * k)}" y1="{_f(sy(1 / k))}" '
                    f'y2="{_f(sy(1 / k))}" stroke="#d62728" stroke-dasharray="5 4"/></svg>')
         rows = [f"<tr><td>{s.seat}</td><td>{s.games}</td>"
-                f'<td data-v="{s.win_rate}">{_pct(s.win_rate)}{_ci(s.win_interval(), 1, 100)}'
-                f'</td><td data-v="{s.mean_score}">{_num(s.mean_score)}'
-                f'{_ci(s.score_interval())}</td><td data-v="{s.mean_rank}">'
+                f'<td data-v="{_v(s.win_rate)}">{_pct(s.win_rate)}{_ci(s.win_interval(), 1, 100)}'
+                f'</td><td data-v="{_v(s.mean_score)}">{_num(s.mean_score)}'
+                f'{_ci(s.score_interval())}</td><td data-v="{_v(s.mean_rank)}">'
                 f"{_num(s.mean_rank, 2)}{_ci(s.rank_interval(), 2)}</td></tr>" for s in seats]
         parts.append(f"<h3>{k} players</h3>"
                      '<div style="display:flex;gap:28px;align-items:flex-start;flex-wrap:wrap">'

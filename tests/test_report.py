@@ -12,6 +12,7 @@ from urllib.parse import unquote
 
 import numpy as np
 import pytest
+from chromium import CHROMIUM, Browser
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -20,9 +21,9 @@ from arena.report import rating_curves
 from arena.runner.ratings import compute_standings
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.store import JOURNAL, Journal, read_progress
+from arena.stats.match import match
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes
 from arena.stats.tables import head_to_head
-from tests.chromium import CHROMIUM, Browser
 
 runner = CliRunner()
 LEADERBOARDS = Path(__file__).resolve().parent.parent / "leaderboards"
@@ -255,3 +256,22 @@ def test_the_browser_check_catches_a_throwing_script_and_console_errors(tmp_path
         assert any("broken chart" in p for p in problems), problems
         share, colours = drawn(browser.screenshot(0, 0, 200, 100))
         assert share == 0.0 and colours == 1
+
+
+def test_two_player_elo_is_what_arena_compare_figures(tmp_path: Path) -> None:
+    folder = LEADERBOARDS / "search-2p"
+    report(folder, "-o", str(tmp_path / "r.html"))
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    rows = re.findall(r'<tr><td class="l bot">([^<]+)</td><td class="l bot">([^<]+)</td>'
+                      r"<td>(\d+)</td><td>(\d+)</td><td>(\d+)-(\d+)-(\d+)</td>"
+                      r'<td data-v="([^"]*)">', page.split('id="elo-table"')[1])
+    outcomes = read_progress(folder).outcomes
+    assert len(rows) == 6
+    for a, b, games, pairs, wins, draws, losses, elo in rows:
+        m = match(outcomes, a, b)
+        assert (int(games), int(pairs), int(wins), int(draws), int(losses)) == (
+            m.games, m.pairs, m.wins, m.draws, m.losses)
+        assert float(elo) == m.elo
+    four = runner.invoke(app, ["report", str(LEADERBOARDS / "search-4p"), "--bootstrap", "0",
+                               "-o", str(tmp_path / "r4.html")])
+    assert four.exit_code == 0 and 'id="elo"' not in (tmp_path / "r4.html").read_text()
