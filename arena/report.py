@@ -63,7 +63,7 @@ svg text{font-family:system-ui,sans-serif;fill:#1d2330}
 ul.legend{list-style:none;padding:0;margin:4px 0;display:flex;flex-wrap:wrap;gap:4px 18px}
 ul.legend li{display:flex;align-items:center;gap:6px}
 details summary{cursor:pointer;color:#2a5db0;margin:6px 0}
-.games td{padding:1px 8px;font-size:13px}
+.games td{padding:1px 8px;font-size:13px;text-align:left}.games td:first-child{text-align:right}
 """
 
 _SCRIPT = """
@@ -232,9 +232,10 @@ def _header(progress: Progress, complete: bool) -> str:
     if complete:
         state = f"complete: {games} games"
     elif progress.total is not None:
-        state = f"not complete: {games} of {progress.total} games"
+        state = f"{games} of {progress.total} games played (not complete)"
     else:
-        state = f"not complete: {games} of {progress.issued} games issued so far"
+        state = (f"{games} played of the {progress.issued} issued so far (no run has marked "
+                 "it complete)")
     seed = ident.get("seed")
     rows = [("Game", ident.get("game")), ("Format", ident.get("format")),
             ("Players per table", ident.get("players")), ("Bots", len(progress.bots)),
@@ -575,7 +576,7 @@ def _games(outcomes: Sequence[GameOutcome], records: dict[str, str], folder: Pat
         seats = ", ".join(
             f"{escape(b)} {s} ({r}{'' if t == Termination.OK else ', ' + escape(str(t))})"
             for b, s, r, t in zip(o.bots, o.scores, o.ranks, o.terminations, strict=True))
-        rows.append(f"<tr><td>{o.index}<td class=l>{cell}<td class=l>{seats}")
+        rows.append(f"<tr><td>{o.index}<td>{cell}<td>{seats}")
     return (f'<h2 id="games">Games</h2><details{" open" if len(rows) <= 50 else ""}>'
             f"<summary>All {len(rows)} finished games, each linked to its record</summary>"
             '<p class="note">Seats in order: bot, final score and (rank, and how its part '
