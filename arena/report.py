@@ -495,11 +495,15 @@ def _elo(outcomes: Sequence[GameOutcome], pairs: Sequence[HeadToHead]) -> str:
         if not games:
             continue
         m = match(games, h.a, h.b)
-        err = m.elo_error
+        err, ci = m.elo_error, m.elo_interval()
+        # A pair one bot always won has no finite Elo: the bare "+∞" says all there is.
+        shown = "" if err is None or not math.isfinite(err) else f" ± {_num(err)}"
+        if ci is not None and not (math.isfinite(ci.low) or math.isfinite(ci.high)):
+            ci = None
         rows.append(
             f'<tr><td class="l bot">{escape(h.a)}</td><td class="l bot">{escape(h.b)}</td>'
             f"<td>{m.games}</td><td>{m.pairs}</td><td>{m.wins}-{m.draws}-{m.losses}</td>"
-            f'<td data-v="{_v(m.elo)}">{_num(m.elo)} ± {_num(err)}{_ci(m.elo_interval())}</td>'
+            f'<td data-v="{_v(m.elo)}">{_num(m.elo)}{shown}{_ci(ci)}</td>'
             f'<td data-v="{_v(m.los)}">{_pct(m.los)}</td></tr>')
     if not rows:
         return ""
