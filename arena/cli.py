@@ -30,6 +30,7 @@ from arena.cli_common import (
     terminate_on_sigterm,
     time_control,
 )
+from arena.cli_report import report
 from arena.cli_stats import compare, stats
 from arena.engine import UnknownGameError, list_games
 from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
@@ -46,6 +47,7 @@ app.add_typer(bench_app, name="bench")
 app.command()(worker)
 app.command()(stats)
 app.command()(compare)
+app.command()(report)
 
 
 @app.command()
@@ -460,6 +462,7 @@ def standings(
 ) -> None:
     """Print a tournament's standings from its journal (also while it is running)."""
     from arena.runner.live import standings_table
+    from arena.runner.outputs import run_complete
     from arena.runner.ratings import compute_standings
     from arena.runner.store import JournalError, read_progress
 
@@ -474,7 +477,7 @@ def standings(
         stopped = {} if progress.stopped_by is None else {"stopped_by": progress.stopped_by}
         typer.echo(json.dumps({"name": progress.name, "games": games,
                                "issued": progress.issued, "total": progress.total,
-                               "complete": _complete(folder, games), **stopped,
+                               "complete": run_complete(folder, games), **stopped,
                                **table.to_dict()}))
         return
     out.print(standings_table(table, title=_standings_title(folder, progress.name, games,
@@ -485,19 +488,12 @@ def standings(
                   highlight=False)
 
 
-def _complete(folder: Path, games: int) -> bool:
-    """Whether a run finished the tournament: its standings file says so, for these games."""
-    try:
-        meta = json.loads((folder / "standings.json").read_text(encoding="utf-8"))["meta"]
-        return meta.get("complete") is True and meta.get("games") == games
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return False
-
-
 def _standings_title(folder: Path, name: str, games: int, issued: int,
                      total: int | None) -> str:
     """``total``: a fixed schedule's games, issued or not (None: only the issued are known)."""
-    if _complete(folder, games):
+    from arena.runner.outputs import run_complete
+
+    if run_complete(folder, games):
         return f"{name}: complete, {games} games"
     if total is not None:
         return f"{name}: {games} of {total} games"

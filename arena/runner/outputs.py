@@ -77,6 +77,16 @@ def write_standings(folder: Path, standings: Standings, meta: Mapping[str, Any],
     return paths
 
 
+def run_complete(folder: Path, games: int) -> bool:
+    """Whether a run finished the tournament in ``folder``: its standings file says so, for
+    these ``games`` (a file from before later games were added does not count)."""
+    try:
+        meta = json.loads((folder / JSON_NAME).read_text(encoding="utf-8"))["meta"]
+        return meta.get("complete") is True and meta.get("games") == games
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
 def standings_json(standings: Standings, meta: Mapping[str, Any],
                    statistics: TournamentStats | None = None) -> str:
     """The text of ``standings.json``: ``{"format_version", "meta", "standings"}``, and

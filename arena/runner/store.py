@@ -17,7 +17,7 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -328,9 +328,15 @@ class Journal:
         except ValueError as exc:  # a termination reason this version does not know
             raise JournalError(f"{self.path}: {exc}") from None
 
-    def progress(self) -> Progress:
+    def records(self) -> dict[str, str]:
+        """Every finished game's record path, relative to the tournament folder, by game id."""
+        return {r["game_id"]: r["record"]
+                for r in self.db.execute("SELECT game_id, record FROM results")}
+
+    def progress(self, records: bool = False) -> Progress:
         """The tournament's name and bots, its finished games, how many were issued and, for
-        a schedule fixed from the start, how many it has."""
+        a schedule fixed from the start, how many it has; with ``records``, also where each
+        game's record is."""
         meta = self.meta()
         identity = meta.get("identity", {})
         total = meta.get(GAMES_TOTAL)
@@ -341,6 +347,8 @@ class Journal:
             issued=self.pairing_count(),
             total=total if type(total) is int else None,
             stopped_by=meta.get(STOPPED_BY),
+            identity=identity if isinstance(identity, dict) else {},
+            records=self.records() if records else {},
         )
 
     def _tx(self) -> _Transaction:
@@ -351,7 +359,9 @@ class Journal:
 class Progress:
     """What a reader of a tournament (``arena standings``) needs from its journal. ``total``:
     the games of a schedule fixed from the start (None for Swiss, or a journal that has none);
-    ``stopped_by``: why its stopping rule stopped it, if it did."""
+    ``stopped_by``: why its stopping rule stopped it, if it did. ``identity``: the
+    tournament's settings as the journal holds them (game, format, seed...). ``records``: each
+    finished game's record path relative to the folder, when asked for."""
 
     name: str
     bots: list[str]
@@ -359,11 +369,14 @@ class Progress:
     issued: int
     total: int | None = None
     stopped_by: dict[str, Any] | None = None
+    identity: dict[str, Any] = field(default_factory=dict)
+    records: dict[str, str] = field(default_factory=dict)
 
 
-def read_progress(folder: str | Path) -> Progress:
+def read_progress(folder: str | Path, records: bool = False) -> Progress:
     """Read a tournament's progress from the journal in ``folder`` without writing to it (also
-    while a run is writing). Raises :class:`JournalError` if there is no usable journal."""
+    while a run is writing); with ``records``, also where each game's record is. Raises
+    :class:`JournalError` if there is no usable journal."""
     path = Path(folder) / JOURNAL
     if path.is_file() and not os.access(path.parent, os.W_OK):
         # SQLite needs to write beside a WAL journal even to read it: read a copy instead.
@@ -371,14 +384,14 @@ def read_progress(folder: str | Path) -> Progress:
             for suffix in ("", "-wal"):
                 if Path(f"{path}{suffix}").is_file():
                     shutil.copyfile(f"{path}{suffix}", Path(tmp) / f"{JOURNAL}{suffix}")
-            return _read_progress(Path(tmp) / JOURNAL, shown_as=path)
-    return _read_progress(path, shown_as=path)
+            return _read_progress(Path(tmp) / JOURNAL, shown_as=path, records=records)
+    return _read_progress(path, shown_as=path, records=records)
 
 
-def _read_progress(path: Path, shown_as: Path) -> Progress:
+def _read_progress(path: Path, shown_as: Path, records: bool) -> Progress:
     journal = Journal(path, readonly=True)
     try:
-        return journal.progress()
+        return journal.progress(records)
     except sqlite3.DatabaseError as exc:
         raise JournalError(damaged_message(shown_as, str(exc))) from None
     finally:
