@@ -271,6 +271,12 @@ class RatingTracker:
         """Indices added but not yet rated (waiting for an earlier index), ascending."""
         return sorted(self._pending)
 
+    def rating(self, name: str) -> tuple[float, float]:
+        """The bot's TrueSkill mu and sigma now: what :meth:`standings` says of it, without
+        building the whole standings (a league's matchmaking asks after every table)."""
+        r = self._ratings[name]
+        return r.mu, r.sigma
+
     def add(self, outcome: GameOutcome) -> None:
         """Count one finished game.
 
