@@ -1,16 +1,23 @@
-"""arena.league.matchmaking: which table a league plays next."""
+"""arena.league.matchmaking: which table a league plays next; and its benchmark against random
+tables (arena.league.bench, ``arena bench league``)."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from itertools import combinations
 
 import pytest
 import trueskill
+from typer.testing import CliRunner
 
+from arena.cli import app
+from arena.league.bench import bench_setting, clear_pairs, order_figures
 from arena.league.matchmaking import Entrant, choose_table, match_quality, need
 from arena.runner.ratings import make_environment
+
+runner = CliRunner()
 
 
 def _field(n: int, seed: int) -> list[Entrant]:
@@ -131,3 +138,44 @@ def test_bad_requests_are_refused_with_a_clear_message() -> None:
         choose_table(field, 1, random.Random(0))
     with pytest.raises(ValueError, match="explore"):
         choose_table(field, 2, random.Random(0), explore=1.5)
+
+
+def test_order_figures() -> None:
+    theta = {"a": 0.0, "b": 1.0, "c": 2.0, "d": 3.0}
+    assert order_figures({"a": 1, "b": 2, "c": 3, "d": 4}, theta) == {
+        "kendall_tau": 1.0, "adjacent_right": 1.0, "exact_order": 1.0}
+    swapped = order_figures({"a": 1, "b": 3, "c": 2, "d": 4}, theta)
+    assert swapped == {"kendall_tau": pytest.approx(4 / 6), "adjacent_right": pytest.approx(2 / 3),
+                       "exact_order": 0.0}
+    assert order_figures({"a": 4, "b": 3, "c": 2, "d": 1}, theta)["kendall_tau"] == -1.0
+
+
+def test_clear_pairs_are_those_far_enough_apart_weaker_first() -> None:
+    theta = {"a": 0.0, "b": 0.3, "c": 0.6, "d": 2.0}
+    assert clear_pairs(theta) == [("a", "c"), ("a", "d"), ("b", "d"), ("c", "d")]
+
+
+def test_informative_matchmaking_needs_fewer_games_than_random_tables() -> None:
+    f = bench_setting(bots=8, players=2, scenario="join", sigma=1.5, replicates=1, seed=0)
+    info, rand = f["informative"], f["random"]
+    assert info["all_reached"] and rand["all_reached"]
+    assert info["games_to_sigma"] * 1.3 < rand["games_to_sigma"]
+    assert f["ratio"] == rand["games_to_sigma"] / info["games_to_sigma"]
+    assert -1.0 <= info["kendall_tau"] <= 1.0 and 0.0 <= rand["adjacent_right"] <= 1.0
+
+
+def test_bench_league_prints_json_with_its_figures() -> None:
+    r = runner.invoke(app, ["bench", "league", "--bots", "4", "--players", "2", "--sigma", "3",
+                            "--replicates", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    f = json.loads(r.output)
+    assert {"bots", "sigma", "settings", "seconds", "rate_milliseconds", "min_ratio",
+            "goal_met"} <= set(f)
+    assert [(s["scenario"], s["players"]) for s in f["settings"]] == [("start", 2), ("join", 2)]
+    for s in f["settings"]:
+        for policy in ("informative", "random"):
+            assert {"games_to_sigma", "games_to_order", "kendall_tau", "adjacent_right",
+                    "exact_order"} <= set(s[policy])
+            assert s[policy]["games_to_sigma"] > 0
+        assert s["ratio"] > 0
+    assert runner.invoke(app, ["bench", "league", "--bots", "3", "--players", "2"]).exit_code != 0
