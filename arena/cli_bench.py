@@ -385,7 +385,8 @@ def bench_league_cmd(
     rates = ", ".join(f"{p}-player table {ms:.2f} ms" for p, ms in f["rate_milliseconds"].items())
     out.print(f"goal (random ÷ informative at least 2 everywhere): "
               f"{'met' if f['goal_met'] else 'not met'}, smallest ratio {f['min_ratio']:.2f}; "
-              f"TrueSkill rate(): {rates}; wall time {f['seconds']:.1f} s")
+              f"TrueSkill rate(): {rates}; {f['games_played']:,} games played in "
+              f"{f['seconds']:.1f} s ({f['games_per_second']:,.0f} a second)")
 
 
 def _games(policy: dict[str, Any]) -> str:

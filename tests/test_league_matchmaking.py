@@ -169,8 +169,9 @@ def test_bench_league_prints_json_with_its_figures() -> None:
                             "--replicates", "1", "--json"])
     assert r.exit_code == 0, r.output
     f = json.loads(r.output)
-    assert {"bots", "sigma", "settings", "seconds", "rate_milliseconds", "min_ratio",
-            "goal_met"} <= set(f)
+    assert {"bots", "sigma", "settings", "seconds", "games_played", "rate_milliseconds",
+            "min_ratio", "goal_met"} <= set(f)
+    assert f["games_played"] == sum(s["games_played"] for s in f["settings"]) > 0
     assert [(s["scenario"], s["players"]) for s in f["settings"]] == [("start", 2), ("join", 2)]
     for s in f["settings"]:
         for policy in ("informative", "random"):

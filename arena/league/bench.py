@@ -29,7 +29,6 @@ is most of the cost (it is timed and reported).
 from __future__ import annotations
 
 import itertools
-import math
 import random
 import statistics
 import time
@@ -63,6 +62,7 @@ class Run:
     reached: bool = False
     join_games: int = 0
     games_to_order: int | None = None
+    played: int = 0
     order: dict[str, float] = field(default_factory=dict)
 
 
@@ -136,6 +136,7 @@ def simulate(theta: dict[str, float], players: int, policy: str, seed: int, sigm
         run.games_to_sigma = played - run.join_games
     if not run.order:
         run.order = order_figures({b: tracker.rating(b)[0] for b in names}, theta)
+    run.played = played
     return run
 
 
@@ -175,6 +176,7 @@ def bench_setting(bots: int, players: int, scenario: str, sigma: float, replicat
             "order_reached": len(ordered),
             **{k: statistics.fmean(x.order[k] for x in done) for k in done[0].order},
         }
+    figures["games_played"] = sum(x.played for done in runs.values() for x in done)
     figures["ratio"] = (figures["random"]["games_to_sigma"]
                         / figures["informative"]["games_to_sigma"])
     return figures
@@ -186,10 +188,11 @@ def bench_league(bots: int, players: Sequence[int], sigma: float, replicates: in
     start = time.perf_counter()
     settings = [bench_setting(bots, p, s, sigma, replicates, seed, explore)
                 for s in SCENARIOS for p in players]
+    seconds = time.perf_counter() - start
+    played = sum(s["games_played"] for s in settings)
     return {"bots": bots, "sigma": sigma, "replicates": replicates, "seed": seed,
-            "explore": explore, "settings": settings,
-            "seconds": time.perf_counter() - start,
+            "explore": explore, "settings": settings, "seconds": seconds,
+            "games_played": played, "games_per_second": played / seconds,
             "rate_milliseconds": {str(p): rate_milliseconds(p) for p in players},
             "min_ratio": min(s["ratio"] for s in settings),
-            "goal_met": all(s["ratio"] >= 2.0 for s in settings),
-            "log_ratio_mean": statistics.fmean(math.log(s["ratio"]) for s in settings)}
+            "goal_met": all(s["ratio"] >= 2.0 for s in settings)}
