@@ -344,6 +344,9 @@ def bench_league_cmd(
     replicates: Annotated[int, typer.Option(
         "--replicates", "-r", min=1, help="Leagues per setting (bots and games seeded "
                                           "apart).")] = 4,
+    in_flight: Annotated[int, typer.Option(
+        "--in-flight", min=1, help="Tables issued before the oldest is rated, as a league "
+                                   "playing that many at once (their games are pending).")] = 1,
     seed: Seed = 0,
     as_json: AsJson = False,
 ) -> None:
@@ -361,13 +364,14 @@ def bench_league_cmd(
              "starts the join scenario)")
     if sigma <= 0:
         fail("--sigma must be above 0")
-    f = bench_league(bots, sizes, sigma, replicates, seed)
+    f = bench_league(bots, sizes, sigma, replicates, seed, in_flight=in_flight)
     if as_json:
         typer.echo(json.dumps(f))
         return
     table = Table(title=f"league matchmaking benchmark: {bots} bots, sigma < {sigma}, "
-                        f"{replicates} leagues per setting; join: games after the join; "
-                        f"order: at the informative run's budget; cells: informative / random")
+                        f"{replicates} leagues per setting, {in_flight} table(s) in flight; "
+                        f"join: games after the join; order: at the informative run's budget; "
+                        f"cells: informative / random")
     for column in ("scenario", "players", f"games to sigma < {sigma}", "random ÷ informative",
                    "games to clear pairs in order", "Kendall tau", "neighbours right",
                    "whole order right"):

@@ -22,8 +22,10 @@ and the other half joins once the first half's sigmas are all under the threshol
 league receiving new bots, the league's real use), and counts the games after the join (for
 both figures).
 
-Tables are rated one after the other, so no game is ever pending here; TrueSkill's ``rate``
-is most of the cost (it is timed and reported).
+By default each table is rated before the next is chosen; with ``in_flight`` above 1 that
+many tables are issued before the oldest is rated, as a league playing several at once does,
+so matchmaking sees pending games. TrueSkill's ``rate`` is most of the cost (it is timed and
+reported).
 """
 
 from __future__ import annotations
@@ -32,12 +34,14 @@ import itertools
 import random
 import statistics
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.league.matchmaking import EXPLORE, Entrant, choose_table
 from arena.runner.ratings import RatingTracker, make_environment
+from arena.runner.schedule.base import GameOutcome
 from arena.stats.synthetic import play_table, synthetic_bots
 
 POLICIES = ("informative", "random")
@@ -91,52 +95,92 @@ def clear_pairs(theta: dict[str, float]) -> list[tuple[str, str]]:
             if theta[b] - theta[a] >= CLEAR_GAP]
 
 
+class _League:
+    """A simulated league's state: ratings, games finished and issued per bot, the tables in
+    flight (issued, not yet rated) and who has joined."""
+
+    def __init__(self, theta: dict[str, float], players: int, sigma: float, seed: int,
+                 join: bool) -> None:
+        self.theta = theta
+        self.players = players
+        self.sigma = sigma
+        self.names = sorted(theta)
+        self.active = self.names[: (len(self.names) + 1) // 2] if join else self.names
+        self.waiting = self.names[len(self.active):]
+        self.play_rng = random.Random(f"play-{seed}")
+        self.pick_rng = random.Random(f"pick-{seed}")
+        self.tracker = RatingTracker(self.names)
+        self.finished = dict.fromkeys(self.names, 0)
+        self.pending = dict.fromkeys(self.names, 0)
+        self.in_flight: deque[list[GameOutcome]] = deque()
+        self.tables = 0
+        self.issued = 0
+        self.rated = 0
+
+    def issue(self, policy: str, explore: float) -> None:
+        """Choose the next table by ``policy`` and play it; it is rated by :meth:`finish`."""
+        if policy == "informative":
+            entrants = [Entrant(b, *self.tracker.rating(b), self.finished[b], self.pending[b])
+                        for b in self.active]
+            table = choose_table(entrants, self.players, self.pick_rng, explore).bots
+        else:
+            table = tuple(sorted(self.pick_rng.sample(self.active, self.players)))
+        self.tables += 1
+        games = play_table(self.theta, table, self.play_rng, self.tables, self.issued,
+                           SEAT_ADVANTAGE, LUCK)
+        self.issued += len(games)
+        for b in table:
+            self.pending[b] += len(games)
+        self.in_flight.append(games)
+
+    def finish(self) -> None:
+        """Rate the oldest table in flight (tables finish in the order they were issued)."""
+        games = self.in_flight.popleft()
+        self.tracker.add_all(games)
+        self.rated += len(games)
+        for b in games[0].bots:
+            self.pending[b] -= len(games)
+            self.finished[b] += len(games)
+
+    def settled(self) -> bool:
+        """Whether every bot in the league has its sigma under the threshold."""
+        return all(self.tracker.rating(b)[1] < self.sigma for b in self.active)
+
+
 def simulate(theta: dict[str, float], players: int, policy: str, seed: int, sigma: float,
-             join: bool, budget: int | None = None, explore: float = EXPLORE) -> Run:
+             join: bool, budget: int | None = None, explore: float = EXPLORE,
+             in_flight: int = 1) -> Run:
     """One league under ``policy`` until every sigma is under ``sigma`` and the clear pairs
     are all in order (or the cap); the order figures are taken when ``budget`` games have
-    been played (None: when the sigmas got there)."""
-    names = sorted(theta)
-    active = names[: (len(names) + 1) // 2] if join else names
-    waiting = names[len(active):]
+    been rated (None: when the sigmas got there). ``in_flight`` tables are issued before the
+    oldest is rated, as a league playing that many at once does: their games are pending."""
+    league = _League(theta, players, sigma, seed, join)
     pairs = clear_pairs(theta)
-    play_rng = random.Random(f"play-{seed}")
-    pick_rng = random.Random(f"pick-{seed}")
-    tracker = RatingTracker(names)
-    counts = dict.fromkeys(names, 0)
     run = Run()
-    played = 0
-    while played < MAX_GAMES_PER_BOT * len(names) and not (
+    while league.rated < MAX_GAMES_PER_BOT * len(theta) and not (
             run.reached and run.order and run.games_to_order is not None):
-        if policy == "informative":
-            entrants = [Entrant(b, *tracker.rating(b), counts[b]) for b in active]
-            table = choose_table(entrants, players, pick_rng, explore).bots
-        else:
-            table = tuple(sorted(pick_rng.sample(active, players)))
-        games = play_table(theta, table, play_rng, played // players, played,
-                           SEAT_ADVANTAGE, LUCK)
-        tracker.add_all(games)
-        played += len(games)
-        for b in table:
-            counts[b] += len(games)
-        mu = {b: tracker.rating(b)[0] for b in names}
-        if not run.reached and all(tracker.rating(b)[1] < sigma for b in active):
-            if waiting:
-                active, waiting = names, []
-                run.join_games = played
+        while len(league.in_flight) < in_flight:
+            league.issue(policy, explore)
+        league.finish()
+        mu = {b: league.tracker.rating(b)[0] for b in league.names}
+        if not run.reached and league.settled():
+            if league.waiting:
+                league.active, league.waiting = league.names, []
+                run.join_games = league.rated
             else:
                 run.reached = True
-                run.games_to_sigma = played - run.join_games
-        if (run.games_to_order is None and not waiting
+                run.games_to_sigma = league.rated - run.join_games
+        if (run.games_to_order is None and not league.waiting
                 and all(mu[a] < mu[b] for a, b in pairs)):
-            run.games_to_order = played - run.join_games
-        if not run.order and (played >= budget if budget is not None else run.reached):
+            run.games_to_order = league.rated - run.join_games
+        if not run.order and (league.rated >= budget if budget is not None else run.reached):
             run.order = order_figures(mu, theta)
     if not run.reached:
-        run.games_to_sigma = played - run.join_games
+        run.games_to_sigma = league.rated - run.join_games
     if not run.order:
-        run.order = order_figures({b: tracker.rating(b)[0] for b in names}, theta)
-    run.played = played
+        run.order = order_figures({b: league.tracker.rating(b)[0] for b in league.names},
+                                  theta)
+    run.played = league.rated
     return run
 
 
@@ -152,7 +196,7 @@ def rate_milliseconds(players: int, repeats: int = 200) -> float:
 
 
 def bench_setting(bots: int, players: int, scenario: str, sigma: float, replicates: int,
-                  seed: int, explore: float = EXPLORE) -> dict[str, Any]:
+                  seed: int, explore: float = EXPLORE, in_flight: int = 1) -> dict[str, Any]:
     """Both policies over ``replicates`` leagues (bots and games seeded per replicate): mean
     games until every sigma is under ``sigma``, random ÷ informative, and the order figures
     at the informative run's budget."""
@@ -161,10 +205,11 @@ def bench_setting(bots: int, players: int, scenario: str, sigma: float, replicat
         theta = synthetic_bots(bots, seed * 1000 + r)
         join = scenario == "join"
         first = simulate(theta, players, "informative", seed * 1000 + r, sigma, join,
-                         explore=explore)
+                         explore=explore, in_flight=in_flight)
         runs["informative"].append(first)
         runs["random"].append(simulate(theta, players, "random", seed * 1000 + r, sigma, join,
-                                       budget=first.games_to_sigma + first.join_games))
+                                       budget=first.games_to_sigma + first.join_games,
+                                       in_flight=in_flight))
     figures: dict[str, Any] = {"scenario": scenario, "players": players}
     for policy, done in runs.items():
         figures[policy] = {
@@ -183,15 +228,16 @@ def bench_setting(bots: int, players: int, scenario: str, sigma: float, replicat
 
 
 def bench_league(bots: int, players: Sequence[int], sigma: float, replicates: int, seed: int,
-                 explore: float = EXPLORE) -> dict[str, Any]:
+                 explore: float = EXPLORE, in_flight: int = 1) -> dict[str, Any]:
     """Every scenario at every table size, the time it took, and TrueSkill's cost."""
     start = time.perf_counter()
-    settings = [bench_setting(bots, p, s, sigma, replicates, seed, explore)
+    settings = [bench_setting(bots, p, s, sigma, replicates, seed, explore, in_flight)
                 for s in SCENARIOS for p in players]
     seconds = time.perf_counter() - start
     played = sum(s["games_played"] for s in settings)
     return {"bots": bots, "sigma": sigma, "replicates": replicates, "seed": seed,
-            "explore": explore, "settings": settings, "seconds": seconds,
+            "explore": explore, "in_flight": in_flight, "settings": settings,
+            "seconds": seconds,
             "games_played": played, "games_per_second": played / seconds,
             "rate_milliseconds": {str(p): rate_milliseconds(p) for p in players},
             "min_ratio": min(s["ratio"] for s in settings),

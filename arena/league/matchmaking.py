@@ -35,7 +35,9 @@ The rule (in plain words):
 The table is given in a canonical order (names sorted); the league plays every cyclic seat
 rotation of it on one seed (a duplicate set). Everything is drawn from the caller's
 ``random.Random`` and entrants are read in name order, so the same entrants and generator
-state give the same table. One call costs O(n * players) for n entrants.
+state give the same table. One call costs O(n log n + n * players) for n entrants (about
+0.2 ms for 200). How many games the rule saves against random tables is measured by
+``arena bench league`` (:mod:`arena.league.bench`).
 """
 
 from __future__ import annotations
