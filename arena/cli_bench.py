@@ -332,3 +332,78 @@ def bench_stats_cmd(
     rows += [(f"growth: {k}", f"× {v:.1f}") for k, v in figures["growth"].items()]
     _print_figures(f"stats benchmark: {players}-player tables, {bootstrap} bootstrap "
                    f"replicates", figures, rows, as_json)
+
+
+@bench_app.command("league")
+def bench_league_cmd(
+    bots: Annotated[int, typer.Option("--bots", help="Bots in each simulated league.")] = 16,
+    players: Annotated[list[int] | None, typer.Option(
+        "--players", "-n", help="Players per table (repeatable; default 2 and 4).")] = None,
+    sigma: Annotated[float, typer.Option(
+        "--sigma", help="The threshold every bot's TrueSkill sigma must get under.")] = 1.0,
+    replicates: Annotated[int, typer.Option(
+        "--replicates", "-r", min=1, help="Leagues per setting (bots and games seeded "
+                                          "apart).")] = 4,
+    in_flight: Annotated[int, typer.Option(
+        "--in-flight", min=1, help="Tables issued before the oldest is rated, as a league "
+                                   "playing that many at once (their games are pending).")] = 1,
+    seed: Seed = 0,
+    as_json: AsJson = False,
+) -> None:
+    """Simulate leagues of synthetic bots of known strengths under informative matchmaking
+    and under random tables: games until every sigma is under --sigma for each, random ÷
+    informative (the goal is at least 2), and the order recovered at the informative budget;
+    with the whole field from the start, and with half of it joining a settled league."""
+    from arena.league.bench import bench_league
+
+    sizes = sorted(set(players or [2, 4]))
+    if any(not 2 <= p <= 4 for p in sizes):
+        fail("--players must be from 2 to 4")
+    if bots < 2 * max(sizes):
+        fail(f"--bots must be at least {2 * max(sizes)} (twice --players: half the field "
+             "starts the join scenario)")
+    if sigma <= 0:
+        fail("--sigma must be above 0")
+    f = bench_league(bots, sizes, sigma, replicates, seed, in_flight=in_flight)
+    if as_json:
+        typer.echo(json.dumps(f))
+        return
+    table = Table(title=f"league matchmaking benchmark: {bots} bots, sigma < {sigma}, "
+                        f"{replicates} leagues per setting, {in_flight} table(s) in flight; "
+                        f"join: games after the join; order: at the informative run's budget; "
+                        f"cells: informative / random")
+    for column in ("scenario", "players", f"games to sigma < {sigma}", "random ÷ informative",
+                   "games to clear pairs in order", "Kendall tau", "neighbours right",
+                   "whole order right"):
+        table.add_column(column, justify="left" if column == "scenario" else "right")
+    for s in f["settings"]:
+        info, rand = s["informative"], s["random"]
+        table.add_row(
+            s["scenario"], str(s["players"]),
+            f"{_games(info)} / {_games(rand)}", f"{s['ratio']:.2f}",
+            f"{_mean_games(info)} / {_mean_games(rand)}",
+            f"{info['kendall_tau']:.2f} / {rand['kendall_tau']:.2f}",
+            f"{info['adjacent_right']:.0%} / {rand['adjacent_right']:.0%}",
+            f"{info['exact_order']:.0%} / {rand['exact_order']:.0%}")
+    out.print(table)
+    rates = ", ".join(f"{p}-player table {ms:.2f} ms" for p, ms in f["rate_milliseconds"].items())
+    out.print(f"goal (random ÷ informative at least 2 everywhere): "
+              f"{'met' if f['goal_met'] else 'not met'}, smallest ratio {f['min_ratio']:.2f}; "
+              f"TrueSkill rate(): {rates}; {f['games_played']:,} games played in "
+              f"{f['seconds']:.1f} s ({f['games_per_second']:,.0f} a second)")
+
+
+def _games(policy: dict[str, Any]) -> str:
+    """The mean games until every sigma was under the threshold (capped: not in every
+    league)."""
+    return f"{policy['games_to_sigma']:,.0f}" + ("" if policy["all_reached"] else " (capped)")
+
+
+def _mean_games(policy: dict[str, Any]) -> str:
+    """The mean games until the clear pairs were in order, and in how many leagues if not
+    in all of them."""
+    mean = policy["games_to_order"]
+    text = "never" if mean is None else f"{mean:,.0f}"
+    if policy["order_reached"] < len(policy["games_to_sigma_each"]):
+        text += f" ({policy['order_reached']} of {len(policy['games_to_sigma_each'])} leagues)"
+    return text

@@ -129,6 +129,17 @@ def test_ratings_wait_for_a_missing_earlier_game_while_statistics_count_at_once(
     assert s == compute_standings(BOTS, games[:3])
 
 
+def test_one_bots_rating_is_the_one_in_the_standings() -> None:
+    tracker = RatingTracker(BOTS)
+    tracker.add_all(mixed_games())
+    s = tracker.standings()
+    for name in BOTS:
+        assert tracker.rating(name) == (s.bot(name).mu, s.bot(name).sigma)
+    assert tracker.rating("a") != tracker.rating("b")
+    with pytest.raises(KeyError):
+        tracker.rating("nobody")
+
+
 def test_failures_are_counted_per_kind_with_every_kind_present() -> None:
     s = compute_standings(BOTS, mixed_games())
     zero = dict.fromkeys(FAILURES, 0)

@@ -1,0 +1,183 @@
+"""arena.league.matchmaking: which table a league plays next; and its benchmark against random
+tables (arena.league.bench, ``arena bench league``)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from itertools import combinations
+
+import pytest
+import trueskill
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.league.bench import bench_setting, clear_pairs, order_figures
+from arena.league.matchmaking import Entrant, choose_table, match_quality, need
+from arena.runner.ratings import make_environment
+
+runner = CliRunner()
+
+
+def _field(n: int, seed: int) -> list[Entrant]:
+    """n entrants of assorted ratings, games and pending games, seeded."""
+    rng = random.Random(seed)
+    return [Entrant(f"bot-{i:02d}", rng.gauss(25.0, 4.0), rng.uniform(0.8, 8.0),
+                    rng.randrange(50), rng.randrange(3)) for i in range(n)]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_table_has_the_right_number_of_distinct_entrants_in_sorted_order(
+        players: int) -> None:
+    field = _field(9, players)
+    names = {e.name for e in field}
+    rng = random.Random(1)
+    reasons: Counter[str] = Counter()
+    for _ in range(300):
+        choice = choose_table(field, players, rng)
+        reasons[choice.reason] += 1
+        assert len(choice.bots) == players
+        assert len(set(choice.bots)) == players
+        assert set(choice.bots) <= names
+        assert list(choice.bots) == sorted(choice.bots)
+        assert (choice.focus is None) == (choice.reason == "explore")
+        assert choice.focus is None or choice.focus in choice.bots
+    assert reasons["focus"] > 200 and reasons["explore"] > 10  # the default share is 0.1
+
+
+def test_the_same_entrants_and_seed_give_the_same_tables() -> None:
+    field = _field(12, 3)
+    first = [choose_table(field, 4, rng) for rng in [random.Random(5)] for _ in range(50)]
+    again = [choose_table(field, 4, rng) for rng in [random.Random(5)] for _ in range(50)]
+    shuffled = list(reversed(field))
+    reordered = [choose_table(shuffled, 4, rng) for rng in [random.Random(5)] for _ in range(50)]
+    other = [choose_table(field, 4, rng) for rng in [random.Random(6)] for _ in range(50)]
+    assert first == again == reordered
+    assert first != other
+
+
+def test_the_focal_bot_is_the_one_with_the_widest_sigma() -> None:
+    field = _field(10, 4)
+    widest = Entrant("wide", 25.0, 9.0, games=40)
+    for seed in range(20):
+        choice = choose_table([*field, widest], 3, random.Random(seed), explore=0.0)
+        assert choice.reason == "focus" and choice.focus == "wide"
+        assert "wide" in choice.bots and choice.describe() == "focus: wide needs games most"
+
+
+def test_equal_needs_go_to_the_bot_with_fewer_games() -> None:
+    field = [Entrant("a", 25.0, 4.0, games=3), Entrant("b", 25.0, 4.0, games=1),
+             Entrant("c", 25.0, 1.0, games=9)]
+    assert need(field[0]) == need(field[1])
+    assert {choose_table(field, 2, random.Random(s), 0.0).focus for s in range(10)} == {"b"}
+
+
+def test_pending_games_lower_a_bots_need() -> None:
+    idle = Entrant("idle", 25.0, 5.0, games=4)
+    busy = Entrant("busy", 25.0, 5.0, games=4, pending=4)
+    assert need(busy) < need(idle) == 25.0
+    # 4 pending games on top of 4 + 1 worth: 5/9 of the variance is left
+    assert need(busy) == pytest.approx(25.0 * 5 / 9)
+    wider_but_busy = Entrant("wider", 25.0, 5.5, games=4, pending=4)
+    choice = choose_table([wider_but_busy, idle, Entrant("x", 25.0, 1.0, 60)], 2,
+                          random.Random(0), explore=0.0)
+    assert choice.focus == "idle"
+
+
+def test_match_quality_is_trueskills_two_player_quality() -> None:
+    env = make_environment()
+    for a, b in combinations(_field(6, 7), 2):
+        expected = trueskill.quality_1vs1(env.create_rating(a.mu, a.sigma),
+                                          env.create_rating(b.mu, b.sigma), env=env)
+        assert match_quality(a, b) == pytest.approx(expected, rel=1e-12)
+
+
+def test_opponents_near_in_rating_are_drawn_more_often_than_far_ones() -> None:
+    focal = Entrant("focal", 25.0, 3.0, games=10)
+    near = Entrant("near", 26.0, 1.0, games=50)
+    far = Entrant("far", 37.0, 1.0, games=50)
+    mid = Entrant("mid", 31.0, 1.0, games=50)
+    rng = random.Random(11)
+    drawn: Counter[str] = Counter()
+    for _ in range(2000):
+        choice = choose_table([focal, near, far, mid], 2, rng, explore=0.0)
+        assert choice.focus == "focal"
+        drawn.update(b for b in choice.bots if b != "focal")
+    # the draw is proportional to quality: about 0.98 : 0.64 : 0.26 here
+    q = {e.name: match_quality(focal, e) for e in (near, mid, far)}
+    assert q["near"] > q["mid"] > q["far"]
+    share = {name: drawn[name] / 2000 for name in q}
+    for name in q:
+        assert share[name] == pytest.approx(q[name] / sum(q.values()), abs=0.04)
+    assert drawn["near"] > drawn["mid"] > 1.5 * drawn["far"]
+
+
+def test_explore_one_gives_uniform_random_tables() -> None:
+    field = _field(6, 8)
+    rng = random.Random(12)
+    draws = 3000
+    tables: Counter[tuple[str, ...]] = Counter()
+    for _ in range(draws):
+        choice = choose_table(field, 2, rng, explore=1.0)
+        assert choice.reason == "explore" and choice.focus is None
+        tables[choice.bots] += 1
+    assert len(tables) == 15  # every pair of 6
+    expected = draws / 15
+    chi2 = sum((n - expected) ** 2 / expected for n in tables.values())
+    assert chi2 < 36.1  # the 0.999 quantile of chi-square with 14 degrees of freedom
+
+
+def test_bad_requests_are_refused_with_a_clear_message() -> None:
+    field = _field(3, 9)
+    with pytest.raises(ValueError, match="a table of 4 needs at least 4 entrants"):
+        choose_table(field, 4, random.Random(0))
+    with pytest.raises(ValueError, match="given twice"):
+        choose_table([*field, field[0]], 2, random.Random(0))
+    with pytest.raises(ValueError, match="at least two players"):
+        choose_table(field, 1, random.Random(0))
+    with pytest.raises(ValueError, match="explore"):
+        choose_table(field, 2, random.Random(0), explore=1.5)
+
+
+def test_order_figures() -> None:
+    theta = {"a": 0.0, "b": 1.0, "c": 2.0, "d": 3.0}
+    assert order_figures({"a": 1, "b": 2, "c": 3, "d": 4}, theta) == {
+        "kendall_tau": 1.0, "adjacent_right": 1.0, "exact_order": 1.0}
+    swapped = order_figures({"a": 1, "b": 3, "c": 2, "d": 4}, theta)
+    assert swapped == {"kendall_tau": pytest.approx(4 / 6), "adjacent_right": pytest.approx(2 / 3),
+                       "exact_order": 0.0}
+    assert order_figures({"a": 4, "b": 3, "c": 2, "d": 1}, theta)["kendall_tau"] == -1.0
+
+
+def test_clear_pairs_are_those_far_enough_apart_weaker_first() -> None:
+    theta = {"a": 0.0, "b": 0.3, "c": 0.6, "d": 2.0}
+    assert clear_pairs(theta) == [("a", "c"), ("a", "d"), ("b", "d"), ("c", "d")]
+
+
+def test_informative_matchmaking_needs_fewer_games_than_random_tables() -> None:
+    f = bench_setting(bots=8, players=2, scenario="join", sigma=1.5, replicates=1, seed=0)
+    info, rand = f["informative"], f["random"]
+    assert info["all_reached"] and rand["all_reached"]
+    assert info["games_to_sigma"] * 1.3 < rand["games_to_sigma"]
+    assert f["ratio"] == rand["games_to_sigma"] / info["games_to_sigma"]
+    assert -1.0 <= info["kendall_tau"] <= 1.0 and 0.0 <= rand["adjacent_right"] <= 1.0
+
+
+def test_bench_league_prints_json_with_its_figures() -> None:
+    r = runner.invoke(app, ["bench", "league", "--bots", "4", "--players", "2", "--sigma", "3",
+                            "--replicates", "1", "--in-flight", "2", "--json"])
+    assert r.exit_code == 0, r.output
+    f = json.loads(r.output)
+    assert {"bots", "sigma", "settings", "seconds", "games_played", "rate_milliseconds",
+            "min_ratio", "goal_met"} <= set(f)
+    assert f["games_played"] == sum(s["games_played"] for s in f["settings"]) > 0
+    assert f["in_flight"] == 2
+    assert [(s["scenario"], s["players"]) for s in f["settings"]] == [("start", 2), ("join", 2)]
+    for s in f["settings"]:
+        for policy in ("informative", "random"):
+            assert {"games_to_sigma", "games_to_order", "kendall_tau", "adjacent_right",
+                    "exact_order"} <= set(s[policy])
+            assert s[policy]["games_to_sigma"] > 0
+        assert s["ratio"] > 0
+    assert runner.invoke(app, ["bench", "league", "--bots", "3", "--players", "2"]).exit_code != 0
