@@ -467,6 +467,7 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
     import shutil
     import sqlite3
 
+    from arena.runner.cluster import executor_factory
     from arena.runner.config import parse_config, schedule_size
     from arena.runner.store import JOURNAL
     from arena.runner.tournament import Tournament
@@ -487,7 +488,7 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
         "bots": bots, "sandbox": sandbox,
     }
     config = parse_config(data, folder / "bench.toml")
-    factory = cluster.executor_factory(config) if cluster is not None else None
+    factory = executor_factory(cluster, config) if cluster is not None else None
     result = Tournament(config, factory).run()
     db = sqlite3.connect(folder / "out" / JOURNAL)
     try:

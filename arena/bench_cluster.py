@@ -115,7 +115,7 @@ def bench_cluster(games: int, seed: int, think_ms: int) -> dict[str, Any]:
     the local executor at the same concurrency. The bots wait ``think_ms`` before each answer:
     on one machine, games of bots that never wait are bound by its cores, whoever runs them
     (the local executor's own 2 ÷ 1 shows that bound, in the same run)."""
-    from arena.runner.cluster import Cluster
+    from arena.runner.cluster import Cluster, executor_factory
     from arena.runner.config import ExecutorSettings
     from arena.runner.executor import Executor, LocalExecutor
     from arena.runner.tournament import Tournament
@@ -124,7 +124,7 @@ def bench_cluster(games: int, seed: int, think_ms: int) -> dict[str, Any]:
 
     def timed(folder: Path, concurrency: int, cluster: Cluster | None) -> tuple[float, int]:
         config = random_field(folder, rounds, seed, concurrency, think_ms=think_ms)
-        factory = cluster.executor_factory(config) if cluster else LocalExecutor
+        factory = executor_factory(cluster, config) if cluster else LocalExecutor
         ready: list[float] = []
 
         def make(workers: int, keep: int) -> Executor:

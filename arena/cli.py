@@ -341,7 +341,7 @@ def run(
 
     from rich.live import Live
 
-    from arena.runner.cluster import ClusterError
+    from arena.runner.cluster import ClusterError, executor_factory
     from arena.runner.config import ConfigError, load_config
     from arena.runner.live import render
     from arena.runner.store import JournalError
@@ -385,7 +385,7 @@ def run(
 
     # Before any game: a cluster that cannot be used is one line.
     cluster = connect(config, lambda: stop.level > 0)
-    factory = cluster.executor_factory(config) if cluster is not None else None
+    factory = executor_factory(cluster, config) if cluster is not None else None
     try:
         if live_view:
             with Live(console=out, refresh_per_second=4, transient=False) as live:

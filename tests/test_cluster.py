@@ -513,7 +513,7 @@ def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("arena.runner.cluster.CONNECT_TIMEOUT_S", 1)
+    monkeypatch.setattr("arena.runner.cluster_connect.CONNECT_TIMEOUT_S", 1)
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
