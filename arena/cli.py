@@ -30,6 +30,7 @@ from arena.cli_common import (
     terminate_on_sigterm,
     time_control,
 )
+from arena.cli_league import league_app
 from arena.cli_report import report
 from arena.cli_stats import compare, stats
 from arena.engine import UnknownGameError, list_games
@@ -44,6 +45,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(bench_app, name="bench")
+app.add_typer(league_app, name="league")
 app.command()(worker)
 app.command()(stats)
 app.command()(compare)

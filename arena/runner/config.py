@@ -216,10 +216,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     def fail(field: str, problem: str) -> ConfigError:
         return ConfigError(f"{where}: '{field}' {problem}")
 
-    unknown = sorted(set(data) - _KNOWN)
-    if unknown:
-        raise ConfigError(f"{where}: unknown field(s): {', '.join(unknown)} "
-                          f"(known: {', '.join(sorted(_KNOWN))})")
+    refuse_unknown(data, _KNOWN, where)
 
     def text(field: str, default: str | None = None) -> str:
         value = data.get(field, default)
@@ -230,15 +227,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         return value
 
     def whole(field: str, low: int, high: int | None = None, default: int | None = None) -> int:
-        value = data.get(field, default)
-        if value is None:
-            raise fail(field, "is required (a whole number)")
-        if type(value) is not int:
-            raise fail(field, f"must be a whole number, got {value!r}")
-        if value < low or (high is not None and value > high):
-            bound = f"{low}..{high}" if high is not None else f">= {low}"
-            raise fail(field, f"must be {bound}, got {value}")
-        return value
+        return whole_number(data, field, low, high, default, fail)
 
     name = text("name")
     if not NAME_RULE.match(name):
@@ -275,14 +264,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         output = Path(text("output"))
         output = Path(os.path.normpath(output if output.is_absolute() else base / output))
 
-    raw_tc = data.get("time_control", {})
-    if not isinstance(raw_tc, dict):
-        raise fail("time_control", "must be a table")
-    try:
-        time_control = TimeControl.from_dict(raw_tc)
-    except (ValueError, TypeError) as exc:
-        raise fail("time_control", str(exc)) from None
-
+    time_control = parse_time_control(data.get("time_control", {}), fail)
     executor = parse_executor(data.get("executor", {}), fail)
 
     raw_bots = data.get("bots")
@@ -353,6 +335,39 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return config
+
+
+def refuse_unknown(data: dict[str, Any], known: set[str], where: str) -> None:
+    """One error naming every field of ``data`` not in ``known`` (a typo, most often)."""
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"{where}: unknown field(s): {', '.join(unknown)} "
+                          f"(known: {', '.join(sorted(known))})")
+
+
+def parse_time_control(raw: Any, fail: Callable[[str, str], ConfigError]) -> TimeControl:
+    """The ``[time_control]`` table; ``fail(field, problem)`` makes the error."""
+    if not isinstance(raw, dict):
+        raise fail("time_control", "must be a table")
+    try:
+        return TimeControl.from_dict(raw)
+    except (ValueError, TypeError) as exc:
+        raise fail("time_control", str(exc)) from None
+
+
+def whole_number(data: dict[str, Any], field: str, low: int, high: int | None,
+                 default: int | None, fail: Callable[[str, str], ConfigError]) -> int:
+    """The whole number ``data[field]`` (``default`` if absent; None: required) within
+    low..high (no upper bound for None); ``fail(field, problem)`` makes the error."""
+    value = data.get(field, default)
+    if value is None:
+        raise fail(field, "is required (a whole number)")
+    if type(value) is not int:
+        raise fail(field, f"must be a whole number, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise fail(field, f"must be {bound}, got {value}")
+    return value
 
 
 def parse_executor(raw: Any, fail: Callable[[str, str], ConfigError]) -> ExecutorSettings:

@@ -113,6 +113,37 @@ def executor_for(config: TournamentConfig) -> Callable[[int, int], Executor]:
 
 
 
+def hand_out(p: Pairing, job: GameJob, executor: Executor, journal: Journal,
+             in_flight: dict[str, tuple[Pairing, float]]) -> None:
+    """Give a game to the executor, its attempt counted in the journal first."""
+    journal.mark_started(p.game_id)
+    executor.submit(job)
+    in_flight[p.game_id] = (p, time.monotonic())
+
+
+def take_results(executor: Executor, journal: Journal, stop: StopRequest,
+                 notices: list[str]) -> list[JobResult] | None:
+    """The results that arrived within a moment, the executor's own retries counted and its
+    notices kept; None when the run is to end now (a second stop request, or the executor
+    gone while stopping). Raises TournamentError when the executor fails otherwise."""
+    if stop.level >= 2:
+        return None
+    try:
+        results = executor.poll(0.2)
+    except RuntimeError as exc:
+        if stop.level:
+            # Stopping: a signal to the whole process group (SIGTERM from a service manager,
+            # Ctrl-C) also ends the workers. Nothing was lost; the games in progress are
+            # played again on the next run.
+            stop.level = 2
+            return None
+        raise TournamentError(f"{exc}; finished games are kept, run again to go on") from None
+    for game_id in executor.restarted():
+        journal.mark_started(game_id)
+    notices += executor.notices()
+    return results
+
+
 def make_tournament_scheduler(config: TournamentConfig, master_seed: int) -> Scheduler:
     """The tournament's scheduler under ``master_seed`` (the file's seed, or one drawn)."""
     return make_scheduler(
@@ -454,30 +485,15 @@ class Tournament:
                     self._top_up(queue, executor.capacity)
                 while queue and len(self.in_flight) < executor.capacity and not self.stop.level:
                     p = queue.pop(self._next(queue, executor))
-                    self.journal.mark_started(p.game_id)
-                    executor.submit(self._job(p))
-                    self.in_flight[p.game_id] = (p, time.monotonic())
+                    hand_out(p, self._job(p), executor, self.journal, self.in_flight)
                 # No room at all (no worker of a cluster connected yet, or all gone): wait.
                 self.waiting = executor.capacity == 0 and not self.stop.level and bool(
                     queue or self._more_to_issue())
                 if not self.in_flight and not self.waiting:
                     break  # stopped, or nothing left to issue
-                if self.stop.level >= 2:
+                results = take_results(executor, self.journal, self.stop, self.notices)
+                if results is None:
                     break
-                try:
-                    results = executor.poll(0.2)
-                except RuntimeError as exc:
-                    if self.stop.level:
-                        # Stopping: a signal to the whole process group (SIGTERM from a
-                        # service manager, Ctrl-C) also ends the workers. The run was
-                        # stopped, nothing was lost; the games in progress replay on resume.
-                        self.stop.level = 2
-                        break
-                    raise TournamentError(f"{exc}; finished games are kept, run again to "
-                                          "resume") from None
-                for game_id in executor.restarted():
-                    self.journal.mark_started(game_id)
-                self.notices += executor.notices()
                 for r in results:
                     p, _ = self.in_flight.pop(r.game_id)
                     if r.status is JobStatus.DONE:

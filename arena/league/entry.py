@@ -1,0 +1,77 @@
+"""Entering a bot version into a league (``arena league add``): the checks of ``arena
+check-bot`` as its validation game, then an immutable snapshot of its files, named by version
+and content digest, from which every game of it is played."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.engine import get_game
+from arena.league.config import LeagueConfig
+from arena.league.store import Entrant, LeagueJournal, entrant_key
+from arena.runner.bots import BotManifest
+from arena.runner.checkbot import Check, check_bot
+from arena.runner.digest import bot_digest
+from arena.runner.shipping import pack, unpack
+from arena.runner.store import JournalError
+
+#: The folder of the snapshots, in the league's folder.
+SNAPSHOTS = "bots"
+#: The seed of the validation game.
+VALIDATION_SEED = 1
+
+
+class EntryError(RuntimeError):
+    """The bot cannot enter (one line: why)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What ``add`` did: the checks run, and the entrant made (None if a check failed)."""
+
+    checks: list[Check]
+    entrant: Entrant | None
+
+
+def snapshot_name(version: str, digest: str) -> str:
+    """The snapshot's folder in ``bots/<name>/``."""
+    return f"{version}-{digest[:12]}"
+
+
+def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path) -> Entry:
+    """Validate the bot in ``path`` and enter it (see the module's doc). Raises EntryError
+    if it cannot be read or is in the league already; a failed check changes nothing."""
+    try:
+        manifest = BotManifest.load(path)
+    except Exception as exc:
+        raise EntryError(str(exc)) from None
+    digest = bot_digest(manifest)
+    key = entrant_key(manifest.name, manifest.version)
+    known = journal.entrant(key)
+    if known is not None:
+        same = known.digest == digest
+        raise EntryError(f"{key} is in the league already" + (
+            f" ({known.status})" if same else
+            " with other files: give the changed bot a new version in its bot.toml"))
+    logs = Path(config.folder) / "logs" / "validation"
+    checks = check_bot(manifest.folder, get_game(config.game), VALIDATION_SEED,
+                       config.time_control, logs, config.log_cap, sandbox=config.sandbox)
+    if not all(c.passed for c in checks):
+        return Entry(checks, None)
+    where = Path(config.folder) / SNAPSHOTS / manifest.name
+    package = pack(manifest)
+    # Named by version and digest, and unpacked complete or not at all: a second `add` of
+    # the same files finds the same snapshot.
+    folder = unpack(where, snapshot_name(manifest.version, digest), package.data) / package.folder
+    if bot_digest(BotManifest.load(folder)) != digest:
+        shutil.rmtree(where / snapshot_name(manifest.version, digest), ignore_errors=True)
+        raise EntryError(f"{key}: its snapshot differs from its folder (a file changed while "
+                         "it was copied?); add it again")
+    try:
+        entrant = journal.add_entrant(manifest.name, manifest.version, digest,
+                                      folder.relative_to(config.folder).as_posix())
+    except JournalError as exc:
+        raise EntryError(str(exc)) from None
+    return Entry(checks, entrant)

@@ -1,0 +1,357 @@
+"""``arena league run``: play a league's tables, one duplicate set at a time, until told to
+stop, with the league's journal as the single source of truth.
+
+Each pass of the loop reads the league's bot versions again (so one added, retired or enabled
+while the run goes on is seen within a second), issues tables while fewer games wait than the
+workers can take (each table chosen by :mod:`arena.league.matchmaking` from the ratings now,
+and journalled with every seat rotation on one seed before any of it is played), hands games
+to the executor, and commits each result before taking the next. Ratings are applied in the
+order results were committed, so the journal read again gives exactly the ratings the run
+had. A bot version whose own failures reach the league's threshold is suspended, with the
+reason, and its games not yet handed out are dropped; so are those of a retired one.
+
+Stopping: Ctrl-C once finishes the games in progress, twice abandons them (they are played
+again on the next run); ``--games N`` and ``--until-sigma S`` stop issuing tables once this
+run has finished N games, or once every active bot version's sigma is under S.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.engine import get_game
+from arena.league import matchmaking
+from arena.league.config import LeagueConfig
+from arena.league.store import Entrant, LeagueJournal
+from arena.protocol.messages import FAILURES, Termination
+from arena.runner.affinity import available_memory, keep_for_memory
+from arena.runner.executor import (
+    Executor,
+    GameJob,
+    JobResult,
+    JobStatus,
+    LocalExecutor,
+    record_file,
+)
+from arena.runner.live import Snapshot
+from arena.runner.ratings import RatingTracker, Standings
+from arena.runner.sandbox import SandboxError, require_sandbox
+from arena.runner.schedule.base import GameOutcome, Pairing, rotations
+from arena.runner.storage import FolderBusyError, FolderLock
+from arena.runner.store import SECRET_SEED
+from arena.runner.tournament import (
+    RECENT,
+    StopRequest,
+    TournamentError,
+    hand_out,
+    take_results,
+)
+from arena.seeds import derive_seed
+
+#: How often the run reads the league's bot versions again, at most.
+REFRESH_S = 1.0
+
+
+@dataclass
+class LeagueResult:
+    standings: Standings
+    games_played: int  #: by this run
+    games_total: int  #: in the journal
+    why: str  #: why the run ended
+
+
+def league_ratings(journal: LeagueJournal) -> tuple[RatingTracker, list[GameOutcome]]:
+    """The ratings of every bot version from the journal's games, applied in the order their
+    results were committed (as the run applied them), and those games in that order."""
+    tracker = RatingTracker([])
+    for e in journal.entrants():
+        tracker.add_bot(e.key)
+    outcomes = journal.outcomes(as_finished=True)
+    for i, o in enumerate(outcomes):
+        for bot in o.bots:
+            tracker.add_bot(bot)
+        tracker.add(dataclasses.replace(o, index=i))
+    return tracker, outcomes
+
+
+class League:
+    """One run of a league (see the module's doc). ``executor_factory`` makes the executor
+    from (concurrency, bot processes kept per worker); None: the configuration's."""
+
+    def __init__(
+        self,
+        config: LeagueConfig,
+        executor_factory: Callable[[int, int], Executor] | None = None,
+        on_snapshot: Callable[[Snapshot], None] | None = None,
+        stop: StopRequest | None = None,
+        games: int | None = None,
+        until_sigma: float | None = None,
+        seed_key: bytes | None = None,
+    ) -> None:
+        self.config = config
+        self.folder = Path(config.folder)
+        self.on_snapshot = on_snapshot
+        self.stop = stop or StopRequest()
+        self.games_wanted = games
+        self.until_sigma = until_sigma
+        self.executor_factory = executor_factory or self._default_executor
+        try:
+            self.lock = FolderLock(self.folder)
+        except FolderBusyError as exc:
+            raise TournamentError(str(exc)) from None
+        try:
+            self.journal = LeagueJournal(config)
+            self.master = self.journal.secret_seed()
+            if SECRET_SEED not in self.journal.meta():
+                self.journal.set_meta(SECRET_SEED, self.master)
+            self.seed_key = self.journal.seed_key(seed_key)
+        except BaseException:
+            self.lock.release()
+            raise
+        self.tracker, done = league_ratings(self.journal)
+        self.rated = len(done)
+        self.recent: deque[GameOutcome] = deque(reversed(done[-RECENT:]), maxlen=RECENT)
+        self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
+        self.history: dict[str, deque[bool]] = {}  # per bot version: its last games, failed?
+        for o in done:
+            self._remember(o)
+        self.done_before = self.rated
+        self.played = 0
+        self.entrants: list[Entrant] = []
+        self.in_flight: dict[str, tuple[Pairing, float]] = {}
+        self.voids = self.journal.void_count()
+        self.notices: list[str] = []
+        self.started = time.monotonic()
+        self.why = ""
+
+    def _default_executor(self, concurrency: int, keep: int) -> Executor:
+        if self.config.executor.kind == "local":
+            return LocalExecutor(concurrency, keep)
+        from arena.runner.cluster import Cluster, DaskExecutor
+
+        return DaskExecutor(Cluster.connect(self.config.executor), [], keep, owns_cluster=True)
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _remember(self, o: GameOutcome) -> None:
+        for bot, how in zip(o.bots, o.terminations, strict=True):
+            failed = how != Termination.OK
+            self.history.setdefault(bot, deque(maxlen=self.config.suspend_window)).append(failed)
+            if failed and how in self.failures:
+                self.failures[how] += 1
+
+    def _count(self, o: GameOutcome) -> None:
+        for bot in o.bots:
+            self.tracker.add_bot(bot)
+        self.tracker.add(dataclasses.replace(o, index=self.rated))
+        self.rated += 1
+        self.recent.appendleft(o)
+        self._remember(o)
+
+    def _refresh(self, queue: list[Pairing]) -> None:
+        """Read the bot versions again: new ones get a line; games of ones no longer active
+        that were not handed out are dropped."""
+        self.entrants = self.journal.entrants()
+        for e in self.entrants:
+            self.tracker.add_bot(e.key)
+        active = {e.key for e in self.entrants if e.status == "active"}
+        gone = [p.game_id for p in queue if not set(p.bots) <= active]
+        if gone:
+            self.journal.drop_games(gone)
+            queue[:] = [p for p in queue if set(p.bots) <= active]
+
+    def _suspend_failing(self, o: GameOutcome) -> bool:
+        """Suspend each bot version of ``o`` whose failures reached the threshold; whether one
+        was."""
+        suspended = False
+        for bot, how in zip(o.bots, o.terminations, strict=True):
+            recent = self.history.get(bot, deque())
+            if how == Termination.OK or sum(recent) < self.config.suspend_after:
+                continue
+            entrant = self.journal.entrant(bot)
+            if entrant is None or entrant.status != "active":
+                continue
+            reason = (f"{sum(recent)} of its last {len(recent)} games ended in its failure "
+                      f"(last: {how} in {o.game_id})")
+            self.journal.set_status(bot, "suspended", reason)
+            self.notices.append(f"{bot} suspended: {reason}; `arena league enable` it once "
+                                "fixed")
+            suspended = True
+        return suspended
+
+    # ------------------------------------------------------------------ tables
+    def _active(self) -> list[Entrant]:
+        return [e for e in self.entrants if e.status == "active"]
+
+    def _pending(self, queue: list[Pairing]) -> dict[str, int]:
+        pending: dict[str, int] = {}
+        for p in [*queue, *(p for p, _ in self.in_flight.values())]:
+            for bot in p.bots:
+                pending[bot] = pending.get(bot, 0) + 1
+        return pending
+
+    def _issue_table(self, queue: list[Pairing]) -> bool:
+        """Choose a table and issue its duplicate set; False if too few versions are active."""
+        active = self._active()
+        if len(active) < self.config.players:
+            return False
+        standings = {b.name: b for b in self.tracker.standings().bots}
+        pending = self._pending(queue)
+        table, index = self.journal.next_table()
+        rng = random.Random(derive_seed(self.master, "league-match", table))
+        choice = matchmaking.choose_table(
+            [matchmaking.Entrant(e.key, standings[e.key].mu, standings[e.key].sigma,
+                                 standings[e.key].games, pending.get(e.key, 0))
+             for e in active],
+            self.config.players, rng, self.config.explore)
+        seed = derive_seed(self.master, "league-table", table)
+        pairings = [Pairing(f"t{table:06d}-s{s}", index + s, table, table, seats, seed)
+                    for s, seats in enumerate(rotations(choice.bots))]
+        self.journal.issue(pairings)
+        queue += pairings
+        return True
+
+    def _sure_enough(self) -> bool:
+        if self.until_sigma is None:
+            return False
+        lines = {b.name: b for b in self.tracker.standings().bots}
+        active = self._active()
+        return bool(active) and all(lines[e.key].sigma < self.until_sigma for e in active)
+
+    def _should_issue(self) -> bool:
+        if self.stop.level:
+            return False
+        if self.games_wanted is not None and \
+                self.played + len(self.in_flight) >= self.games_wanted:
+            return False
+        return not self._sure_enough()
+
+    def _job(self, p: Pairing) -> GameJob:
+        folders = {e.key: str(self.folder / e.folder) for e in self.entrants}
+        return GameJob(
+            pairing=p, game=get_game(self.config.game), bot_folders=folders,
+            time_control=self.config.time_control.to_dict(),
+            record_path=str(record_file(self.folder, p.game_id)),
+            log_dir=str(self.folder / "logs"), log_cap=self.config.log_cap,
+            seed_key=self.seed_key, sandbox=self.config.sandbox,
+        )
+
+    # ------------------------------------------------------------------ the loop
+    def snapshot(self, queue: list[Pairing]) -> Snapshot:
+        now = time.monotonic()
+        total = None if self.games_wanted is None else self.done_before + self.games_wanted
+        active = len(self._active())
+        return Snapshot(
+            name=self.config.name, game=self.config.game, format="league",
+            standings=self.tracker.standings(), games_done=self.rated, games_total=total,
+            in_progress=[(gid, p.bots, now - t) for gid, (p, t) in self.in_flight.items()],
+            recent=list(self.recent), failures=dict(self.failures), elapsed_s=now - self.started,
+            void_retries=self.voids,
+            schedule=(f"league, {active} of {len(self.entrants)} bot versions active, "
+                      f"{self.config.players}-player tables as duplicate sets"
+                      + (f"; until every sigma < {self.until_sigma:g}"
+                         if self.until_sigma is not None else "")),
+            stopping=self.stop.level > 0, abandoning=self.stop.level > 1,
+            done_before=self.done_before, notices=tuple(self.notices),
+        )
+
+    def run(self) -> LeagueResult:
+        """Play until stopped (see the module's doc). Raises TournamentError if the league
+        cannot go on (no sandbox, a worker lost); finished games are kept."""
+        try:
+            return self._run()
+        finally:
+            self.journal.close()
+            self.lock.release()
+
+    def _run(self) -> LeagueResult:
+        if self.config.executor.kind == "local":
+            try:
+                require_sandbox(self.config.sandbox)
+            except SandboxError as exc:
+                raise TournamentError(str(exc)) from None
+        queue: list[Pairing] = self.journal.pairings("scheduled")
+        self.entrants = self.journal.entrants()
+        self._refresh(queue)
+        keep = keep_for_memory(available_memory(), self.config.concurrency)
+        executor = self.executor_factory(self.config.concurrency, keep)
+        abandon = True
+        last_view = last_refresh = 0.0
+        try:
+            while True:
+                now = time.monotonic()
+                if now - last_refresh >= REFRESH_S:
+                    self._refresh(queue)
+                    last_refresh = now
+                while (len(queue) < executor.capacity and self._should_issue()
+                       and self._issue_table(queue)):
+                    pass
+                while queue and len(self.in_flight) < executor.capacity and not self.stop.level:
+                    if self.games_wanted is not None and \
+                            self.played + len(self.in_flight) >= self.games_wanted:
+                        break
+                    p = queue.pop(0)
+                    hand_out(p, self._job(p), executor, self.journal, self.in_flight)
+                if not self.in_flight:
+                    self.why = self._why_idle()
+                    if self.why:
+                        break
+                results = take_results(executor, self.journal, self.stop, self.notices)
+                if results is None:
+                    break
+                for r in results:
+                    self._take(r, queue)
+                now = time.monotonic()
+                if self.on_snapshot is not None and now - last_view >= 0.25:
+                    self.on_snapshot(self.snapshot(queue))
+                    last_view = now
+            abandon = self.stop.level >= 2
+        finally:
+            executor.shutdown(abandon=abandon)
+        if self.stop.level:
+            self.why = "stopped" + (" (the games in progress abandoned: they are played "
+                                    "on the next run)" if self.stop.level >= 2 else "")
+        if self.on_snapshot is not None:
+            self.on_snapshot(self.snapshot(queue))
+        return LeagueResult(self.tracker.standings(), self.played, self.rated, self.why)
+
+    def _why_idle(self) -> str:
+        """Why nothing is left to play now ("" if something is, or a bot may yet come)."""
+        if self.stop.level:
+            return "stopped"
+        if self.games_wanted is not None and self.played >= self.games_wanted:
+            return f"{self.played} games played, as asked"
+        if self._sure_enough():
+            return f"every active bot version's sigma is under {self.until_sigma:g}"
+        if len(self._active()) < self.config.players:
+            if self.games_wanted is None and self.until_sigma is None:
+                return ""  # forever: wait for bots to be added (or enabled)
+            return (f"fewer active bot versions than the {self.config.players} a table "
+                    "needs")
+        return ""
+
+    def _take(self, r: JobResult, queue: list[Pairing]) -> None:
+        p, _ = self.in_flight.pop(r.game_id)
+        if r.status is JobStatus.DONE:
+            assert r.outcome is not None
+            record = str(record_file(self.folder, p.game_id).relative_to(self.folder))
+            self.journal.record_result(r.outcome, record, r.duration_s)
+            self.played += 1
+            self._count(r.outcome)
+            if self._suspend_failing(r.outcome):
+                self._refresh(queue)  # its games not handed out yet are not played
+            return
+        self.voids += 1
+        count = self.journal.record_void(p.game_id, r.reason)
+        last = r.reason.strip().splitlines()[-1] if r.reason else "?"
+        if count > self.config.void_retries:
+            self.journal.drop_games([p.game_id])
+            self.notices.append(f"game {p.game_id} ({', '.join(p.bots)}) void {count} times, "
+                                f"dropped; last: {last}")
+            return
+        queue.insert(0, p)

@@ -1,0 +1,170 @@
+"""A league's journal: the tournament journal's file and tables (so ``arena stats``,
+``compare``, ``replay`` and ``standings`` read a league as they read a tournament), plus its
+entrants: every bot version ever added, with its snapshot and whether it is scheduled.
+
+A bot version's key is ``name@version``; it is the name the games, ratings and statistics
+know it by. Its snapshot (``bots/<name>/<version>-<digest>/``) is never changed: a changed bot
+is a new version. ``status`` is ``active`` (scheduled), ``retired`` (no longer scheduled; its
+games count) or ``suspended`` (its failures passed the league's threshold; ``reason`` says
+which; it can be enabled again).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.league.config import LeagueConfig
+from arena.runner.schedule.base import Pairing
+from arena.runner.store import JOURNAL, Journal, JournalError
+
+STATUSES = ("active", "retired", "suspended")
+
+_ENTRANTS = """
+CREATE TABLE IF NOT EXISTS entrants (
+    key      TEXT PRIMARY KEY,
+    seq      INTEGER NOT NULL UNIQUE,
+    name     TEXT NOT NULL,
+    version  TEXT NOT NULL,
+    digest   TEXT NOT NULL,
+    folder   TEXT NOT NULL,
+    added_at REAL NOT NULL,
+    status   TEXT NOT NULL CHECK (status IN ('active', 'retired', 'suspended')),
+    reason   TEXT NOT NULL DEFAULT ''
+);
+"""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One bot version of the league. ``folder``: its snapshot's bot folder, relative to the
+    league's folder."""
+
+    key: str
+    seq: int
+    name: str
+    version: str
+    digest: str
+    folder: str
+    added_at: float
+    status: str
+    reason: str = ""
+
+
+def entrant_key(name: str, version: str) -> str:
+    return f"{name}@{version}"
+
+
+class LeagueJournal(Journal):
+    """The journal of the league in ``config.folder`` (created with it)."""
+
+    def __init__(self, config: LeagueConfig, readonly: bool = False) -> None:
+        super().__init__(Path(config.folder) / JOURNAL, readonly=readonly)
+        self.config = config
+        if not readonly:
+            self.db.executescript(_ENTRANTS)
+            meta = self.meta()
+            if not meta:
+                self.bind(self._identity([]), "league")
+            elif meta.get("identity", {}).get("kind") != "league":
+                raise JournalError(f"{self.path} is a tournament's journal, not a league's")
+
+    def _identity(self, keys: Sequence[str]) -> dict[str, Any]:
+        """The league's identity with its bot versions, as a tournament's lists its bots
+        (what ``arena stats`` and ``arena standings`` read)."""
+        return {**self.config.identity(), "bots": [{"name": k} for k in keys]}
+
+    def _refresh_identity(self) -> None:
+        keys = [e.key for e in self.entrants()]
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('identity', ?)",
+                        (json.dumps(self._identity(keys)),))
+
+    # ------------------------------------------------------------------ entrants
+    def entrants(self, status: str | None = None) -> list[Entrant]:
+        """Every bot version (with ``status``: those that have it), in the order added."""
+        try:
+            rows = self.db.execute(
+                "SELECT * FROM entrants" + (" WHERE status = ?" if status else "")
+                + " ORDER BY seq", (status,) if status else ()).fetchall()
+        except Exception as exc:  # a read-only journal of a league that has none yet
+            if "no such table" in str(exc):
+                return []
+            raise
+        return [Entrant(r["key"], r["seq"], r["name"], r["version"], r["digest"], r["folder"],
+                        r["added_at"], r["status"], r["reason"]) for r in rows]
+
+    def entrant(self, key: str) -> Entrant | None:
+        return next((e for e in self.entrants() if e.key == key), None)
+
+    def add_entrant(self, name: str, version: str, digest: str, folder: str) -> Entrant:
+        """Enter a bot version (active). Raises JournalError if the version is in the league
+        with other files (a changed bot needs a new version)."""
+        key = entrant_key(name, version)
+        with self._tx():
+            row = self.db.execute("SELECT digest FROM entrants WHERE key = ?",
+                                  (key,)).fetchone()
+            if row is not None:
+                raise JournalError(
+                    f"{key} is in the league already" + ("" if row[0] == digest else
+                    " with other files: give the changed bot a new version in its bot.toml"))
+            seq = self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM entrants").fetchone()[0]
+            self.db.execute("INSERT INTO entrants VALUES (?, ?, ?, ?, ?, ?, ?, 'active', '')",
+                            (key, seq, name, version, digest, folder, time.time()))
+            self._refresh_identity()
+        entrant = self.entrant(key)
+        assert entrant is not None
+        return entrant
+
+    def set_status(self, key: str, status: str, reason: str = "") -> None:
+        assert status in STATUSES
+        with self._tx():
+            self.db.execute("UPDATE entrants SET status = ?, reason = ? WHERE key = ?",
+                            (status, reason, key))
+
+    def unstarted_games_of(self, keys: Sequence[str]) -> list[str]:
+        """Games issued to any of ``keys`` never handed out (nor finished)."""
+        wanted = set(keys)
+        rows = self.db.execute("SELECT game_id, bots FROM pairings "
+                               "WHERE status = 'scheduled' AND started = 0").fetchall()
+        return [r["game_id"] for r in rows if wanted & set(json.loads(r["bots"]))]
+
+    def drop_games(self, game_ids: Sequence[str]) -> None:
+        """Forget issued games that have no result (a suspended or retired bot's, a game void
+        too often): they are not played."""
+        with self._tx():
+            self.db.executemany("DELETE FROM pairings WHERE game_id = ? AND status = 'scheduled'",
+                                [(g,) for g in game_ids])
+
+    def remove_entrant(self, key: str) -> list[str]:
+        """Delete a bot version and every game it sat in (results too); returns the records
+        of those games (paths relative to the league's folder) for the caller to delete."""
+        with self._tx():
+            rows = self.db.execute("SELECT game_id, bots FROM pairings").fetchall()
+            games = [r["game_id"] for r in rows if key in json.loads(r["bots"])]
+            records = [r["record"] for g in games for r in self.db.execute(
+                "SELECT record FROM results WHERE game_id = ?", (g,))]
+            self.db.executemany("DELETE FROM results WHERE game_id = ?", [(g,) for g in games])
+            self.db.executemany("DELETE FROM pairings WHERE game_id = ?", [(g,) for g in games])
+            self.db.execute("DELETE FROM entrants WHERE key = ?", (key,))
+            self._refresh_identity()
+        return records
+
+    def next_table(self) -> tuple[int, int]:
+        """The next table's number and the next game's index: past every one issued, removed
+        ones included, so that no game id is ever used twice."""
+        row = self.db.execute("SELECT COALESCE(MAX(tbl), 0), COALESCE(MAX(idx), -1) "
+                              "FROM pairings").fetchone()
+        last = self.meta().get("last_table", [0, -1])
+        return max(int(row[0]), int(last[0])) + 1, max(int(row[1]), int(last[1])) + 1
+
+    def issue(self, pairings: Sequence[Pairing]) -> None:
+        """Record a table's games, issued, and remember its number, in one transaction."""
+        with self._tx():
+            self._insert_pairings(pairings)
+            last = [max(p.table for p in pairings), max(p.index for p in pairings)]
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('last_table', ?)",
+                            (json.dumps(last),))
