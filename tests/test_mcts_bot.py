@@ -286,13 +286,13 @@ def _referee_replays(name: str, tmp_path: Path, iterations: int) -> None:
 
 
 def test_the_bot_replays_its_agricola_game_exactly_with_fixed_iterations(tmp_path: Path) -> None:
-    _referee_replays("agricola", tmp_path, 4)
+    _referee_replays("agricola", tmp_path, 2)
 
 
 def test_the_bot_replays_its_stone_age_game_exactly_with_fixed_iterations(
     tmp_path: Path,
 ) -> None:
-    _referee_replays("stoneage", tmp_path, 10)
+    _referee_replays("stoneage", tmp_path, 3)
 
 
 @pytest.mark.slow
