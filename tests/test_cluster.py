@@ -333,6 +333,36 @@ def test_the_bots_are_checked_on_the_workers_so_the_organiser_needs_no_runtime_o
     assert not read_journal(tmp_path / "broken").done
 
 
+def test_a_league_plays_on_the_cluster_and_ships_a_bot_added_while_it_runs(
+    tmp_path: Path, cluster: LocalCluster
+) -> None:
+    """`arena league run --executor dask://...`: the league's games are played by the
+    workers, and a bot version added while the league runs is packed and sent then."""
+    from test_league import Arena, add, done_games, init
+    from test_tournament_e2e import random_py_twin
+
+    arena = Arena(tmp_path)
+    try:
+        league = tmp_path / "lg"
+        init(arena, league, "--players", "2")
+        add(arena, league, EXAMPLES / "random-py")
+        add(arena, league, EXAMPLES / "greedy-py")
+        run = arena.start("league", "run", str(league), "--plain", "--executor",
+                          cluster.dask_address)
+        wait_until("games played on the cluster", lambda: len(done_games(league)) >= 2, 60, run)
+        twin = add(arena, league, random_py_twin(tmp_path))
+        wait_until("the bot added while running has played on the cluster",
+                   lambda: any(twin in seats for _, seats in done_games(league)), 60, run)
+        run.interrupt()
+        assert run.wait(60) == 130, run.text
+        assert "Traceback" not in run.text
+        cached = {p.name for p in (cluster.tmp).glob("cache-w*/*")}
+        assert len(cached) >= 3, cached  # each version's package, unpacked on a worker
+        assert_nothing_left(arena.tag, sessions=(run.pid,))
+    finally:
+        arena.close()
+
+
 def test_ctrl_c_twice_abandons_the_games_on_the_workers(
     tmp_path: Path, runs: Runs, cluster: LocalCluster
 ) -> None:
