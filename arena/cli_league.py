@@ -279,11 +279,29 @@ def standings(
     from arena.cli_common import terminate_on_sigterm
 
     terminate_on_sigterm()
+    if not out.is_terminal:  # a pipe or a file: the table again whenever a game was added
+        shown = -1
+        with contextlib.suppress(KeyboardInterrupt):
+            while True:
+                games = _games_in(config)
+                if games != shown:
+                    out.print(_standings_view(config, Group))
+                    shown = games
+                time.sleep(1.0)
+        return
     with contextlib.suppress(KeyboardInterrupt), \
             Live(console=out, refresh_per_second=2, transient=False) as live:
         while True:
             live.update(_standings_view(config, Group))
             time.sleep(1.0)
+
+
+def _games_in(config: Any) -> int:
+    journal = _journal(config, readonly=True)
+    try:
+        return journal.pairing_count("done")
+    finally:
+        journal.close()
 
 
 def _read_standings(config: Any) -> tuple[Any, int, dict[str, Any]]:

@@ -16,7 +16,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -252,7 +251,8 @@ def test_two_versions_of_one_bot_meet_and_a_league_folder_answers_stats_and_comp
     assert r.returncode == 0 and json.loads(r.stdout)["games"] == 4, r.stderr
 
     watching = arena.start("league", "standings", str(league), "--watch")
-    time.sleep(2)  # without a terminal the view is printed when it ends
+    # Without a terminal the table is printed again whenever a game is added.
+    wait_until("the standings shown", lambda: "random-py@2.0" in watching.stdout, 30, watching)
     os.kill(watching.pid, signal.SIGINT)
     assert watching.wait(10) == 0, watching.text
     assert "lg: 4 games" in watching.stdout and "random-py@2.0" in watching.stdout
