@@ -166,14 +166,17 @@ def test_informative_matchmaking_needs_fewer_games_than_random_tables() -> None:
 
 def test_bench_league_prints_json_with_its_figures() -> None:
     r = runner.invoke(app, ["bench", "league", "--bots", "4", "--players", "2", "--sigma", "3",
-                            "--replicates", "1", "--in-flight", "2", "--json"])
+                            "--replicates", "1", "--in-flight", "2", "--spread", "1",
+                            "--spread", "2", "--json"])
     assert r.exit_code == 0, r.output
     f = json.loads(r.output)
     assert {"bots", "sigma", "settings", "seconds", "games_played", "rate_milliseconds",
             "min_ratio", "goal_met"} <= set(f)
     assert f["games_played"] == sum(s["games_played"] for s in f["settings"]) > 0
     assert f["in_flight"] == 2
-    assert [(s["scenario"], s["players"]) for s in f["settings"]] == [("start", 2), ("join", 2)]
+    assert f["spreads"] == [1.0, 2.0]
+    assert [(s["spread"], s["scenario"], s["players"]) for s in f["settings"]] == [
+        (1.0, "start", 2), (1.0, "join", 2), (2.0, "start", 2), (2.0, "join", 2)]
     for s in f["settings"]:
         for policy in ("informative", "random"):
             assert {"games_to_sigma", "games_to_order", "kendall_tau", "adjacent_right",

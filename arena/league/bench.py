@@ -17,6 +17,11 @@ order is compared with the true theta order (Kendall tau, the share of neighbour
 order that are ordered right, and whether the whole order is right: rare, since neighbours
 can be nearly equal).
 
+The bots' log-strengths are drawn from N(0, spread²). A spread of 1 is a field of near equals
+(neighbours about 160 Elo apart on average); the example bots span far more (random-py to
+mcts-py is about 1,000 Elo in the committed leaderboards: a spread of about 2.5), and there a
+random table is more often a foregone conclusion, which tells the ratings little.
+
 Scenarios: ``start`` has the whole field from the first game; ``join`` starts with half of it
 and the other half joins once the first half's sigmas are all under the threshold (a settled
 league receiving new bots, the league's real use), and counts the games after the join (for
@@ -196,13 +201,15 @@ def rate_milliseconds(players: int, repeats: int = 200) -> float:
 
 
 def bench_setting(bots: int, players: int, scenario: str, sigma: float, replicates: int,
-                  seed: int, explore: float = EXPLORE, in_flight: int = 1) -> dict[str, Any]:
+                  seed: int, explore: float = EXPLORE, in_flight: int = 1,
+                  spread: float = 1.0) -> dict[str, Any]:
     """Both policies over ``replicates`` leagues (bots and games seeded per replicate): mean
     games until every sigma is under ``sigma``, random ÷ informative, and the order figures
-    at the informative run's budget."""
+    at the informative run's budget. ``spread``: the standard deviation of the bots'
+    log-strengths (1: a field of near equals; 2 and more: one like the example bots')."""
     runs: dict[str, list[Run]] = {p: [] for p in POLICIES}
     for r in range(replicates):
-        theta = synthetic_bots(bots, seed * 1000 + r)
+        theta = {b: spread * t for b, t in synthetic_bots(bots, seed * 1000 + r).items()}
         join = scenario == "join"
         first = simulate(theta, players, "informative", seed * 1000 + r, sigma, join,
                          explore=explore, in_flight=in_flight)
@@ -210,7 +217,7 @@ def bench_setting(bots: int, players: int, scenario: str, sigma: float, replicat
         runs["random"].append(simulate(theta, players, "random", seed * 1000 + r, sigma, join,
                                        budget=first.games_to_sigma + first.join_games,
                                        in_flight=in_flight))
-    figures: dict[str, Any] = {"scenario": scenario, "players": players}
+    figures: dict[str, Any] = {"scenario": scenario, "players": players, "spread": spread}
     for policy, done in runs.items():
         figures[policy] = {
             "games_to_sigma": statistics.fmean(x.games_to_sigma for x in done),
@@ -228,14 +235,17 @@ def bench_setting(bots: int, players: int, scenario: str, sigma: float, replicat
 
 
 def bench_league(bots: int, players: Sequence[int], sigma: float, replicates: int, seed: int,
-                 explore: float = EXPLORE, in_flight: int = 1) -> dict[str, Any]:
-    """Every scenario at every table size, the time it took, and TrueSkill's cost."""
+                 explore: float = EXPLORE, in_flight: int = 1,
+                 spreads: Sequence[float] = (1.0,)) -> dict[str, Any]:
+    """Every scenario at every spread of strengths and table size, the time it took, and
+    TrueSkill's cost."""
     start = time.perf_counter()
-    settings = [bench_setting(bots, p, s, sigma, replicates, seed, explore, in_flight)
-                for s in SCENARIOS for p in players]
+    settings = [bench_setting(bots, p, s, sigma, replicates, seed, explore, in_flight, spread)
+                for spread in spreads for s in SCENARIOS for p in players]
     seconds = time.perf_counter() - start
     played = sum(s["games_played"] for s in settings)
     return {"bots": bots, "sigma": sigma, "replicates": replicates, "seed": seed,
+            "spreads": list(spreads),
             "explore": explore, "in_flight": in_flight, "settings": settings,
             "seconds": seconds,
             "games_played": played, "games_per_second": played / seconds,
