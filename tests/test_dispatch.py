@@ -97,10 +97,11 @@ def test_each_game_goes_to_the_free_worker_that_keeps_its_bots(tmp_path: Path) -
 def fields_file(tmp_path: Path, name: str, bots: list[Path], **fields: Any) -> Path:
     folder = tmp_path / name
     folder.mkdir()
+    settings: dict[str, Any] = {"max_games": 24, **fields}
     return write_tournament(folder, "t.toml", name="fields", output=folder / "out", bots=bots,
-                            players=4, rounds=1, max_games=24, sandbox="none", seed=5,
+                            players=4, rounds=1, sandbox="none", seed=5,
                             time_control={"handshake_ms": 10_000, "decision_ms": 2_000},
-                            **fields)
+                            **settings)
 
 
 def test_a_field_larger_than_the_old_keep_starts_each_bot_once_per_worker_and_standings_hold(
@@ -117,20 +118,20 @@ def test_a_field_larger_than_the_old_keep_starts_each_bot_once_per_worker_and_st
         keeps.append(keep)
         return LocalExecutor(workers, keep)
 
-    kept_file = fields_file(tmp_path, "kept", bots)
+    kept_file = fields_file(tmp_path, "kept", bots, max_games=12)
     kept = Tournament(load_config(kept_file), executor_factory=local,
                       seed_key=TEST_SEED_KEY).run()
-    fresh_file = fields_file(tmp_path, "fresh", bots, reuse_bots=False)
+    fresh_file = fields_file(tmp_path, "fresh", bots, reuse_bots=False, max_games=12)
     fresh = Tournament(load_config(fresh_file), executor_factory=local,
                        seed_key=TEST_SEED_KEY).run()
 
     assert keeps == [keep_for_memory(8 * GIB, 2), 0] == [16, 0]
-    assert kept.complete and fresh.complete and kept.games_done == fresh.games_done == 24
+    assert kept.complete and fresh.complete and kept.games_done == fresh.games_done == 12
     kept_out, fresh_out = kept_file.parent / "out", fresh_file.parent / "out"
     assert_schedule_played_once(read_journal(kept_out), schedule_of(kept_file))
     started = bot_logs(kept_out / "logs")
     assert len(started) <= 2 * 12, started  # at most once per bot and worker
-    assert len(bot_logs(fresh_out / "logs")) == 24 * 4  # fresh: one per game and seat
+    assert len(bot_logs(fresh_out / "logs")) == 12 * 4  # fresh: one per game and seat
     assert standings_doc(kept_out)["standings"] == standings_doc(fresh_out)["standings"]
 
 
