@@ -203,6 +203,12 @@ def test_a_bot_that_fails_its_validation_changes_nothing_and_a_changed_bot_needs
 ) -> None:
     league = tmp_path / "lg"
     init(arena, league)
+    # With no bot, a league that plays on waits for one, and says so.
+    waiting = arena.start("league", "run", str(league), "--plain")
+    wait_until("the wait said", lambda: "waiting: fewer active bot versions than the 2 a "
+               "table needs" in waiting.stderr, 30, waiting)
+    os.kill(waiting.pid, signal.SIGINT)
+    assert waiting.wait(30) == 130, waiting.text
     r = arena("league", "add", str(league), str(FAULTY / "crash-start"))
     assert r.returncode == 1, r.stdout + r.stderr
     assert "FAIL" in r.stdout and "did not pass its validation: not added" in r.stderr

@@ -129,6 +129,7 @@ class League:
         self.notices: list[str] = []
         self.started = time.monotonic()
         self.why = ""
+        self.idle_said = False  # whether the wait for more bot versions was said
 
     def _default_executor(self, concurrency: int, keep: int) -> Executor:
         if self.config.executor.kind == "local":
@@ -329,10 +330,16 @@ class League:
         if self._sure_enough():
             return f"every active bot version's sigma is under {self.until_sigma:g}"
         if len(self._active()) < self.config.players:
+            short = f"fewer active bot versions than the {self.config.players} a table needs"
             if self.games_wanted is None and self.until_sigma is None:
-                return ""  # forever: wait for bots to be added (or enabled)
-            return (f"fewer active bot versions than the {self.config.players} a table "
-                    "needs")
+                # Forever: wait for bots to be added (or enabled), and say so once.
+                if not self.idle_said:
+                    self.notices.append(f"waiting: {short}; add one with `arena league add "
+                                        f"{self.folder} BOT_FOLDER` (Ctrl-C to stop)")
+                    self.idle_said = True
+                return ""
+            return short
+        self.idle_said = False
         return ""
 
     def _take(self, r: JobResult, queue: list[Pairing]) -> None:
