@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.league.bench import bench_setting, clear_pairs, order_figures
-from arena.league.matchmaking import Entrant, choose_table, match_quality, need
+from arena.league.matchmaking import QUALITY_POWER, Entrant, choose_table, match_quality, need
 from arena.runner.ratings import make_environment
 
 runner = CliRunner()
@@ -104,8 +104,9 @@ def test_opponents_near_in_rating_are_drawn_more_often_than_far_ones() -> None:
         choice = choose_table([focal, near, far, mid], 2, rng, explore=0.0)
         assert choice.focus == "focal"
         drawn.update(b for b in choice.bots if b != "focal")
-    # the draw is proportional to quality: about 0.98 : 0.64 : 0.26 here
-    q = {e.name: match_quality(focal, e) for e in (near, mid, far)}
+    # the draw is proportional to the quality's power (needs are equal here): about
+    # 0.98 : 0.64 : 0.26 before it
+    q = {e.name: match_quality(focal, e) ** QUALITY_POWER for e in (near, mid, far)}
     assert q["near"] > q["mid"] > q["far"]
     share = {name: drawn[name] / 2000 for name in q}
     for name in q:
