@@ -38,7 +38,8 @@ The rule (in plain words):
    The powers (:data:`QUALITY_POWER`, :data:`NEED_POWER`) were chosen with ``arena bench
    league``: against quality × need ratio², they saved more games in every setting it
    measures (the whole field from the start and bots joining a settled league, fields of
-   near equals and wider ones, 2- and 4-player tables), over three seeds.
+   near equals and wider ones, 2- and 4-player tables), and again from the start with two
+   other seeds.
 
 The table is given in a canonical order (names sorted); the league plays every cyclic seat
 rotation of it on one seed (a duplicate set). Everything is drawn from the caller's
