@@ -30,7 +30,7 @@ from arena.runner.ratings import RatingTracker, Standings
 from arena.runner.schedule.base import GameOutcome
 from arena.runner.store import Progress
 from arena.stats.common import Interval
-from arena.stats.match import match
+from arena.stats.match import Match
 from arena.stats.summary import TournamentStats, tournament_stats
 from arena.stats.tables import HeadToHead
 
@@ -148,7 +148,7 @@ def build_report(progress: Progress, folder: Path, output: Path, complete: bool,
         _ratings(curves, order, colours),
         _scores(outcomes, order, colours),
         _strengths(stats),
-        _elo(outcomes, stats.head_to_head),
+        _elo(stats.matches),
         _seats(stats),
         _games(outcomes, progress.records, folder, output),
         f"<script>{_SCRIPT}</script></body></html>",
@@ -482,26 +482,18 @@ def _strengths(stats: TournamentStats) -> str:
             + _table(("#", "Bot", "Rating (95%)"), rows, "strengths-table", left=(1,)))
 
 
-def _elo(outcomes: Sequence[GameOutcome], pairs: Sequence[HeadToHead]) -> str:
-    """Each pair's two-player Elo, as ``arena compare`` figures it (nothing without
-    two-player games)."""
-    duels: dict[frozenset[str], list[GameOutcome]] = {}
-    for o in outcomes:
-        if len(o.bots) == 2:
-            duels.setdefault(frozenset(o.bots), []).append(o)
+def _elo(matches: Sequence[Match]) -> str:
+    """Each pair's two-player Elo, as ``arena compare`` figures it (the statistics' matches;
+    nothing without two-player games)."""
     rows = []
-    for h in pairs:
-        games = duels.get(frozenset((h.a, h.b)))
-        if not games:
-            continue
-        m = match(games, h.a, h.b)
+    for m in matches:
         err, ci = m.elo_error, m.elo_interval()
         # A pair one bot always won has no finite Elo: the bare "+∞" says all there is.
         shown = "" if err is None or not math.isfinite(err) else f" ± {_num(err)}"
         if ci is not None and not (math.isfinite(ci.low) or math.isfinite(ci.high)):
             ci = None
         rows.append(
-            f'<tr><td class="l bot">{escape(h.a)}</td><td class="l bot">{escape(h.b)}</td>'
+            f'<tr><td class="l bot">{escape(m.a)}</td><td class="l bot">{escape(m.b)}</td>'
             f"<td>{m.games}</td><td>{m.pairs}</td><td>{m.wins}-{m.draws}-{m.losses}</td>"
             f'<td data-v="{_v(m.elo)}">{_num(m.elo)}{shown}{_ci(ci)}</td>'
             f'<td data-v="{_v(m.los)}">{_pct(m.los)}</td></tr>')
