@@ -488,7 +488,7 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
         "bots": bots, "sandbox": sandbox,
     }
     config = parse_config(data, folder / "bench.toml")
-    factory = executor_factory(cluster, config) if cluster is not None else None
+    factory = executor_factory(cluster, config.bots) if cluster is not None else None
     result = Tournament(config, factory).run()
     db = sqlite3.connect(folder / "out" / JOURNAL)
     try:

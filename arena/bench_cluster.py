@@ -124,7 +124,7 @@ def bench_cluster(games: int, seed: int, think_ms: int) -> dict[str, Any]:
 
     def timed(folder: Path, concurrency: int, cluster: Cluster | None) -> tuple[float, int]:
         config = random_field(folder, rounds, seed, concurrency, think_ms=think_ms)
-        factory = executor_factory(cluster, config) if cluster else LocalExecutor
+        factory = executor_factory(cluster, config.bots) if cluster else LocalExecutor
         ready: list[float] = []
 
         def make(workers: int, keep: int) -> Executor:

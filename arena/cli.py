@@ -387,7 +387,7 @@ def run(
 
     # Before any game: a cluster that cannot be used is one line.
     cluster = connect(config, lambda: stop.level > 0)
-    factory = executor_factory(cluster, config) if cluster is not None else None
+    factory = executor_factory(cluster, config.bots) if cluster is not None else None
     try:
         if live_view:
             with Live(console=out, refresh_per_second=4, transient=False) as live:

@@ -132,21 +132,21 @@ def add(folder: Folder,
 @league_app.command()
 def retire(folder: Folder, which: Version) -> None:
     """Stop scheduling a bot version; its games stay and count."""
-    _set(folder, which, "retired", "", "retired: no longer scheduled; its games count")
+    _set(folder, which, "retired", "retired: no longer scheduled; its games count")
 
 
 @league_app.command()
 def enable(folder: Folder, which: Version) -> None:
     """Schedule a retired or suspended bot version again."""
-    _set(folder, which, "active", "", "active: scheduled again")
+    _set(folder, which, "active", "active: scheduled again")
 
 
-def _set(folder: Path, which: str, status: str, reason: str, said: str) -> None:
+def _set(folder: Path, which: str, status: str, said: str) -> None:
     config = _config(folder)
     journal = _journal(config)
     try:
         entrant = _entrant(journal, which)
-        journal.set_status(entrant.key, status, reason)
+        journal.set_status(entrant.key, status)
     finally:
         journal.close()
     out.print(f"{escape(entrant.key)} {said}")
@@ -213,7 +213,7 @@ def run(
 
     from arena.cli_cluster import connect, executor_override
     from arena.league.runner import League
-    from arena.runner.cluster import ClusterError, DaskExecutor
+    from arena.runner.cluster import ClusterError, executor_factory
     from arena.runner.live import render
     from arena.runner.store import JournalError
     from arena.runner.tournament import TournamentError
@@ -235,8 +235,7 @@ def run(
     live_view = sys.stdout.isatty() and not plain
     stop = stop_on_signals(live_view)
     cluster = connect(config, lambda: stop.level > 0)
-    factory = (None if cluster is None else
-               (lambda n, keep: DaskExecutor(cluster, [], keep)))
+    factory = None if cluster is None else executor_factory(cluster)
     try:
         if live_view:
             with Live(console=out, refresh_per_second=4, transient=False) as live:

@@ -11,7 +11,7 @@ from pathlib import Path
 from arena.engine import get_game
 from arena.league.config import LeagueConfig
 from arena.league.store import Entrant, LeagueJournal, entrant_key
-from arena.runner.bots import BotManifest
+from arena.runner.bots import BotManifest, ManifestError
 from arena.runner.checkbot import Check, check_bot
 from arena.runner.digest import bot_digest
 from arena.runner.shipping import pack, unpack
@@ -45,7 +45,7 @@ def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path) -> Entry:
     if it cannot be read or is in the league already; a failed check changes nothing."""
     try:
         manifest = BotManifest.load(path)
-    except Exception as exc:
+    except ManifestError as exc:
         raise EntryError(str(exc)) from None
     digest = bot_digest(manifest)
     key = entrant_key(manifest.name, manifest.version)

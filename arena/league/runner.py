@@ -36,7 +36,6 @@ from arena.runner.executor import (
     GameJob,
     JobResult,
     JobStatus,
-    LocalExecutor,
     record_file,
 )
 from arena.runner.live import Snapshot
@@ -49,6 +48,7 @@ from arena.runner.tournament import (
     RECENT,
     StopRequest,
     TournamentError,
+    executor_for,
     hand_out,
     take_results,
 )
@@ -100,7 +100,7 @@ class League:
         self.stop = stop or StopRequest()
         self.games_wanted = games
         self.until_sigma = until_sigma
-        self.executor_factory = executor_factory or self._default_executor
+        self.executor_factory = executor_factory or executor_for(config.executor)
         try:
             self.lock = FolderLock(self.folder)
         except FolderBusyError as exc:
@@ -130,13 +130,6 @@ class League:
         self.started = time.monotonic()
         self.why = ""
         self.idle_said = False  # whether the wait for more bot versions was said
-
-    def _default_executor(self, concurrency: int, keep: int) -> Executor:
-        if self.config.executor.kind == "local":
-            return LocalExecutor(concurrency, keep)
-        from arena.runner.cluster import Cluster, DaskExecutor
-
-        return DaskExecutor(Cluster.connect(self.config.executor), [], keep, owns_cluster=True)
 
     # ------------------------------------------------------------------ bookkeeping
     def _remember(self, o: GameOutcome) -> None:
@@ -220,9 +213,9 @@ class League:
     def _sure_enough(self) -> bool:
         if self.until_sigma is None:
             return False
-        lines = {b.name: b for b in self.tracker.standings().bots}
         active = self._active()
-        return bool(active) and all(lines[e.key].sigma < self.until_sigma for e in active)
+        return bool(active) and all(self.tracker.rating(e.key)[1] < self.until_sigma
+                                    for e in active)
 
     def _should_issue(self) -> bool:
         if self.stop.level:

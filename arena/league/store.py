@@ -86,14 +86,9 @@ class LeagueJournal(Journal):
     # ------------------------------------------------------------------ entrants
     def entrants(self, status: str | None = None) -> list[Entrant]:
         """Every bot version (with ``status``: those that have it), in the order added."""
-        try:
-            rows = self.db.execute(
-                "SELECT * FROM entrants" + (" WHERE status = ?" if status else "")
-                + " ORDER BY seq", (status,) if status else ()).fetchall()
-        except Exception as exc:  # a read-only journal of a league that has none yet
-            if "no such table" in str(exc):
-                return []
-            raise
+        rows = self.db.execute(
+            "SELECT * FROM entrants" + (" WHERE status = ?" if status else "")
+            + " ORDER BY seq", (status,) if status else ()).fetchall()
         return [Entrant(r["key"], r["seq"], r["name"], r["version"], r["digest"], r["folder"],
                         r["added_at"], r["status"], r["reason"]) for r in rows]
 

@@ -46,7 +46,7 @@ from arena.runner.cluster_connect import (
     ClusterError,
     first_line,
 )
-from arena.runner.config import TournamentConfig
+from arena.runner.config import ExecutorSettings
 from arena.runner.digest import bot_digest
 from arena.runner.executor import Executor, GameJob, JobResult, JobStatus
 from arena.runner.shipping import Package, pack
@@ -62,19 +62,23 @@ CHECK_TIMEOUT_S = 300.0
 
 
 def executor_factory(cluster: Cluster,
-                     config: TournamentConfig) -> Callable[[int, int], Executor]:
-    """The tournament's executor factory on a connected ``cluster``: games on it, with the
-    bots of ``config`` as the file names them (before any local build)."""
-    bots = list(config.bots)
-    return lambda concurrency, keep: DaskExecutor(cluster, bots, keep)
+                     bots: Sequence[BotManifest] = ()) -> Callable[[int, int], Executor]:
+    """A run's executor factory on a connected ``cluster``: games on it, with ``bots`` sent
+    ahead (a tournament's as its file names them, before any local build; others as a job
+    first needs them)."""
+    shipped = list(bots)
+    return lambda concurrency, keep: DaskExecutor(cluster, shipped, keep)
 
 
-def connected_factory(config: TournamentConfig) -> Callable[[int, int], Executor]:
-    """An executor factory that connects when the run starts (and disconnects at its end)."""
-    bots = list(config.bots)
+def connected_factory(settings: ExecutorSettings,
+                      bots: Sequence[BotManifest]) -> Callable[[int, int], Executor]:
+    """An executor factory that connects to the cluster of ``settings`` when the run starts
+    (and disconnects at its end), with ``bots`` sent ahead (others as a job first needs
+    them)."""
+    shipped = list(bots)
 
     def make(concurrency: int, keep: int) -> Executor:
-        return DaskExecutor(Cluster.connect(config.executor), bots, keep, owns_cluster=True)
+        return DaskExecutor(Cluster.connect(settings), shipped, keep, owns_cluster=True)
 
     return make
 

@@ -212,8 +212,8 @@ def _play_jobs(
     lifeline: Connection,
     keep_bots: int,
 ) -> int:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    """The games of one worker, in the supervisor's child (which keeps the supervisor's
+    SIGINT and SIGTERM settings across the fork)."""
     threading.Thread(target=_watch_lifeline, args=(lifeline,), daemon=True).start()
     # Bot processes wait here between this worker's games (start-up and handshake are most of
     # a short game's cost); they are stopped when the worker stops, however it stops.

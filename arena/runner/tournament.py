@@ -28,7 +28,7 @@ import contextlib
 import dataclasses
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ from arena.runner.affinity import LOOKAHEAD, available_memory, choose_game, keep
 from arena.runner.bots import BotManifest
 from arena.runner.build import BuildError, built
 from arena.runner.checkbot import start_problem
-from arena.runner.config import TournamentConfig
+from arena.runner.config import ExecutorSettings, TournamentConfig
 from arena.runner.digest import bot_digest
 from arena.runner.executor import (
     Dispatching,
@@ -101,14 +101,15 @@ class TournamentResult:
     stopped_by: dict[str, Any] | None = None
 
 
-def executor_for(config: TournamentConfig) -> Callable[[int, int], Executor]:
-    """The executor factory of the configuration's ``[executor]``: worker processes on this
-    machine, or a Dask cluster's workers (connected to when the run starts)."""
-    if config.executor.kind == "local":
+def executor_for(settings: ExecutorSettings,
+                 bots: Sequence[BotManifest] = ()) -> Callable[[int, int], Executor]:
+    """The executor factory of an ``[executor]`` table: worker processes on this machine, or
+    a Dask cluster's workers (connected to when the run starts, ``bots`` sent ahead)."""
+    if settings.kind == "local":
         return LocalExecutor
     from arena.runner.cluster import connected_factory
 
-    return connected_factory(config)
+    return connected_factory(settings, bots)
 
 
 
@@ -174,7 +175,7 @@ class Tournament:
     ) -> None:
         self.config = config
         self.folder = config.output
-        self.executor_factory = executor_factory or executor_for(config)
+        self.executor_factory = executor_factory or executor_for(config.executor, config.bots)
         self.on_snapshot = on_snapshot
         self.stop = stop or StopRequest()
         with self._full_disk_stops_the_run():
