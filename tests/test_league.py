@@ -217,6 +217,16 @@ def test_a_bot_that_fails_its_validation_changes_nothing_and_a_changed_bot_needs
     assert journal.entrants() == []
     journal.close()
 
+    # A version is a folder's name in the league: one that climbs out of it is refused
+    # before anything is run or written.
+    climber = shutil.copytree(EXAMPLES / "random-py", tmp_path / "climber")
+    toml = (climber / "bot.toml").read_text(encoding="utf-8")
+    (climber / "bot.toml").write_text(toml.replace('version = "1.0"',
+                                                   'version = "../../../escaped"'))
+    r = arena("league", "add", str(league), str(climber))
+    assert r.returncode == 2 and "a league needs the version to be" in r.stderr, r.stderr
+    assert not list(tmp_path.rglob("escaped*")) and not (league / "bots").exists()
+
     mine = shutil.copytree(EXAMPLES / "random-py", tmp_path / "mine")
     assert add(arena, league, mine) == "random-py@1.0"
     again = arena("league", "add", str(league), str(mine))

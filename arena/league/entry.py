@@ -4,6 +4,7 @@ and content digest, from which every game of it is played."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,8 @@ from arena.runner.store import JournalError
 
 #: The folder of the snapshots, in the league's folder.
 SNAPSHOTS = "bots"
+#: What a bot version entering a league may be: it names a folder.
+VERSION_RULE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
 #: The seed of the validation game.
 VALIDATION_SEED = 1
 
@@ -47,6 +50,11 @@ def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path) -> Entry:
         manifest = BotManifest.load(path)
     except ManifestError as exc:
         raise EntryError(str(exc)) from None
+    if not VERSION_RULE.match(manifest.version):
+        # It names the snapshot's folder: "../.." would put it outside the league.
+        raise EntryError(f"{manifest.folder}: a league needs the version to be 1-64 letters, "
+                         f"digits, '.', '_', '+' or '-' (it names the bot's snapshot), not "
+                         f"{manifest.version!r}")
     digest = bot_digest(manifest)
     key = entrant_key(manifest.name, manifest.version)
     known = journal.entrant(key)
