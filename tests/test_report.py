@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from html import unescape
 from pathlib import Path
 from urllib.parse import unquote
@@ -220,7 +219,6 @@ def test_the_page_loads_in_chromium_without_errors_and_its_charts_are_drawn(
     rename = {"bot-00": HOSTILE}
     synthetic(tmp_path, bots=6, players=4, games=200, rename=rename)
     report(tmp_path)
-    start = time.monotonic()
     with Browser() as browser:
         browser.load((tmp_path / "report.html").as_uri())
         assert browser.problems() == []
@@ -240,7 +238,6 @@ def test_the_page_loads_in_chromium_without_errors_and_its_charts_are_drawn(
         assert browser.problems() == []
         # A hostile name is text on the page, not a script that ran.
         assert HOSTILE in browser.evaluate("document.body.textContent")
-    assert time.monotonic() - start < 20
 
 
 @needs_chromium
