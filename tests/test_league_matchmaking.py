@@ -4,9 +4,11 @@ tables (arena.league.bench, ``arena bench league``)."""
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections import Counter
 from itertools import combinations
+from statistics import NormalDist
 
 import pytest
 import trueskill
@@ -14,7 +16,14 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.league.bench import bench_setting, clear_pairs, order_figures
-from arena.league.matchmaking import QUALITY_POWER, Entrant, choose_table, match_quality, need
+from arena.league.matchmaking import (
+    CANDIDATES,
+    Entrant,
+    choose_table,
+    expected_shrink,
+    match_quality,
+    need,
+)
 from arena.runner.ratings import make_environment
 
 runner = CliRunner()
@@ -57,13 +66,16 @@ def test_the_same_entrants_and_seed_give_the_same_tables() -> None:
     assert first != other
 
 
-def test_the_focal_bot_is_the_one_with_the_widest_sigma() -> None:
+def test_the_bot_with_the_widest_sigma_sits_at_every_table() -> None:
     field = _field(10, 4)
     widest = Entrant("wide", 25.0, 9.0, games=40)
+    neediest = sorted([*field, widest], key=lambda e: -need(e))[:CANDIDATES]
     for seed in range(20):
         choice = choose_table([*field, widest], 3, random.Random(seed), explore=0.0)
-        assert choice.reason == "focus" and choice.focus == "wide"
-        assert "wide" in choice.bots and choice.describe() == "focus: wide needs games most"
+        assert choice.reason == "focus" and "wide" in choice.bots
+        assert choice.focus in {e.name for e in neediest}
+        assert choice.describe() == (f"focus: for {choice.focus}, among the bots "
+                                     "that need games most")
 
 
 def test_equal_needs_go_to_the_bot_with_fewer_games() -> None:
@@ -93,25 +105,55 @@ def test_match_quality_is_trueskills_two_player_quality() -> None:
         assert match_quality(a, b) == pytest.approx(expected, rel=1e-12)
 
 
-def test_opponents_near_in_rating_are_drawn_more_often_than_far_ones() -> None:
+def test_expected_shrink_is_trueskills_update_averaged_over_the_two_results() -> None:
+    env = make_environment()
+    pairs = [(Entrant("a", 25.0, 3.0, 5), Entrant("b", 27.0, 1.0, 50)),
+             (Entrant("a", 25.0, 6.0, 0), Entrant("b", 35.0, 2.0, 50)),
+             (Entrant("a", 30.0, 1.0, 80), Entrant("b", 22.0, 8.0, 0)),
+             (Entrant("a", 25.0, 1.0, 5), Entrant("b", 25.0, 1.0, 50))]
+    for a, b in pairs:
+        ra, rb = env.create_rating(a.mu, a.sigma), env.create_rating(b.mu, b.sigma)
+        c = math.sqrt(2 * env.beta ** 2 + a.sigma ** 2 + b.sigma ** 2 + 2 * env.tau ** 2)
+        win = NormalDist().cdf((a.mu - b.mu) / c)
+        (won,), _ = env.rate([(ra,), (rb,)], ranks=[0, 1])
+        (lost,), _ = env.rate([(ra,), (rb,)], ranks=[1, 0])
+        after = win * won.sigma ** 2 + (1 - win) * lost.sigma ** 2
+        # the library adds the drift tau² before the update; only the draw margin is left out
+        assert expected_shrink(a, b) == pytest.approx(a.sigma ** 2 + env.tau ** 2 - after,
+                                                      rel=0.02)
+
+
+def test_a_near_opponent_informs_more_than_a_far_one_and_a_sure_one_more_than_a_wide_one(
+        ) -> None:
     focal = Entrant("focal", 25.0, 3.0, games=10)
-    near = Entrant("near", 26.0, 1.0, games=50)
-    far = Entrant("far", 37.0, 1.0, games=50)
-    mid = Entrant("mid", 31.0, 1.0, games=50)
-    rng = random.Random(11)
-    drawn: Counter[str] = Counter()
-    for _ in range(2000):
-        choice = choose_table([focal, near, far, mid], 2, rng, explore=0.0)
-        assert choice.focus == "focal"
-        drawn.update(b for b in choice.bots if b != "focal")
-    # the draw is proportional to the quality's power (needs are equal here): about
-    # 0.98 : 0.64 : 0.26 before it
-    q = {e.name: match_quality(focal, e) ** QUALITY_POWER for e in (near, mid, far)}
-    assert q["near"] > q["mid"] > q["far"]
-    share = {name: drawn[name] / 2000 for name in q}
-    for name in q:
-        assert share[name] == pytest.approx(q[name] / sum(q.values()), abs=0.04)
-    assert drawn["near"] > drawn["mid"] > 1.5 * drawn["far"]
+    near, mid, far = (Entrant(n, mu, 1.0, games=50)
+                      for n, mu in (("near", 26.0), ("mid", 31.0), ("far", 37.0)))
+    assert expected_shrink(focal, near) > expected_shrink(focal, mid) > expected_shrink(
+        focal, far)
+    assert expected_shrink(focal, near) > expected_shrink(focal, Entrant("wide", 26.0, 2.5, 10))
+    for seed in range(10):
+        choice = choose_table([focal, near, far, mid], 2, random.Random(seed), explore=0.0)
+        assert choice.bots == ("focal", "near") and choice.focus == "focal"
+    # at a 4-player table the seats go to the nearest first
+    assert choose_table([focal, near, far, mid, Entrant("x", 49.0, 1.0, 50)], 4,
+                        random.Random(0), explore=0.0).bots == ("far", "focal", "mid", "near")
+
+
+def test_a_bot_whose_sigma_is_at_its_floor_does_not_take_every_table() -> None:
+    # TrueSkill's drift keeps the sigma of a bot far ahead of the field from shrinking: built
+    # around the widest sigma alone, every table would seat it and the next strongest
+    field = [Entrant("top", 45.0, 1.05, 300), Entrant("next", 35.0, 0.8, 300),
+             *(Entrant(f"b{i}", 20.0 + i, 0.85 + 0.01 * i, 300) for i in range(8))]
+    assert max(field, key=need).name == "top"
+    rng = random.Random(3)
+    tables = Counter(choose_table(field, 2, rng).bots for _ in range(300))
+    assert tables[("next", "top")] < 30
+    assert sum(n for bots, n in tables.items() if "top" not in bots) > 240
+    # with a target (--until-sigma) under it, its sigma must get there whatever it costs:
+    # the others are under the target, and every table built for a bot is built for it
+    targeted = [choose_table(field, 2, rng, target=1.0) for _ in range(300)]
+    assert all("top" in c.bots and c.focus == "top" for c in targeted if c.reason == "focus")
+    assert sum(c.reason == "focus" for c in targeted) > 240
 
 
 def test_explore_one_gives_uniform_random_tables() -> None:

@@ -127,7 +127,7 @@ class _League:
         if policy == "informative":
             entrants = [Entrant(b, *self.tracker.rating(b), self.finished[b], self.pending[b])
                         for b in self.active]
-            table = choose_table(entrants, self.players, self.pick_rng, explore).bots
+            table = choose_table(entrants, self.players, self.pick_rng, explore, self.sigma).bots
         else:
             table = tuple(sorted(self.pick_rng.sample(self.active, self.players)))
         self.tables += 1

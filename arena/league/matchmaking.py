@@ -5,48 +5,64 @@ The rule (in plain words):
 1. With probability ``explore`` (:data:`EXPLORE` by default) the table is a uniformly random
    choice of ``players`` bots. These tables keep the field connected: without them a cluster
    of bots that only ever meet one another could drift apart from the rest unnoticed.
-2. Otherwise the table is built around one focal bot, the one with the highest *need*: the
-   variance (sigma²) its rating is expected to have once the games already issued to it have
-   finished. A TrueSkill rating's precision (1 / sigma²) grows about linearly with the games
-   played, each game adding a similar amount, and the starting rating is worth about one game
-   (:data:`PRIOR_GAMES`); so a bot with ``games`` finished and ``pending`` issued games is
-   expected to reach ``(games + 1 + pending) / (games + 1)`` times its present precision, and
-   its need is ``sigma² * (games + 1) / (games + 1 + pending)``. A new bot (widest sigma, no
-   games) therefore comes first, and a bot whose games are still running stops being picked
-   for every table meanwhile. Equal needs go to the bot with fewer games, then to the seeded
-   random generator.
-3. The focal bot's opponents are drawn one at a time, without replacement, each with
-   probability proportional to
+2. Otherwise the table is built for the bots whose ratings most *need* games. A bot's need is
+   the variance (sigma²) its rating is expected to have once the games already issued to it
+   have finished. A TrueSkill rating's precision (1 / sigma²) grows about linearly with the
+   games played, each game adding a similar amount, and the starting rating is worth about
+   one game (:data:`PRIOR_GAMES`); so a bot with ``games`` finished and ``pending`` issued
+   games is expected to reach ``(games + 1 + pending) / (games + 1)`` times its present
+   precision, and its need is ``sigma² * (games + 1) / (games + 1 + pending)``. A new bot
+   (widest sigma, no games) therefore comes first, and a bot whose games are still running
+   stops being picked for every table meanwhile.
+3. One candidate table is built around each of the :data:`CANDIDATES` bots of highest need
+   (equal needs: fewer games first, then name order). Around its focal bot, the other seats
+   are filled one at a time, each with the bot that adds most to the table's *worth*; the
+   candidate worth most is played (equal worth: the needier focal bot; equal sums while
+   filling: the seeded generator). The league names the table's neediest bot as its focus.
+4. A table's worth is how much it is expected to shrink the ratings' variances, each bot's
+   share weighted by its need relative to the highest need, to the power
+   :data:`NEED_POWER`: the sum, over every bot at the table, of its weight times the
+   variance its rating is expected to lose in a game there (:func:`expected_shrink` against
+   each other bot at the table, less the drift ``tau²`` TrueSkill adds to every rating before
+   each game).
 
-       (match quality with the focal bot)²  ×  (its need / the focal bot's need)⁸
+   The pairwise term is TrueSkill's own update, averaged over the two results the ratings
+   expect: a game between ``a`` and ``b`` multiplies ``a``'s variance sigma² by
+   ``1 - sigma² / c² * w(t)``, where ``c² = 2 beta² + sigma_a² + sigma_b²``,
+   ``t = (mu_a - mu_b) / c`` and ``w`` (from 0 to 1) is largest when the result was in doubt
+   or a surprise. So it is largest for bots near in rating (a close game moves ratings most;
+   the favourite's expected win says almost nothing) and for an opponent whose own rating is
+   sure (a small ``c²``). Like TrueSkill's two-player match quality (:func:`match_quality`),
+   to which it is close, it is taken pair by pair and never for the whole table: a 4-player
+   table's quality is small whoever sits at it and says little about which opponents inform
+   a rating. The need weight spends seats on ratings that are still wide, not on settled
+   ones, so that games are spread evenly.
 
-   The first factor is TrueSkill's two-player match quality (the draw probability,
-   :func:`match_quality`), taken pair by pair with the focal bot and never for the whole
-   table: a 4-player table's quality is small whoever sits at it and says little about which
-   opponents inform the focal bot's rating. It is highest for bots near the focal bot in
-   rating and bots whose rating is sure: a close game is the one whose result moves a rating
-   most (TrueSkill shrinks a variance by a factor that is largest when the result was in
-   doubt), while the favourite's expected win says almost nothing. The second factor is how
-   much of a game's information goes to the opponent's own rating compared to the focal
-   bot's (TrueSkill shrinks each player's variance sigma² by about sigma⁴ / c² times a
-   factor both share, so the ratio of the shrinkages is the ratio of needs squared), taken
-   to a higher power: it fills the table with the bots that also need games most, so that
-   games are spread evenly and no seat is spent on a settled rating while others are still
-   wide. Both at most 1 (the focal bot has the highest need), and a settled bot near the
-   focal one is still drawn now and then.
+   Several candidates, and the drift, matter once ratings settle. TrueSkill's drift keeps
+   every sigma above a floor that depends on how close a bot's games can be: a bot far
+   stronger than the rest of the field has no close games but against the next strongest,
+   and its sigma can stay the widest for good. Built around it alone, every table would seat
+   the same two bots (measured in a settled league of 16 bots at 2-player tables: the two
+   took 88% of the seats of the next 4,000 games); weighing the candidates' worth, the
+   tables go where ratings can still move (22%, against an even share of 12.5%).
 
-   The powers (:data:`QUALITY_POWER`, :data:`NEED_POWER`) were chosen with ``arena bench
-   league``: against quality × need ratio², they saved more games in every setting it
-   measures (the whole field from the start and bots joining a settled league, fields of
-   near equals and wider ones, 2- and 4-player tables), and again from the start with two
-   other seeds.
+5. With a ``target`` sigma (``arena league run --until-sigma S``) the league's goal is every
+   sigma under S, whatever it costs: a bot already under it has a weight of 0 (it still
+   sits at tables as a sure opponent where it informs the others most), and the drift is
+   not counted, so a bot whose floor is near S keeps getting the games it needs.
+
+   :data:`NEED_POWER` and :data:`CANDIDATES` were chosen with ``arena bench league``, which
+   plays with a target: need powers 0, 2, 4 and 8 measured within a few per cent of one
+   another. Against the rule this replaced (one focal bot, opponents drawn at random in
+   proportion to pairwise quality² × need ratio⁸), it needs fewer games to settle every
+   rating in all 8 settings the benchmark measures (from 2% to 15% fewer).
 
 The table is given in a canonical order (names sorted); the league plays every cyclic seat
 rotation of it on one seed (a duplicate set). Everything is drawn from the caller's
 ``random.Random`` and entrants are read in name order, so the same entrants and generator
-state give the same table. One call costs O(n log n + n * players) for n entrants (about
-0.2 ms for 200). How many games the rule saves against random tables is measured by
-``arena bench league`` (:mod:`arena.league.bench`).
+state give the same table. One call costs O(n log n + n * players * CANDIDATES) for n
+entrants (about 12 ms for 200 at 4-player tables). How many games the rule saves against
+random tables is measured by ``arena bench league`` (:mod:`arena.league.bench`).
 """
 
 from __future__ import annotations
@@ -57,19 +73,17 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.runner.ratings import TRUESKILL_BETA
+from arena.runner.ratings import TRUESKILL_BETA, TRUESKILL_TAU
 
 #: Share of tables drawn uniformly at random (rule 1).
 EXPLORE = 0.1
-#: The power of the opponent's need ratio in its weight (rule 3).
-NEED_POWER = 8.0
-#: The power of the match quality in an opponent's weight (rule 3).
-QUALITY_POWER = 2.0
+#: The power of a bot's need, relative to the highest need, in its share of a table's worth
+#: (rule 4).
+NEED_POWER = 4.0
+#: How many of the neediest bots a candidate table is built around (rule 3).
+CANDIDATES = 4
 #: What the starting rating is worth, in games (rule 2).
 PRIOR_GAMES = 1.0
-#: The smallest weight an opponent is drawn with: a match quality can underflow to zero for
-#: ratings far apart, and every bot stays drawable.
-_MIN_WEIGHT = 1e-12
 
 
 @dataclass(frozen=True)
@@ -92,7 +106,7 @@ class Choice:
     """A table to play, and why.
 
     ``bots`` are distinct names in canonical (sorted) order; ``reason`` is ``"focus"`` (built
-    around ``focus``, the bot of highest need) or ``"explore"`` (a uniformly random table,
+    for ``focus``, its bot of highest need) or ``"explore"`` (a uniformly random table,
     ``focus`` None).
     """
 
@@ -104,7 +118,7 @@ class Choice:
         """The reason in words, as the league shows it."""
         if self.focus is None:
             return "explore: a random table"
-        return f"focus: {self.focus} needs games most"
+        return f"focus: for {self.focus}, among the bots that need games most"
 
 
 def need(entrant: Entrant) -> float:
@@ -128,10 +142,11 @@ def match_quality(a: Entrant, b: Entrant) -> float:
 
 
 def choose_table(entrants: Sequence[Entrant], players: int, rng: random.Random,
-                 explore: float = EXPLORE) -> Choice:
+                 explore: float = EXPLORE, target: float | None = None) -> Choice:
     """The next table of ``players`` bots among ``entrants`` (the rule of the module
     docstring).
 
+    ``target``: the sigma every bot should get under, if the league has one (rule 5).
     Raises ValueError for fewer entrants than ``players``, fewer than two players, an
     ``explore`` outside [0, 1] or a name given twice.
     """
@@ -148,44 +163,70 @@ def choose_table(entrants: Sequence[Entrant], players: int, rng: random.Random,
             raise ValueError(f"entrant {a.name!r} is given twice")
     if rng.random() < explore:
         return Choice(tuple(sorted(rng.sample([e.name for e in field], players))), "explore")
-    focal = _focal(field, rng)
-    opponents = _draw_opponents(focal, [e for e in field if e.name != focal.name],
-                                players - 1, rng)
-    return Choice(tuple(sorted([focal.name, *opponents])), "focus", focal.name)
+    needs = {e.name: need(e) for e in field}
+    top = max(needs.values())
+    weight = {e.name: 0.0 if target is not None and e.sigma < target
+              else (needs[e.name] / top if top > 0 else 1.0) ** NEED_POWER for e in field}
+    drift = 0.0 if target is not None else TRUESKILL_TAU * TRUESKILL_TAU
+    ranked = sorted(field, key=lambda e: (-needs[e.name], e.games, e.name))
+    best: tuple[float, list[Entrant]] | None = None
+    for focal in ranked[:CANDIDATES]:
+        worth, table = _build_table(focal, field, players, weight, drift, rng)
+        if best is None or worth > best[0]:
+            best = (worth, table)
+    assert best is not None
+    seated = {e.name for e in best[1]}
+    focus = next(e.name for e in ranked if e.name in seated)
+    return Choice(tuple(sorted(seated)), "focus", focus)
 
 
-def _focal(field: list[Entrant], rng: random.Random) -> Entrant:
-    """The entrant of highest need; equal needs to fewer games, then to the generator."""
-    needs = [need(e) for e in field]
-    top = max(needs)
-    tied = [e for e, n in zip(field, needs, strict=True) if n == top]
-    fewest = min(e.games for e in tied)
-    tied = [e for e in tied if e.games == fewest]
-    return tied[0] if len(tied) == 1 else rng.choice(tied)
+def expected_shrink(a: Entrant, b: Entrant) -> float:
+    """How much ``a``'s rating variance is expected to shrink in one game against ``b``
+    (rule 4 of the module docstring): TrueSkill's two-player update of sigma² (after the
+    drift tau² it adds first), averaged over a win and a loss with the probabilities the two
+    ratings give them (draws and the draw margin, small in the league's environment, left
+    out)."""
+    drift = TRUESKILL_TAU * TRUESKILL_TAU
+    va = a.sigma * a.sigma + drift
+    c2 = 2 * TRUESKILL_BETA * TRUESKILL_BETA + va + b.sigma * b.sigma + drift
+    t = abs(a.mu - b.mu) / math.sqrt(c2)
+    expected = _cdf(t) * _w(t) + _cdf(-t) * _w(-t)
+    return va * va * expected / c2
 
 
-def _draw_opponents(focal: Entrant, others: list[Entrant], count: int,
-                    rng: random.Random) -> list[str]:
-    """``count`` distinct names among ``others``, drawn one at a time with probability
-    proportional to their weight (rule 3 of the module docstring)."""
-    top = need(focal)
-    weights = [max(match_quality(focal, e) ** QUALITY_POWER
-                   * (need(e) / top if top > 0 else 1.0) ** NEED_POWER, _MIN_WEIGHT)
-               for e in others]
-    total = math.fsum(weights)
-    chosen: list[str] = []
-    for _ in range(count):
-        target = rng.random() * total
-        pick = len(weights) - 1
-        running = 0.0
-        for i, w in enumerate(weights):
-            running += w
-            if w > 0.0 and target < running:
-                pick = i
-                break
-        while weights[pick] == 0.0:  # rounding ran past the end: the last one not yet drawn
-            pick -= 1
-        chosen.append(others[pick].name)
-        total -= weights[pick]
-        weights[pick] = 0.0
-    return chosen
+def _cdf(x: float) -> float:
+    """The standard normal distribution function."""
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def _w(x: float) -> float:
+    """TrueSkill's variance factor for a win by a margin of ``x`` (in units of c): v(x) *
+    (v(x) + x) with v the normal density over the distribution function; it falls from 1 for
+    a great surprise (x far below 0) to 0 for a foregone result."""
+    cdf = _cdf(x)
+    if cdf < 1e-300:
+        return 1.0
+    v = math.exp(-x * x / 2) / math.sqrt(2 * math.pi) / cdf
+    return min(max(v * (v + x), 0.0), 1.0)
+
+
+def _build_table(focal: Entrant, field: list[Entrant], players: int, weight: dict[str, float],
+                 drift: float, rng: random.Random) -> tuple[float, list[Entrant]]:
+    """The table built around ``focal`` (rule 3 of the module docstring): the other seats
+    filled one at a time with the bot that adds most to its worth; and that worth (rule 4, less
+    ``drift`` for each bot's weight)."""
+    left = [e for e in field if e.name != focal.name]
+    gains = [-weight[e.name] * drift for e in left]
+    worth = -weight[focal.name] * drift
+    table = [focal]
+    for _ in range(players - 1):
+        newest = table[-1]
+        gains = [g + weight[e.name] * expected_shrink(e, newest)
+                 + weight[newest.name] * expected_shrink(newest, e)
+                 for g, e in zip(gains, left, strict=True)]
+        most = max(gains)
+        tied = [i for i, g in enumerate(gains) if g == most]
+        pick = tied[0] if len(tied) == 1 else rng.choice(tied)
+        worth += gains.pop(pick)
+        table.append(left.pop(pick))
+    return worth, table

@@ -202,7 +202,7 @@ class League:
             [matchmaking.Entrant(e.key, standings[e.key].mu, standings[e.key].sigma,
                                  standings[e.key].games, pending.get(e.key, 0))
              for e in active],
-            self.config.players, rng, self.config.explore)
+            self.config.players, rng, self.config.explore, self.until_sigma)
         seed = derive_seed(self.master, "league-table", table)
         pairings = [Pairing(f"t{table:06d}-s{s}", index + s, table, table, seats, seed)
                     for s, seats in enumerate(rotations(choice.bots))]
