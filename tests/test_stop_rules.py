@@ -469,6 +469,7 @@ def test_a_match_stops_when_the_sprt_decides_and_a_rerun_plays_nothing(
 
     check_a_game_in_progress_at_a_kill_after_the_decision_is_finished(file, out, runs)
     check_a_decision_the_kill_kept_from_the_journal_is_made_on_resume(file, out, runs)
+    check_a_rebuilt_journal_keeps_the_decision(file, out, runs)
 
 
 def check_a_game_in_progress_at_a_kill_after_the_decision_is_finished(
@@ -560,6 +561,29 @@ def check_a_decision_the_kill_kept_from_the_journal_is_made_on_resume(
     assert view.meta["stopped_by"]["verdict"] == "H1 accepted"
     assert view.meta["stopped_by"]["games"] == len(done)
     assert standings_doc(out)["meta"]["stopped_by"] == view.meta["stopped_by"]
+
+
+def check_a_rebuilt_journal_keeps_the_decision(file: Path, out: Path, runs: Runs) -> None:
+    """A lost journal rebuilt from the records: the rule decides again over them, the
+    decision is recorded and nothing is left to play."""
+    before = read_journal(out)
+    for side in ("", "-wal", "-shm"):
+        Path(f"{out / JOURNAL}{side}").unlink(missing_ok=True)
+    r = CliRunner().invoke(app, ["rebuild", str(file)])
+    assert r.exit_code == 0, r.output
+    assert f"{len(before.done)} games restored from their records, 0 to play" in " ".join(
+        r.output.split())
+    rebuilt = read_journal(out)
+    assert rebuilt.done == before.done and set(rebuilt.pairings) == before.done
+    stopped = rebuilt.meta["stopped_by"]
+    # decided in schedule order: at the game that completes the 8th won pair
+    assert stopped["verdict"] == before.meta["stopped_by"]["verdict"] == "H1 accepted"
+    assert stopped["games"] == 16 and stopped["sprt"][0]["pentanomial"] == [0, 0, 0, 0, 8]
+    assert rebuilt.meta["games_total"] == len(before.done)
+    again = runs.complete(file)
+    assert again.rc == 0, again.text
+    assert read_journal(out).done == before.done  # nothing played
+    assert standings_doc(out)["meta"]["stopped_by"] == stopped
 
 
 def test_a_changed_rule_is_another_tournament_once_a_game_was_played(tmp_path: Path) -> None:

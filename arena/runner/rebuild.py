@@ -7,6 +7,13 @@ as there are records), and every game whose record is there, names the same seed
 and replays to the result it claims is entered as finished. The rest stay to be played: a
 normal ``arena run`` of the same file then resumes. A damaged journal is kept beside the new
 one, renamed, never deleted.
+
+A tournament with a stopping rule: the restored games are shown to the rule in schedule
+order, and if it decides, its decision is recorded as the run records it (``stopped_by``, the
+games not played withdrawn), at the game after which it decided. A run commits results as
+games finish, which with several workers is not always schedule order, so the count of games
+the decision names can differ by a game or two from the lost journal's; the verdict and the
+games played cannot.
 """
 
 from __future__ import annotations
@@ -15,10 +22,12 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena.runner.config import TournamentConfig
 from arena.runner.record import GameRecord, verify
 from arena.runner.schedule.base import GameOutcome, Pairing
+from arena.runner.stop import StopWatch
 from arena.runner.storage import FolderLock
 from arena.runner.store import (
     GAMES_TOTAL,
@@ -72,7 +81,11 @@ def rebuild_journal(config: TournamentConfig, seed_key: bytes | None = None) -> 
                     break  # the run issues the later parts of a fixed schedule
                 if fixed is None and None in restored:
                     break  # a game of this round is still to play: later rounds wait for it
-            report.to_play = (len(journal.pairings("scheduled")) if fixed is None
+            stopped_by = _decision(config, outcomes)
+            if stopped_by is not None:
+                journal.stop_issuing(stopped_by)
+            report.to_play = (len(journal.pairings("scheduled"))
+                              if fixed is None or stopped_by is not None
                               else fixed - report.restored)
         finally:
             journal.close()
@@ -81,6 +94,19 @@ def rebuild_journal(config: TournamentConfig, seed_key: bytes | None = None) -> 
         return report
     finally:
         lock.release()
+
+
+def _decision(config: TournamentConfig, outcomes: list[GameOutcome]) -> dict[str, Any] | None:
+    """The stopping rule's decision over the restored games in schedule order, as the run
+    records it (None without a rule, or if it has not decided)."""
+    if config.stop is None:
+        return None
+    watch = StopWatch(config.stop, config.bot_names, config.candidates)
+    for outcome in sorted(outcomes, key=lambda o: o.index):
+        watch.add(outcome)
+        if watch.decided():
+            return watch.record(schedule_ended=False)
+    return None
 
 
 def _published_seed(folder: Path) -> int:
