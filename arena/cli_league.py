@@ -276,22 +276,24 @@ def standings(
         out.print(_standings_view(config, Group))
         return
     from arena.cli_common import terminate_on_sigterm
+    from arena.league.runner import LeagueRatings
 
     terminate_on_sigterm()
+    ratings = LeagueRatings()  # each refresh reads only the games added since the last
     if not out.is_terminal:  # a pipe or a file: the table again whenever a game was added
         shown = -1
         with contextlib.suppress(KeyboardInterrupt):
             while True:
                 games = _games_in(config)
                 if games != shown:
-                    out.print(_standings_view(config, Group))
+                    out.print(_standings_view(config, Group, ratings))
                     shown = games
                 time.sleep(1.0)
         return
     with contextlib.suppress(KeyboardInterrupt), \
             Live(console=out, refresh_per_second=2, transient=False) as live:
         while True:
-            live.update(_standings_view(config, Group))
+            live.update(_standings_view(config, Group, ratings))
             time.sleep(1.0)
 
 
@@ -303,17 +305,20 @@ def _games_in(config: Any) -> int:
         journal.close()
 
 
-def _read_standings(config: Any) -> tuple[Any, int, dict[str, Any]]:
-    """The ratings, the number of games and the bot versions, from the journal."""
-    from arena.league.runner import league_ratings
+def _read_standings(config: Any, ratings: Any = None) -> tuple[Any, int, dict[str, Any]]:
+    """The ratings, the number of games and the bot versions, from the journal. ``ratings``:
+    a :class:`~arena.league.runner.LeagueRatings` kept between the refreshes of a view, so
+    each reads only the games added since (None: read them all)."""
+    from arena.league.runner import LeagueRatings
 
+    ratings = LeagueRatings() if ratings is None else ratings
     journal = _journal(config, readonly=True)
     try:
-        tracker, outcomes = league_ratings(journal)
+        ratings.update(journal)
         entrants = {e.key: e for e in journal.entrants()}
     finally:
         journal.close()
-    return tracker.standings(), len(outcomes), entrants
+    return ratings.tracker.standings(), ratings.games, entrants
 
 
 def _standings_data(config: Any) -> dict[str, Any]:
@@ -326,12 +331,12 @@ def _standings_data(config: Any) -> dict[str, Any]:
     }
 
 
-def _standings_view(config: Any, group: Any) -> Any:
+def _standings_view(config: Any, group: Any, ratings: Any = None) -> Any:
     from rich.text import Text
 
     from arena.runner.live import standings_table
 
-    table, games, entrants = _read_standings(config)
+    table, games, entrants = _read_standings(config, ratings)
     lines: list[Any] = [standings_table(table, title=f"{config.name}: {games} games")]
     for e in entrants.values():
         if e.status != "active":

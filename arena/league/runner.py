@@ -69,15 +69,41 @@ class LeagueResult:
 def league_ratings(journal: LeagueJournal) -> tuple[RatingTracker, list[GameOutcome]]:
     """The ratings of every bot version from the journal's games, applied in the order their
     results were committed (as the run applied them), and those games in that order."""
-    tracker = RatingTracker([])
-    for e in journal.entrants():
-        tracker.add_bot(e.key)
-    outcomes = journal.outcomes(as_finished=True)
-    for i, o in enumerate(outcomes):
-        for bot in o.bots:
-            tracker.add_bot(bot)
-        tracker.add(dataclasses.replace(o, index=i))
-    return tracker, outcomes
+    ratings = LeagueRatings()
+    return ratings.tracker, ratings.update(journal)
+
+
+class LeagueRatings:
+    """A league journal's ratings (as :func:`league_ratings` gives them), kept up to date by
+    reading only the results committed since the last :meth:`update`: a view that refreshes
+    every second costs the new games, not the whole league's. If the results read before
+    are no longer the journal's first ones (a bot version was removed), it reads them all
+    again."""
+
+    def __init__(self) -> None:
+        self._start()
+
+    def _start(self) -> None:
+        self.tracker = RatingTracker([])
+        self.games = 0
+        self._mark = 0  # the number of the last result read
+        self._last: str | None = None  # and its game
+
+    def update(self, journal: LeagueJournal) -> list[GameOutcome]:
+        """Bring the ratings up to the journal's results; returns the games added."""
+        if self._mark and journal.results_through(self._mark) != (self.games, self._last):
+            self._start()
+        for e in journal.entrants():
+            self.tracker.add_bot(e.key)
+        added = []
+        for mark, o in journal.finished_after(self._mark):
+            for bot in o.bots:
+                self.tracker.add_bot(bot)
+            self.tracker.add(dataclasses.replace(o, index=self.games))
+            self.games += 1
+            self._mark, self._last = mark, o.game_id
+            added.append(o)
+        return added
 
 
 class League:

@@ -87,6 +87,13 @@ def damaged_message(path: Path, why: str) -> str:
             f"the tournament afresh")
 
 
+#: The finished games with their pairings, each with its result's number (``mark``: SQLite's
+#: rowid, which grows with every result committed).
+_OUTCOMES = ("SELECT r.rowid AS mark, p.game_id, p.idx, p.round, p.tbl, p.bots, p.seed, "
+             "r.scores, r.ranks, r.terminations, r.details "
+             "FROM results r JOIN pairings p USING (game_id) ")
+
+
 class JournalError(RuntimeError):
     """The journal cannot be used for this tournament (a different configuration, a newer
     format, a damaged file)."""
@@ -312,19 +319,33 @@ class Journal:
         """Every finished game, in the order the schedule issued them (``as_finished``: in
         the order their results were committed, as a league rates them)."""
         rows = self.db.execute(
-            "SELECT p.game_id, p.idx, p.round, p.tbl, p.bots, p.seed, r.scores, r.ranks, "
-            "r.terminations, r.details FROM results r JOIN pairings p USING (game_id) "
-            "ORDER BY " + ("r.rowid" if as_finished else "p.idx")
-        ).fetchall()
+            _OUTCOMES + "ORDER BY " + ("r.rowid" if as_finished else "p.idx")).fetchall()
+        return [self._outcome(r) for r in rows]
+
+    def finished_after(self, mark: int) -> list[tuple[int, GameOutcome]]:
+        """The games whose results were committed after the result numbered ``mark`` (0:
+        every game), in the order they were committed, each with its result's number: to
+        follow a growing journal reading only what is new."""
+        rows = self.db.execute(
+            _OUTCOMES + "WHERE r.rowid > ? ORDER BY r.rowid", (mark,)).fetchall()
+        return [(r["mark"], self._outcome(r)) for r in rows]
+
+    def results_through(self, mark: int) -> tuple[int, str | None]:
+        """How many results are numbered ``mark`` or lower, and the game of the one numbered
+        ``mark`` (None if there is none): what a reader of :meth:`finished_after` checks to
+        know the results it has read are still the journal's first ones."""
+        count = self.db.execute(
+            "SELECT COUNT(*) FROM results WHERE rowid <= ?", (mark,)).fetchone()[0]
+        row = self.db.execute("SELECT game_id FROM results WHERE rowid = ?", (mark,)).fetchone()
+        return int(count), None if row is None else str(row[0])
+
+    def _outcome(self, r: sqlite3.Row) -> GameOutcome:
         try:
-            return [
-                GameOutcome(r["game_id"], r["idx"], r["round"], r["tbl"],
-                            tuple(json.loads(r["bots"])), r["seed"],
-                            tuple(json.loads(r["scores"])), tuple(json.loads(r["ranks"])),
-                            tuple(Termination(t) for t in json.loads(r["terminations"])),
-                            tuple(json.loads(r["details"])))
-                for r in rows
-            ]
+            return GameOutcome(r["game_id"], r["idx"], r["round"], r["tbl"],
+                               tuple(json.loads(r["bots"])), r["seed"],
+                               tuple(json.loads(r["scores"])), tuple(json.loads(r["ranks"])),
+                               tuple(Termination(t) for t in json.loads(r["terminations"])),
+                               tuple(json.loads(r["details"])))
         except ValueError as exc:  # a termination reason this version does not know
             raise JournalError(f"{self.path}: {exc}") from None
 
