@@ -104,21 +104,32 @@ def init(
 
 @league_app.command()
 def add(folder: Folder,
-        bot: Annotated[Path, typer.Argument(help="The bot's folder (with bot.toml).")]) -> None:
-    """Enter a bot version: check-bot's checks as its validation game, then an immutable
-    snapshot of its files. A failed check changes nothing. Also while the league runs."""
+        bot: Annotated[Path, typer.Argument(help="The bot's folder (with bot.toml).")],
+        executor: Annotated[str | None, typer.Option(
+            "--executor", help="Where the checks run: local, or dask://HOST:PORT, on a "
+            "worker (default: league.toml's).")] = None) -> None:
+    """Enter a bot version: check-bot's checks as its validation game (where the league's
+    games run), then an immutable snapshot of its files. A failed check changes nothing.
+    Also while the league runs."""
+    from arena.cli_cluster import connect, executor_override
     from arena.cli_common import terminate_on_sigterm
-    from arena.league.entry import EntryError, add_bot
+    from arena.league.entry import EntryError, add_bot, cluster_validation
+    from arena.runner.cluster import ClusterError
 
-    config = _config(folder)
-    journal = _journal(config)
+    config = _config(folder, {} if executor is None else
+                     {"executor": executor_override(executor)})
     terminate_on_sigterm()
+    cluster = connect(config, lambda: False)
+    journal = _journal(config)
     try:
-        entry = add_bot(config, journal, bot)
-    except EntryError as exc:
+        entry = add_bot(config, journal, bot, None if cluster is None
+                        else cluster_validation(config, cluster))
+    except (EntryError, ClusterError) as exc:
         fail(str(exc))
     finally:
         journal.close()
+        if cluster is not None:
+            cluster.close()
     for check in entry.checks:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
         out.print(f"{mark}  {check.name:<10} {escape(check.detail)}", soft_wrap=True)

@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -52,7 +53,12 @@ from test_tournament_e2e import (
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.league.config import load_league
+from arena.league.store import LeagueJournal
 from arena.runner.record import GameRecord, verify
+
+if TYPE_CHECKING:
+    from test_league import Arena
 
 __all__ = ["runs"]  # the fixture, shared with the tournament's end-to-end tests
 
@@ -353,6 +359,7 @@ def test_a_league_plays_on_the_cluster_and_ships_a_bot_added_while_it_runs(
         twin = add(arena, league, random_py_twin(tmp_path))
         wait_until("the bot added while running has played on the cluster",
                    lambda: any(twin in seats for _, seats in done_games(league)), 60, run)
+        check_a_bot_is_validated_on_the_cluster(arena, league, cluster)
         run.interrupt()
         assert run.wait(60) == 130, run.text
         assert "Traceback" not in run.text
@@ -361,6 +368,35 @@ def test_a_league_plays_on_the_cluster_and_ships_a_bot_added_while_it_runs(
         assert_nothing_left(arena.tag, sessions=(run.pid,))
     finally:
         arena.close()
+
+
+def check_a_bot_is_validated_on_the_cluster(arena: Arena, league: Path,
+                                            cluster: LocalCluster) -> None:
+    """`arena league add --executor dask://...` runs the checks on a worker: an organiser
+    whose PATH has neither Node.js nor bubblewrap adds the JavaScript bot, the checks' logs
+    come back into the league's folder, and a bot that fails is refused with its log's end."""
+    bare = {"PATH": str(Path(sys.executable).parent)}  # no /usr/bin: no node, no bwrap
+    here = arena("league", "add", str(league), str(EXAMPLES / "random-js"), env=bare)
+    assert here.returncode != 0 and "added" not in here.stdout  # not checkable here
+    js = arena("league", "add", str(league), str(EXAMPLES / "random-js"), "--executor",
+               cluster.dask_address, env=bare)
+    assert js.returncode == 0, js.stdout + js.stderr
+    assert re.search(r"pass\s+cluster\s+checked on worker w[01] ", js.stdout), js.stdout
+    assert re.search(r"pass\s+game\s+\d+ decisions", js.stdout), js.stdout
+    assert "added random-js@1.0" in js.stdout
+    logs = list((league / "logs" / "validation").rglob("*random-js*.log"))
+    assert logs and sum(p.stat().st_size for p in logs) > 0, logs  # the bot's own output
+    broken = arena("league", "add", str(league), str(FAULTY / "crash-start"), "--executor",
+                   cluster.dask_address, env=bare)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "FAIL" in broken.stdout and "exiting with status 1 before hello" in broken.stdout
+    assert "did not pass its validation: not added" in broken.stderr
+    journal = LeagueJournal(load_league(league), readonly=True)
+    try:
+        keys = {e.key for e in journal.entrants()}
+    finally:
+        journal.close()
+    assert "random-js@1.0" in keys and not any(k.startswith("faulty") for k in keys)
 
 
 def test_ctrl_c_twice_abandons_the_games_on_the_workers(

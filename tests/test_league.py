@@ -51,9 +51,10 @@ class Arena:
     def env(self) -> dict[str, str]:
         return {**os.environ, TAG_VAR: self.tag}
 
-    def __call__(self, *args: str, input: str | None = None,
-                 timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "arena", *args], env=self.env(),
+    def __call__(self, *args: str, input: str | None = None, timeout: float = 120,
+                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "arena", *args],
+                              env={**self.env(), **(env or {})},
                               cwd=self.tmp, capture_output=True, text=True, input=input,
                               timeout=timeout)
 

@@ -1,13 +1,17 @@
 """Entering a bot version into a league (``arena league add``): the checks of ``arena
 check-bot`` as its validation game, then an immutable snapshot of its files, named by version
-and content digest, from which every game of it is played."""
+and content digest, from which every game of it is played. The checks run where the league's
+games do: here, or on a worker of its Dask cluster (:func:`cluster_validation`), so that the
+organiser of a league on a cluster needs neither the bots' runtimes nor the sandbox."""
 
 from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.engine import get_game
 from arena.league.config import LeagueConfig
@@ -43,9 +47,46 @@ def snapshot_name(version: str, digest: str) -> str:
     return f"{version}-{digest[:12]}"
 
 
-def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path) -> Entry:
-    """Validate the bot in ``path`` and enter it (see the module's doc). Raises EntryError
-    if it cannot be read or is in the league already; a failed check changes nothing."""
+#: How a bot is validated: its manifest and the folder for its logs give the checks.
+Validation = Callable[[BotManifest, Path], list[Check]]
+
+
+def local_validation(config: LeagueConfig) -> Validation:
+    """The checks run here, as ``arena check-bot`` runs them."""
+    return lambda manifest, logs: check_bot(
+        manifest.folder, get_game(config.game), VALIDATION_SEED, config.time_control, logs,
+        config.log_cap, sandbox=config.sandbox)
+
+
+def cluster_validation(config: LeagueConfig, cluster: Any) -> Validation:
+    """The checks run on a worker of the connected Dask ``cluster``: the bot is packed and
+    sent as for a game, and the logs come back into the league's folder."""
+    from arena.runner.cluster import DaskExecutor
+    from arena.runner.executor import GameJob
+    from arena.runner.schedule.base import Pairing
+    from arena.seeds import new_seed_key
+
+    def validate(manifest: BotManifest, logs: Path) -> list[Check]:
+        executor = DaskExecutor(cluster, [manifest], keep=0)
+        try:
+            job = GameJob(
+                pairing=Pairing(f"validation-{manifest.name}", 0, 0, 0, (manifest.name,),
+                                VALIDATION_SEED),
+                game=get_game(config.game), bot_folders={manifest.name: str(manifest.folder)},
+                time_control=config.time_control.to_dict(), record_path="", log_dir=str(logs),
+                seed_key=new_seed_key(), log_cap=config.log_cap, sandbox=config.sandbox)
+            return executor.validate(job, VALIDATION_SEED, logs)
+        finally:
+            executor.shutdown(abandon=True)
+
+    return validate
+
+
+def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path,
+            validation: Validation | None = None) -> Entry:
+    """Validate the bot in ``path`` and enter it (see the module's doc). ``validation``:
+    where the checks run (None: here). Raises EntryError if it cannot be read or is in the
+    league already; a failed check changes nothing."""
     try:
         manifest = BotManifest.load(path)
     except ManifestError as exc:
@@ -64,8 +105,7 @@ def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path) -> Entry:
             f" ({known.status})" if same else
             " with other files: give the changed bot a new version in its bot.toml"))
     logs = Path(config.folder) / "logs" / "validation"
-    checks = check_bot(manifest.folder, get_game(config.game), VALIDATION_SEED,
-                       config.time_control, logs, config.log_cap, sandbox=config.sandbox)
+    checks = (validation or local_validation(config))(manifest, logs)
     if not all(c.passed for c in checks):
         return Entry(checks, None)
     where = Path(config.folder) / SNAPSHOTS / manifest.name

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.runner.affinity import WorkerView, choose_worker
 from arena.runner.bots import BotManifest
+from arena.runner.checkbot import Check
 from arena.runner.cluster_connect import (
     Cluster,
     ClusterError,
@@ -236,17 +237,9 @@ class DaskExecutor(Executor):
         could not start failed, naming the worker."""
         from distributed import wait
 
-        from arena.runner.cluster_worker import ClusterJob, check_task
+        from arena.runner.cluster_checks import check_task
 
-        futures = []
-        for job in checks:
-            bot = job.pairing.bots[0]
-            key = f"arena-check-{bot}-{self.run}"
-            cjob = ClusterJob(job, self.run, False, {bot: self.bots[bot]}, self.versions,
-                              self.topic, key)
-            futures.append((bot, self.client.submit(
-                check_task, cjob, key=key, resources={"game": 1}, pure=False, retries=1,
-                workers=sorted(self.cluster.slots()) or None)))
+        futures = [(job.pairing.bots[0], self._submit_check(check_task, job)) for job in checks]
         try:
             with self.client.as_current():
                 wait([f for _, f in futures], timeout=CHECK_TIMEOUT_S)
@@ -254,20 +247,63 @@ class DaskExecutor(Executor):
             pass
         problems = []
         for bot, future in futures:
-            if not future.done():
-                future.cancel()
-                problems.append(f"{bot}: its start check on the cluster did not end within "
-                                f"{CHECK_TIMEOUT_S:.0f} s")
-                continue
-            try:
-                result = future.result()
-            except Exception as exc:
-                problems.append(f"{bot}: its start check on the cluster failed: "
-                                f"{type(exc).__name__}: {first_line(exc)}")
-                continue
-            if result.status != JobStatus.DONE:
+            result = self._check_result(bot, "start check", future)
+            if isinstance(result, str):
+                problems.append(result)
+            elif result.status != JobStatus.DONE:
                 problems.append(result.reason)
         return problems
+
+    def validate(self, job: GameJob, seed: int, log_dir: Path) -> list[Check]:
+        """``arena check-bot``'s checks of the bot ``job`` seats alone, its validation game
+        on ``seed``, on a worker of the cluster (whichever Dask picks), as a league on the
+        cluster enters a bot version: the checks, the first naming the worker, with their
+        logs written under ``log_dir``; or one failed check saying why they could not run."""
+        from distributed import wait
+
+        from arena.runner.cluster_checks import validate_task
+
+        bot = job.pairing.bots[0]
+        future = self._submit_check(validate_task, job, seed)
+        try:
+            with self.client.as_current():
+                wait([future], timeout=CHECK_TIMEOUT_S)
+        except TimeoutError:
+            pass
+        result = self._check_result(bot, "validation", future)
+        if isinstance(result, str):
+            return [Check("cluster", False, result)]
+        if result.status != JobStatus.DONE:
+            return [Check("cluster", False, result.reason)]
+        self._write_logs(log_dir, result.logs)
+        return [Check("cluster", True, f"checked on worker {result.worker}"), *(
+            Check(name, passed, detail, None if log is None else log_dir / log)
+            for name, passed, detail, log in result.checks)]
+
+    def _submit_check(self, task: Callable[..., Any], job: GameJob, *args: Any) -> Any:
+        """Submit a check ``task`` of the bot ``job`` seats alone; its future."""
+        from arena.runner.cluster_worker import ClusterJob
+
+        bot = job.pairing.bots[0]
+        key = f"arena-{task.__name__}-{bot}-{self.run}"
+        cjob = ClusterJob(job, self.run, False, {bot: self.bots[bot]}, self.versions,
+                          self.topic, key)
+        return self.client.submit(task, cjob, *args, key=key, resources={"game": 1},
+                                  pure=False, retries=1,
+                                  workers=sorted(self.cluster.slots()) or None)
+
+    @staticmethod
+    def _check_result(bot: str, what: str, future: Any) -> Any:
+        """A check task's :class:`WorkerResult`, or why there is none (a line naming
+        ``bot`` and ``what`` it was)."""
+        if not future.done():
+            future.cancel()
+            return f"{bot}: its {what} on the cluster did not end within {CHECK_TIMEOUT_S:.0f} s"
+        try:
+            return future.result()
+        except Exception as exc:
+            return (f"{bot}: its {what} on the cluster failed: {type(exc).__name__}: "
+                    f"{first_line(exc)}")
 
     def poll(self, timeout_s: float) -> list[JobResult]:
         """Results that have arrived. Raises RuntimeError once the scheduler is lost for good

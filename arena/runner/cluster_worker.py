@@ -52,11 +52,8 @@ from typing import Any
 
 import arena
 from arena.runner.affinity import WorkerView, available_memory, choose_worker, keep_for_memory
-from arena.runner.botlog import DEFAULT_LOG_CAP
 from arena.runner.bots import BotManifest, ManifestError, RunningBot
 from arena.runner.build import BuildError, built
-from arena.runner.checkbot import start_problem
-from arena.runner.clock import TimeControl
 from arena.runner.executor import GameJob, JobStatus, play_job
 from arena.runner.sandbox import SandboxError
 from arena.runner.schedule.base import GameOutcome
@@ -141,17 +138,25 @@ class WorkerResult:
     address: str = ""
     slot: int = -1
     kept: tuple[str, ...] = ()
+    #: a bot's checks (:mod:`arena.runner.cluster_checks`): name, passed, detail and its log's
+    #: path among ``logs`` (or None)
+    checks: tuple[tuple[str, bool, str, str | None], ...] = ()
 
 
-class _LostPackage(Exception):
-    pass
+class LostPackage(Exception):
+    """A bot's package could not be had from the cluster."""
 
 
 #: The slots of the ``arena worker`` running in this process.
 _POOL: SlotPool | None = None
 
 
-def _refusal(pool: SlotPool | None, cjob: ClusterJob, what: str,
+def worker_pool() -> SlotPool | None:
+    """The slots of the ``arena worker`` running in this process (None in any other)."""
+    return _POOL
+
+
+def refusal(pool: SlotPool | None, cjob: ClusterJob, what: str,
              address: str) -> WorkerResult | None:
     """Why this worker takes no task of ``cjob`` (``what``: its game id or bot): it is not an
     ``arena worker``, or its versions differ from the organiser's; None if it takes it."""
@@ -178,45 +183,17 @@ def play_task(cjob: ClusterJob) -> WorkerResult:
     address = get_worker().address
     if pool is not None:
         get_worker().log_event(cjob.topic, {"key": cjob.key, "attempt": uuid.uuid4().hex})
-    refused = _refusal(pool, cjob, game_id, address)
+    refused = refusal(pool, cjob, game_id, address)
     if refused is not None or pool is None:
         return refused or WorkerResult(game_id, JobStatus.ERROR, address)
     try:
         folders = pool.bot_folders(cjob)
-    except _LostPackage as exc:
+    except LostPackage as exc:
         return WorkerResult(game_id, LOST_PACKAGE, pool.label, str(exc), address=address)
     except (ShippingError, BuildError, ManifestError, OSError) as exc:
         return WorkerResult(game_id, JobStatus.VOID, pool.label,
                             f"on worker {pool.label}: {exc}", address=address)
     return dataclasses.replace(pool.play(cjob, folders), address=address)
-
-
-def check_task(cjob: ClusterJob) -> WorkerResult:
-    """The start check of one bot (the job seats it alone), on a worker: its package
-    unpacked and built, then the bot started once in its sandbox and its hello awaited, as
-    a game would. DONE, or VOID with why (naming the worker) and the end of its log."""
-    from distributed import get_worker
-
-    bot = cjob.job.pairing.bots[0]
-    address = get_worker().address
-    pool = _POOL
-    refused = _refusal(pool, cjob, bot, address)
-    if refused is not None or pool is None:
-        return refused or WorkerResult(bot, JobStatus.ERROR, address)
-    job = cjob.job
-    try:
-        folder = pool.bot_folders(cjob)[bot]
-        why = start_problem(BotManifest.load(Path(folder)), job.game,
-                            TimeControl.from_dict(job.time_control),
-                            pool.scratch / "start-check" / cjob.run,
-                            DEFAULT_LOG_CAP if job.log_cap is None else job.log_cap,
-                            job.sandbox, job.seed_key)
-    except (_LostPackage, ShippingError, BuildError, ManifestError, SandboxError,
-            OSError) as exc:
-        why = f"{bot} cannot start: {exc}"
-    if why is None:
-        return WorkerResult(bot, JobStatus.DONE, pool.label)
-    return WorkerResult(bot, JobStatus.VOID, pool.label, f"on worker {pool.label}: {why}")
 
 
 async def close_run(run: str) -> dict[str, bytes]:
@@ -529,10 +506,10 @@ def _fetch(dataset: str) -> bytes:
             raise LookupError("no worker holds it")  # lost with its worker: the organiser
         data = future.result(timeout=FETCH_TIMEOUT_S)  # sends it again
     except Exception as exc:  # gone with a worker, or the organiser's run ended
-        raise _LostPackage(f"bot package {dataset} could not be fetched: "
+        raise LostPackage(f"bot package {dataset} could not be fetched: "
                            f"{type(exc).__name__}: {exc}") from None
     if not isinstance(data, bytes):
-        raise _LostPackage(f"bot package {dataset} is not an archive")
+        raise LostPackage(f"bot package {dataset} is not an archive")
     return data
 
 
