@@ -60,6 +60,9 @@ GONE_S = 6.0
 
 T = TypeVar("T")
 cli = CliRunner()
+#: The environment of a resumed run, whose games need not be caught in progress: the slow bot
+#: answers at once (its games then last as long as the others, not its whole time bank).
+UNHURRIED = {"FAULTY_SLOW_MS": "0"}
 
 
 # ---------------------------------------------------------------------------- bots and files
@@ -841,7 +844,7 @@ def test_a_lost_game_worker_stops_the_run_with_a_clear_message_leaves_nothing_an
     runs.check_nothing_left(sessions=(run.pid,))
     assert not pid_alive(slow_pid)
 
-    resumed = runs.complete(file)
+    resumed = runs.complete(file, env=UNHURRIED)
     assert resumed.rc == 0, resumed.text
     assert_schedule_played_once(read_journal(out), schedule)
 
@@ -894,7 +897,7 @@ def test_ctrl_c_once_finishes_the_games_in_progress_then_resume_completes(
     doc = standings_doc(out)
     assert doc["meta"]["complete"] is False and doc["meta"]["games"] == len(stopped.done)
 
-    resumed = runs.complete(file)
+    resumed = runs.complete(file, env=UNHURRIED)
     assert resumed.rc == 0, resumed.text
     assert f"{len(schedule)}/{len(schedule)} games, complete" in resumed.stdout
     final = read_journal(out)
@@ -979,7 +982,7 @@ def test_ctrl_c_twice_abandons_the_games_in_progress_and_resume_replays_them(
         assert stopped.pairings[gid]["status"] == "scheduled"
         assert "faulty-slow" in json.loads(stopped.pairings[gid]["bots"])
 
-    resumed = runs.complete(file)
+    resumed = runs.complete(file, env=UNHURRIED)
     assert resumed.rc == 0, resumed.text
     assert f"{len(schedule)}/{len(schedule)} games, complete" in resumed.stdout
     final = read_journal(out)
