@@ -363,9 +363,15 @@ class Runs:
                  timeout: float = 60) -> Run:
         """Start a run and wait for it to end; then check that nothing of it is left."""
         run = self.start(file, *args, env=env)
-        run.wait(timeout)
-        self.check_nothing_left(sessions=(run.pid,))
+        self.finish(run, timeout=timeout)
         return run
+
+    def finish(self, *runs: Run, timeout: float = 60) -> None:
+        """Wait for ``runs`` (started at once, each having only to end as the others do) to
+        end; then check that nothing of them is left."""
+        for run in runs:
+            run.wait(timeout)
+        self.check_nothing_left(sessions=tuple(run.pid for run in runs))
 
     def check_nothing_left(self, sessions: tuple[int, ...] = (), groups: tuple[int, ...] = (),
                            timeout: float = GONE_S, tagged_too: bool = True) -> None:
@@ -656,9 +662,7 @@ def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
     # The uninterrupted run, the resumed one and the one resumed from the journal of pairings
     # issued up front are played at once: each has only to end as the others do.
     reference, resumed, upfront = (runs.start(f) for f in (ref_file, file, upfront_file))
-    for r in (reference, resumed, upfront):
-        r.wait(60)
-    runs.check_nothing_left(sessions=(reference.pid, resumed.pid, upfront.pid))
+    runs.finish(reference, resumed, upfront)
     assert reference.rc == 0, reference.text
     assert resumed.rc == 0, resumed.text
     assert "resuming resumable" in resumed.stdout
