@@ -1009,7 +1009,7 @@ def test_arena_standings_prints_the_standings_also_while_a_run_is_going(
     tmp_path: Path, runs: Runs
 ) -> None:
     # Two repeats, issued one at a time: the standings show the whole schedule's total.
-    file = slow_tournament(tmp_path, "watched", bank_ms=1500, rounds=2)
+    file = slow_tournament(tmp_path, "watched", bank_ms=800, rounds=2)
     out = tmp_path / "watched"
     bots = ["greedy-py", "random-py", "faulty-slow"]
     total = len(schedule_of(file))
