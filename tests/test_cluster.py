@@ -190,9 +190,11 @@ def local_cluster(tmp: Path, workers: int) -> Iterator[LocalCluster]:
         cluster.kill_everything()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    """A scheduler and two workers of one slot each, shared by this module's tests."""
+    """A scheduler and two workers of one slot each, shared by this module's tests (for the
+    session: a worker runs other modules' tests between them, and a module fixture would be
+    started again after each such break)."""
     with local_cluster(tmp_path_factory.mktemp("cluster"), workers=2) as c:
         yield c
 
