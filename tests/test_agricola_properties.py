@@ -107,8 +107,8 @@ def farm_ok(f: Farm) -> None:
     assert f.unused_spaces() == 15 - f.used().bit_count()
 
 
-def check(s: AgricolaState) -> None:
-    """The invariants of one settled position."""
+def check(s: AgricolaState) -> dict[str, Any]:
+    """The invariants of one settled position; returns its saved form."""
     n = s.num_players
     d = s.to_dict()
     owned: list[int] = []
@@ -130,12 +130,12 @@ def check(s: AgricolaState) -> None:
     assert sorted(owned + on_board) == list(range(10))  # each major in one place
     if s.is_terminal:
         assert s.current_player is None and s.legal_actions() == []
-        return
+        return d
     assert s.current_player == d["decision"]["seat"]
     keys = s.legal_keys()
     assert len(keys) >= 2  # a single legal action is applied at once
     assert len(set(keys)) == len(keys)
-    assert s.to_dict()["round"] == s.round
+    assert d["round"] == s.round
     if s.phase == "place":
         assert s._home[s._cur] > 0
         # P1, by the slow road: a free space is offered exactly when one of its deciding
@@ -144,6 +144,7 @@ def check(s: AgricolaState) -> None:
         usable = [sp for sp in b.free_spaces()
                   if any(options(part, h, b, sp, 0) for part in DECIDING_PARTS[sp])]
         assert [a["space"] for a in s.legal_actions()] == sorted(usable)  # by space id
+    return d
 
 
 def check_saving(s: AgricolaState, rng: random.Random) -> None:
@@ -248,8 +249,7 @@ def play(n: int, seed: int, seen: Seen, *, tries: int, try_rate: float,
         else:
             s.apply_index(i)
         decisions += 1
-        check(s)
-        after = s.to_dict()
+        after = check(s)
         monotone(before, after)
         if action["type"] == "place":
             acted(before, after)

@@ -183,7 +183,7 @@ def test_check_bot_fails_a_faulty_bot_naming_its_fault(
     mode: str, check: str, words: str, tmp_path: Path
 ) -> None:
     r = runner.invoke(app, ["check-bot", str(FAULTY / mode), "--decision-ms", "300",
-                            "--handshake-ms", "3000", "--log-dir", str(tmp_path)])
+                            "--handshake-ms", "1500", "--log-dir", str(tmp_path)])
     assert r.exit_code == 1
     failed = [line for line in r.output.splitlines() if line.startswith("FAIL")]
     assert failed and failed[0].split()[1] == check

@@ -196,9 +196,11 @@ def local_cluster(tmp: Path, workers: int) -> Iterator[LocalCluster]:
         cluster.kill_everything()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    """A scheduler and two workers of one slot each, shared by this module's tests."""
+    """A scheduler and two workers of one slot each, shared by this module's tests (for the
+    session: a worker runs other modules' tests between them, and a module fixture would be
+    started again after each such break)."""
     with local_cluster(tmp_path_factory.mktemp("cluster"), workers=2) as c:
         yield c
 
@@ -258,8 +260,10 @@ def test_a_cluster_run_gives_the_local_runs_standings(
     there = write_tournament(tmp_path, "cluster.toml", output=tmp_path / "cluster", **common)
     schedule = schedule_of(there)
 
-    assert runs.complete(local).rc == 0
-    run = runs.complete(there, "--executor", cluster.dask_address)
+    local_run = runs.start(local)  # beside the cluster's run
+    run = runs.start(there, "--executor", cluster.dask_address)
+    runs.finish(local_run, run)
+    assert local_run.rc == 0, local_run.text
     assert run.rc == 0, run.text
     assert f"{len(schedule)}/{len(schedule)} games, complete" in run.stdout
 
@@ -438,7 +442,7 @@ def test_a_worker_killed_mid_run_loses_no_game_and_leaves_nothing(
     local = write_tournament(tmp_path, "local.toml", output=tmp_path / "local", **common)
     there = write_tournament(tmp_path, "cluster.toml", output=tmp_path / "cluster", **common)
     schedule = schedule_of(there)
-    assert runs.complete(local).rc == 0
+    local_run = runs.start(local)  # while the cluster starts, and beside the cluster's run
 
     with local_cluster(tmp_path / "c", workers=2) as cluster:
         victim_pid = cluster.worker_pid("w0")
@@ -472,9 +476,9 @@ def test_a_worker_killed_mid_run_loses_no_game_and_leaves_nothing(
         assert cluster.procs["w0"].wait(15) == 128 + signal.SIGKILL
         assert "its worker process was killed (SIGKILL)" in cluster.log("w0")
         assert not cluster.running_in(tmp_path / "c" / "cache-w0"), "a bot outlived w0"
-        run.wait(90)
+        runs.finish(run, local_run, timeout=90)
+        assert local_run.rc == 0, local_run.text
         assert run.rc == 0, run.text + cluster.log("w1")
-        runs.check_nothing_left(sessions=(run.pid,))
 
         view = read_journal(tmp_path / "cluster")
         assert_schedule_played_once(view, schedule)

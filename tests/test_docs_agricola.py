@@ -34,22 +34,26 @@ GOODS_ORDER = ("wood", "clay", "reed", "stone", "grain", "vegetable", "food", "s
                "cattle")
 
 
-@pytest.fixture(scope="module")
+# Session fixtures: a worker runs other modules' tests between this one's, and a module
+# fixture would be made again after each such break (the random games take seconds).
+
+
+@pytest.fixture(scope="session")
 def page() -> str:
     return DOC.read_text(encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def game() -> Any:
     return get_game("agricola")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def components(game: Any) -> dict[str, Any]:
     return game.components()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def played(game: Any) -> dict[str, Any]:
     """What random games at 1-4 players offered: action key sets by type, decision key sets by
     kind, one observation per phase, and every final breakdown key."""

@@ -34,22 +34,26 @@ KINDS = {
 RESOURCES = ("wood", "clay", "stone", "gold")
 
 
-@pytest.fixture(scope="module")
+# Session fixtures: a worker runs other modules' tests between this one's, and a module
+# fixture would be made again after each such break (the random games take seconds).
+
+
+@pytest.fixture(scope="session")
 def page() -> str:
     return DOC.read_text(encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def game() -> Any:
     return get_game("stoneage")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def components(game: Any) -> dict[str, Any]:
     return game.components()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def played(game: Any) -> dict[str, Any]:
     """What random games at 2-4 players offered: action key sets by type, decision key sets by
     kind, one observation per kind, the phases seen, every final breakdown key, and the tool

@@ -265,7 +265,9 @@ def test_a_game_without_a_policy_is_refused_at_the_start(dicerace: DiceRaceGame)
 
 def _referee_replays(name: str, tmp_path: Path, iterations: int) -> None:
     """Through the referee, real processes and sockets: with ``--iterations`` the bot reseeds
-    from each game's ``bot_seed``, so the same game seed gives the same game, move for move."""
+    from each game's ``bot_seed``, so the same game seed gives the same game, move for move.
+    The two games are played at once (each by its own referee and bot processes)."""
+    from concurrent.futures import ThreadPoolExecutor
     from dataclasses import replace
 
     from arena.runner.bots import BotManifest
@@ -276,7 +278,9 @@ def _referee_replays(name: str, tmp_path: Path, iterations: int) -> None:
     fixed = replace(mcts, command=("{python}", "bot.py", "--iterations", str(iterations)))
     greedy = BotManifest.load(FOLDER.parent / "greedy-py")
     game = get_game(name)
-    games = [play_game(game, 77, [fixed, greedy], log_dir=tmp_path / str(k)) for k in range(2)]
+    with ThreadPoolExecutor(2) as pool:
+        games = list(pool.map(
+            lambda k: play_game(game, 77, [fixed, greedy], log_dir=tmp_path / str(k)), range(2)))
     for record in games:
         assert [t["reason"] for t in record.terminations] == ["ok", "ok"]
         assert all(d[3] == "bot" for d in record.decisions)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -298,6 +299,42 @@ def test_workers_ending_while_the_run_stops_are_a_stop_not_an_error(tmp_path: Pa
     assert not result.complete and result.games_done >= 1
     r = invoke("run", str(file), "--plain")
     assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
+
+
+#: A worker's wait for its next job, in a process whose main thread blocks SIGTERM, so that the
+#: kernel must hand the signal to the other thread (as it may, unasked, to any thread of a
+#: worker): the main thread's handler still runs, as the SIGTERM of a stopping run needs.
+WAIT_FOR_A_JOB = """
+import multiprocessing, signal, sys, threading, time
+from arena.runner.executor import _next_job
+
+def on_term(signum, frame):
+    raise SystemExit(128 + signum)
+
+signal.signal(signal.SIGTERM, on_term)
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+
+def other_thread():
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    time.sleep(60)
+
+threading.Thread(target=other_thread, daemon=True).start()
+jobs = multiprocessing.get_context("fork").Queue()
+print("waiting", flush=True)
+_next_job(jobs)
+"""
+
+
+def test_a_worker_waiting_for_a_job_stops_on_a_sigterm_another_thread_received() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", WAIT_FOR_A_JOB], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "waiting\n"
+        proc.terminate()  # of the process we started
+        assert proc.wait(timeout=5) == 128 + signal.SIGTERM
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_an_absurd_schedule_is_refused_with_its_size_before_anything_is_built(

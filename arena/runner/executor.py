@@ -46,6 +46,10 @@ from arena.runner.supervise import supervise
 #: first) when it keeps any; a tournament sizes it to memory
 #: (:func:`arena.runner.affinity.keep_for_memory`).
 KEEP_BOTS_PER_WORKER = MIN_KEEP
+#: How long a worker waits for its next job at a time. A SIGTERM the kernel hands to another of
+#: the worker's threads is acted on (by the main thread) only when the main thread wakes: a
+#: wait without end could miss it, and the runner then waits 15 s before it SIGKILLs.
+JOB_WAIT_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -222,7 +226,7 @@ def _play_jobs(
     stables: dict[str, Stable] = {}
     try:
         while True:
-            job = jobs.get()
+            job = _next_job(jobs)
             if job is None:
                 # The child ends with os._exit: first let the queue's feeder thread hand
                 # over the last results.
@@ -237,6 +241,14 @@ def _play_jobs(
     finally:
         for stable in stables.values():
             stable.close()
+
+
+def _next_job(jobs: mp.Queue[GameJob | None]) -> GameJob | None:
+    """The next job (None: stop), waking every :data:`JOB_WAIT_S` so that a signal reaches the
+    main thread's handler however it was delivered."""
+    while True:
+        with contextlib.suppress(queue.Empty):
+            return jobs.get(timeout=JOB_WAIT_S)
 
 
 class LocalExecutor(Executor):

@@ -29,6 +29,7 @@ import dataclasses
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -333,10 +334,11 @@ class Tournament:
                 self.failures[reason] += 1
 
     def _check_bots_start(self, executor: Executor | None = None) -> None:
-        """Before any game of this run: start every bot once and wait for its hello, and stop
-        with every bot that could not, at once, each with why and the end of its log (rather
-        than one void game after another). Where the games run: here (building the bots that
-        have a build step), or on the ``executor``'s workers when it checks them itself."""
+        """Before any game of this run: start every bot once (several at once) and wait for its
+        hello, and stop with every bot that could not, at once, each with why and the end of its
+        log (rather than one void game after another). Where the games run: here (building the
+        bots that have a build step), or on the ``executor``'s workers when it checks them
+        itself."""
         if executor is not None:
             checks = [self._job(Pairing(f"start-check-{bot}", 0, 0, 0, (bot,), 0))
                       for bot in self.config.bot_names]
@@ -354,13 +356,16 @@ class Tournament:
                 problems.append(str(exc))
         self.config = dataclasses.replace(self.config, bots=tuple(ready)) if not problems \
             else self.config
-        problems += [
-            problem for bot in ready
-            if (problem := start_problem(bot, game, self.config.time_control,
-                                         self.folder / "logs" / "start-check",
-                                         self.config.log_cap,
-                                         self.config.sandbox, self.seed_key)) is not None
-        ]
+
+        def problem(bot: BotManifest) -> str | None:
+            return start_problem(bot, game, self.config.time_control,
+                                 self.folder / "logs" / "start-check", self.config.log_cap,
+                                 self.config.sandbox, self.seed_key)
+
+        # As many at once as the games will run (most of a check is waiting for the hello).
+        at_once = max(1, self.config.concurrency * self.config.players)
+        with ThreadPoolExecutor(at_once, thread_name_prefix="start-check") as pool:
+            problems += [found for found in pool.map(problem, ready) if found is not None]
         self._refuse_to_start(problems)
 
     def _refuse_to_start(self, problems: list[str]) -> None:

@@ -7,7 +7,8 @@ can break the protocol at any level. Like any bot it reads ``ARENA_ENDPOINT`` an
 ``ARENA_TOKEN``; its randomness comes from a private ``random.Random`` seeded with
 ``ARENA_SEED``, never the global generator. ``FAULTY_PID_FILE``, if set, names a file where the
 modes ``child-left-behind`` and ``slow`` write a pid; ``FAULTY_FLOOD_BYTES``, if set, is how much
-``flood-output`` writes (default 1 GiB). Everything it receives and does is logged to
+``flood-output`` writes (default 1 GiB); ``FAULTY_SLOW_MS``, if set, is how long ``slow`` waits
+before each answer (default 200). Everything it receives and does is logged to
 standard error (which the referee sends to the game's log file).
 
 Each mode is one function below; ``MODES`` maps the mode's name to it.
@@ -363,11 +364,12 @@ def impostor() -> None:
 
 
 def slow() -> None:
-    """Play randomly and correctly, but sleep 200 ms before each answer; at its first request
-    write this process's pid to FAULTY_PID_FILE (if set): the pid of a bot that is playing a
-    game, not of one only started (a tournament starts every bot once before its games). Used
-    to interrupt a game that is in progress."""
+    """Play randomly and correctly, but sleep FAULTY_SLOW_MS (default 200) ms before each
+    answer; at its first request write this process's pid to FAULTY_PID_FILE (if set): the pid
+    of a bot that is playing a game, not of one only started (a tournament starts every bot
+    once before its games). Used to interrupt a game that is in progress."""
     pid_file = os.environ.get("FAULTY_PID_FILE")
+    pause_s = int(os.environ.get("FAULTY_SLOW_MS", "200")) / 1000
     r = rng()
     playing = False
 
@@ -377,7 +379,7 @@ def slow() -> None:
             playing = True
             with open(pid_file, "w", encoding="utf-8") as f:
                 f.write(f"{os.getpid()}\n")
-        time.sleep(0.2)
+        time.sleep(pause_s)
         return r.randrange(len(msg["legal_actions"]))
 
     _ctx, sock = connect()
