@@ -7,11 +7,9 @@ import json
 import math
 import random
 from collections import Counter
-from itertools import combinations
 from statistics import NormalDist
 
 import pytest
-import trueskill
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -21,7 +19,6 @@ from arena.league.matchmaking import (
     Entrant,
     choose_table,
     expected_shrink,
-    match_quality,
     need,
 )
 from arena.runner.ratings import make_environment
@@ -95,14 +92,6 @@ def test_pending_games_lower_a_bots_need() -> None:
     choice = choose_table([wider_but_busy, idle, Entrant("x", 25.0, 1.0, 60)], 2,
                           random.Random(0), explore=0.0)
     assert choice.focus == "idle"
-
-
-def test_match_quality_is_trueskills_two_player_quality() -> None:
-    env = make_environment()
-    for a, b in combinations(_field(6, 7), 2):
-        expected = trueskill.quality_1vs1(env.create_rating(a.mu, a.sigma),
-                                          env.create_rating(b.mu, b.sigma), env=env)
-        assert match_quality(a, b) == pytest.approx(expected, rel=1e-12)
 
 
 def test_expected_shrink_is_trueskills_update_averaged_over_the_two_results() -> None:

@@ -32,7 +32,7 @@ The rule (in plain words):
    ``t = (mu_a - mu_b) / c`` and ``w`` (from 0 to 1) is largest when the result was in doubt
    or a surprise. So it is largest for bots near in rating (a close game moves ratings most;
    the favourite's expected win says almost nothing) and for an opponent whose own rating is
-   sure (a small ``c²``). Like TrueSkill's two-player match quality (:func:`match_quality`),
+   sure (a small ``c²``). Like TrueSkill's two-player match quality (the draw probability),
    to which it is close, it is taken pair by pair and never for the whole table: a 4-player
    table's quality is small whoever sits at it and says little about which opponents inform
    a rating. The need weight spends seats on ratings that are still wide, not on settled
@@ -74,6 +74,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.runner.ratings import TRUESKILL_BETA, TRUESKILL_TAU
+from arena.stats.common import normal_cdf
 
 #: Share of tables drawn uniformly at random (rule 1).
 EXPLORE = 0.1
@@ -82,6 +83,8 @@ EXPLORE = 0.1
 NEED_POWER = 4.0
 #: How many of the neediest bots a candidate table is built around (rule 3).
 CANDIDATES = 4
+#: The variance TrueSkill adds to every rating before each game (tau², rule 4).
+DRIFT = TRUESKILL_TAU * TRUESKILL_TAU
 #: What the starting rating is worth, in games (rule 2).
 PRIOR_GAMES = 1.0
 
@@ -128,19 +131,6 @@ def need(entrant: Entrant) -> float:
     return entrant.sigma * entrant.sigma * worth / (worth + entrant.pending)
 
 
-def match_quality(a: Entrant, b: Entrant) -> float:
-    """TrueSkill's two-player match quality (``TrueSkill.quality_1vs1`` of the league's
-    environment), computed directly: the library builds matrices for it, which is far slower.
-
-    It is the probability of a draw relative to the closest possible match: near 1 for equal,
-    sure ratings, smaller for ratings apart or uncertain.
-    """
-    spread = 2 * TRUESKILL_BETA * TRUESKILL_BETA + a.sigma * a.sigma + b.sigma * b.sigma
-    gap = a.mu - b.mu
-    return math.sqrt(2 * TRUESKILL_BETA * TRUESKILL_BETA / spread) * math.exp(
-        -gap * gap / (2 * spread))
-
-
 def choose_table(entrants: Sequence[Entrant], players: int, rng: random.Random,
                  explore: float = EXPLORE, target: float | None = None) -> Choice:
     """The next table of ``players`` bots among ``entrants`` (the rule of the module
@@ -167,7 +157,7 @@ def choose_table(entrants: Sequence[Entrant], players: int, rng: random.Random,
     top = max(needs.values())
     weight = {e.name: 0.0 if target is not None and e.sigma < target
               else (needs[e.name] / top if top > 0 else 1.0) ** NEED_POWER for e in field}
-    drift = 0.0 if target is not None else TRUESKILL_TAU * TRUESKILL_TAU
+    drift = 0.0 if target is not None else DRIFT
     ranked = sorted(field, key=lambda e: (-needs[e.name], e.games, e.name))
     best: tuple[float, list[Entrant]] | None = None
     for focal in ranked[:CANDIDATES]:
@@ -186,24 +176,18 @@ def expected_shrink(a: Entrant, b: Entrant) -> float:
     drift tau² it adds first), averaged over a win and a loss with the probabilities the two
     ratings give them (draws and the draw margin, small in the league's environment, left
     out)."""
-    drift = TRUESKILL_TAU * TRUESKILL_TAU
-    va = a.sigma * a.sigma + drift
-    c2 = 2 * TRUESKILL_BETA * TRUESKILL_BETA + va + b.sigma * b.sigma + drift
+    va = a.sigma * a.sigma + DRIFT
+    c2 = 2 * TRUESKILL_BETA * TRUESKILL_BETA + va + b.sigma * b.sigma + DRIFT
     t = abs(a.mu - b.mu) / math.sqrt(c2)
-    expected = _cdf(t) * _w(t) + _cdf(-t) * _w(-t)
+    expected = normal_cdf(t) * _w(t) + normal_cdf(-t) * _w(-t)
     return va * va * expected / c2
-
-
-def _cdf(x: float) -> float:
-    """The standard normal distribution function."""
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
 def _w(x: float) -> float:
     """TrueSkill's variance factor for a win by a margin of ``x`` (in units of c): v(x) *
     (v(x) + x) with v the normal density over the distribution function; it falls from 1 for
     a great surprise (x far below 0) to 0 for a foregone result."""
-    cdf = _cdf(x)
+    cdf = normal_cdf(x)
     if cdf < 1e-300:
         return 1.0
     v = math.exp(-x * x / 2) / math.sqrt(2 * math.pi) / cdf

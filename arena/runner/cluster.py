@@ -235,16 +235,10 @@ class DaskExecutor(Executor):
         """Each bot's start check on a worker of the cluster (whichever Dask picks), so that
         the organiser needs neither the bots' runtimes nor the sandbox: why each bot that
         could not start failed, naming the worker."""
-        from distributed import wait
-
         from arena.runner.cluster_checks import check_task
 
         futures = [(job.pairing.bots[0], self._submit_check(check_task, job)) for job in checks]
-        try:
-            with self.client.as_current():
-                wait([f for _, f in futures], timeout=CHECK_TIMEOUT_S)
-        except TimeoutError:
-            pass
+        self._await_checks([f for _, f in futures])
         problems = []
         for bot, future in futures:
             result = self._check_result(bot, "start check", future)
@@ -259,17 +253,11 @@ class DaskExecutor(Executor):
         on ``seed``, on a worker of the cluster (whichever Dask picks), as a league on the
         cluster enters a bot version: the checks, the first naming the worker, with their
         logs written under ``log_dir``; or one failed check saying why they could not run."""
-        from distributed import wait
-
         from arena.runner.cluster_checks import validate_task
 
         bot = job.pairing.bots[0]
         future = self._submit_check(validate_task, job, seed)
-        try:
-            with self.client.as_current():
-                wait([future], timeout=CHECK_TIMEOUT_S)
-        except TimeoutError:
-            pass
+        self._await_checks([future])
         result = self._check_result(bot, "validation", future)
         if isinstance(result, str):
             return [Check("cluster", False, result)]
@@ -291,6 +279,16 @@ class DaskExecutor(Executor):
         return self.client.submit(task, cjob, *args, key=key, resources={"game": 1},
                                   pure=False, retries=1,
                                   workers=sorted(self.cluster.slots()) or None)
+
+    def _await_checks(self, futures: list[Any]) -> None:
+        """Wait until the check tasks end, or :data:`CHECK_TIMEOUT_S` has passed."""
+        from distributed import wait
+
+        try:
+            with self.client.as_current():
+                wait(futures, timeout=CHECK_TIMEOUT_S)
+        except TimeoutError:
+            pass
 
     @staticmethod
     def _check_result(bot: str, what: str, future: Any) -> Any:
