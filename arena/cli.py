@@ -475,12 +475,14 @@ def standings(
     table = compute_standings(progress.bots, progress.outcomes)
     games = len(progress.outcomes)
     if as_json:
+        from arena.stats.common import rounded
+
         # Why the stopping rule stopped the tournament, when it did (no key otherwise).
         stopped = {} if progress.stopped_by is None else {"stopped_by": progress.stopped_by}
-        typer.echo(json.dumps({"name": progress.name, "games": games,
-                               "issued": progress.issued, "total": progress.total,
-                               "complete": run_complete(folder, games), **stopped,
-                               **table.to_dict()}))
+        typer.echo(json.dumps(rounded({"name": progress.name, "games": games,
+                                       "issued": progress.issued, "total": progress.total,
+                                       "complete": run_complete(folder, games), **stopped,
+                                       **table.to_dict()})))
         return
     out.print(standings_table(table, title=_standings_title(folder, progress.name, games,
                                                             progress.issued, progress.total)))

@@ -281,7 +281,9 @@ def standings(
 
     config = _config(folder)
     if as_json:
-        typer.echo(json.dumps(_standings_data(config)))
+        from arena.stats.common import rounded
+
+        typer.echo(json.dumps(rounded(_standings_data(config))))
         return
     if not watch:
         out.print(_standings_view(config, Group))

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.cli_common import fail, out
-from arena.stats.common import Interval
+from arena.stats.common import Interval, rounded
 from arena.stats.text import interval
 from arena.stats.text import num as _num
 from arena.stats.text import p_value as _p
@@ -66,7 +66,7 @@ def stats(
     name, bots, outcomes = _read(folder)
     st = tournament_stats(outcomes, bots, replicates=bootstrap, seed=seed)
     if as_json:
-        typer.echo(json.dumps({"name": name, **st.to_dict()}))
+        typer.echo(json.dumps(rounded({"name": name, **st.to_dict()})))
         return
     pl = st.plackett_luce
     t = _table(f"{name}: {st.games} games; Plackett–Luce strengths",
@@ -143,7 +143,7 @@ def compare(
     except ValueError as exc:
         fail(str(exc))
     if as_json:
-        typer.echo(json.dumps({**m.to_dict(), "sprt": test.to_dict()}))
+        typer.echo(json.dumps(rounded({**m.to_dict(), "sprt": test.to_dict()})))
         return
     unit = (f"{m.pairs} pairs" if m.pairs else "no pairs: each game counted alone")
     t = _table(f"{escape(a)} vs {escape(b)}: {m.games} games, {unit}",

@@ -35,6 +35,7 @@ from test_tournament_e2e import (
 from arena.league.config import load_league
 from arena.league.runner import league_ratings
 from arena.league.store import LeagueJournal
+from arena.stats.common import rounded
 
 FAULTY = EXAMPLES.parent / "faulty"
 FAST = ["--decision-ms", "2000", "--bank-ms", "20000"]
@@ -121,7 +122,7 @@ def assert_journal_is_the_truth(arena: Arena, league: Path) -> None:
     finally:
         journal.close()
     assert shown["games"] == len(outcomes)
-    assert shown["standings"] == json.loads(json.dumps(tracker.standings().to_dict()))
+    assert shown["standings"] == json.loads(json.dumps(rounded(tracker.standings().to_dict())))
     ids = [g for g, _ in done_games(league)]
     assert len(ids) == len(set(ids)) == len(outcomes)
     assert sorted(p.stem for p in (league / "games").glob("*.json")) == sorted(ids)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -18,9 +20,10 @@ from arena.runner.live import (
     render,
     standings_table,
 )
-from arena.runner.outputs import CSV_COLUMNS, write_standings
+from arena.runner.outputs import CSV_COLUMNS, standings_json, write_standings
 from arena.runner.ratings import Standings, compute_standings
 from arena.runner.schedule.base import GameOutcome
+from arena.stats.common import FIGURE_DIGITS, rounded
 
 BOTS = ("greedy-py", "random-py", "slowpoke")
 
@@ -146,7 +149,7 @@ def test_write_standings_writes_three_files_matching_the_standings(
 
     doc = json.loads((folder / "standings.json").read_text())
     assert doc["meta"] == META
-    assert doc["standings"] == standings.to_dict()
+    assert doc["standings"] == rounded(standings.to_dict())
 
     with (folder / "standings.csv").open(newline="") as f:
         reader = csv.DictReader(f)
@@ -235,6 +238,41 @@ def test_a_score_that_includes_the_fallbacks_points_is_marked(standings: Standin
     assert "includes points the built-in player scored" in " ".join(text.split())
 
 
+def test_standings_json_does_not_depend_on_the_last_digits_of_a_figure(
+        standings: Standings) -> None:
+    """A figure whose last bits differ (another CPU, BLAS or numpy sums in another order)
+    writes the same standings.json: every float keeps FIGURE_DIGITS significant digits."""
+    from arena.stats.summary import tournament_stats
+
+    st = tournament_stats(GAMES, BOTS, replicates=50)
+
+    def nudged(value: Any) -> Any:
+        if isinstance(value, float):
+            return math.nextafter(value, math.inf) if math.isfinite(value) and value else value
+        if isinstance(value, dict):
+            return {k: nudged(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [nudged(v) for v in value]
+        return value
+
+    class Nudged:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def to_dict(self) -> dict[str, Any]:
+            return nudged(self.inner.to_dict())  # type: ignore[no-any-return]
+
+    plain = standings_json(standings, META, st)
+    assert standings_json(Nudged(standings), META, Nudged(st)) == plain  # type: ignore[arg-type]
+    doc = json.loads(plain)
+    rating = doc["statistics"]["plackett_luce"]["bots"][0]["rating"]
+    assert rating == float(f"{rating:.{FIGURE_DIGITS}g}")
+    assert doc["standings"]["bots"][0]["mu"] == rounded(standings.bots[0].mu)
+    assert rounded(1 / 3) == 0.333333 and rounded(123456.7) == 123457.0
+    assert rounded({"a": [2.0, 7, None, "x", 1e-30 / 3]}) == {"a": [2.0, 7, None, "x",
+                                                                    3.33333e-31]}
+
+
 def test_standings_files_carry_the_statistics_with_their_intervals(
         tmp_path: Path, standings: Standings) -> None:
     """With the statistics, standings.json holds them as ``arena stats --json`` gives them,
@@ -246,7 +284,7 @@ def test_standings_files_carry_the_statistics_with_their_intervals(
     st = tournament_stats(GAMES, BOTS, replicates=50)
     write_standings(tmp_path, standings, META, st)
     doc = json.loads((tmp_path / "standings.json").read_text())
-    assert doc["statistics"] == json.loads(json.dumps(st.to_dict()))
+    assert doc["statistics"] == json.loads(json.dumps(rounded(st.to_dict())))
     assert [m["a"] + "/" + m["b"] for m in doc["statistics"]["matches"]] == [
         "greedy-py/random-py"]
 

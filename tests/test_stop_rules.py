@@ -36,6 +36,7 @@ from arena.runner.ratings import compute_standings
 from arena.runner.schedule.base import GameOutcome
 from arena.runner.stop import IntervalsRule, SprtRule, StopRule, StopWatch
 from arena.runner.store import JOURNAL, Journal, JournalError
+from arena.stats.common import rounded
 from arena.stats.match import Sprt, sprt
 
 __all__ = ["runs"]  # the fixture, shared with the tournament's end-to-end tests
@@ -433,10 +434,10 @@ def check_stopped_by_sprt(out: Path) -> dict[str, Any]:
     assert 16 <= len(view.done) <= 18 and view.meta["games_total"] == len(view.done)
     doc = standings_doc(out)
     assert doc["meta"]["complete"] is True and doc["meta"]["games"] == len(view.done)
-    assert doc["meta"]["stopped_by"] == stopped
+    assert doc["meta"]["stopped_by"] == rounded(stopped)
     config_bots = (GREEDY, RANDOM)
     assert doc["standings"] == json.loads(json.dumps(
-        compute_standings(config_bots, view.outcomes()).to_dict()))
+        rounded(compute_standings(config_bots, view.outcomes()).to_dict())))
     return stopped
 
 
@@ -457,9 +458,10 @@ def test_a_match_stops_when_the_sprt_decides_and_a_rerun_plays_nothing(
     assert f"Stopped by its rule: {stopped['summary']}" in shown
     md = (out / "standings.md").read_text(encoding="utf-8")
     assert f"- Stopped by its rule: {stopped['summary']}" in md
-    assert json.loads((out / "standings.json").read_text())["meta"]["stopped_by"] == stopped
+    saved = json.loads((out / "standings.json").read_text())
+    assert saved["meta"]["stopped_by"] == rounded(stopped)
     as_json = CliRunner().invoke(app, ["standings", str(out), "--json"])
-    assert json.loads(as_json.output)["stopped_by"] == stopped
+    assert json.loads(as_json.output)["stopped_by"] == rounded(stopped)
 
     before = journal_bytes(out)
     again = runs.complete(file)
@@ -560,7 +562,7 @@ def check_a_decision_the_kill_kept_from_the_journal_is_made_on_resume(
     assert view.done == done and set(view.pairings) == done
     assert view.meta["stopped_by"]["verdict"] == "H1 accepted"
     assert view.meta["stopped_by"]["games"] == len(done)
-    assert standings_doc(out)["meta"]["stopped_by"] == view.meta["stopped_by"]
+    assert standings_doc(out)["meta"]["stopped_by"] == rounded(view.meta["stopped_by"])
 
 
 def check_a_rebuilt_journal_keeps_the_decision(file: Path, out: Path, runs: Runs) -> None:
@@ -583,7 +585,7 @@ def check_a_rebuilt_journal_keeps_the_decision(file: Path, out: Path, runs: Runs
     again = runs.complete(file)
     assert again.rc == 0, again.text
     assert read_journal(out).done == before.done  # nothing played
-    assert standings_doc(out)["meta"]["stopped_by"] == stopped
+    assert standings_doc(out)["meta"]["stopped_by"] == rounded(stopped)
 
 
 def test_a_changed_rule_is_another_tournament_once_a_game_was_played(tmp_path: Path) -> None:
@@ -649,7 +651,7 @@ def test_a_rule_undecided_at_the_schedules_end_says_so(tmp_path: Path, runs: Run
     assert stopped["schedule_ended"] is True
     assert stopped["games"] == len(view.done) == 12
     assert {(u["a"], u["b"]) for u in stopped["undecided"]} >= {(RANDOM, "random-py-twin")}
-    assert standings_doc(out)["meta"]["stopped_by"] == stopped
+    assert standings_doc(out)["meta"]["stopped_by"] == rounded(stopped)
     before = journal_bytes(out)
     assert runs.complete(file).rc == 0
     assert journal_bytes(out) == before

@@ -23,6 +23,7 @@ from arena.protocol.messages import FAILURES, Termination
 from arena.runner.ratings import Standings
 from arena.runner.storage import write_atomic
 from arena.stats import text
+from arena.stats.common import rounded
 from arena.stats.summary import TournamentStats
 
 JSON_NAME = "standings.json"
@@ -90,11 +91,13 @@ def run_complete(folder: Path, games: int) -> bool:
 def standings_json(standings: Standings, meta: Mapping[str, Any],
                    statistics: TournamentStats | None = None) -> str:
     """The text of ``standings.json``: ``{"format_version", "meta", "standings"}``, and
-    ``"statistics"`` when given (the object ``arena stats --json`` prints, less the name)."""
+    ``"statistics"`` when given (the object ``arena stats --json`` prints, less the name).
+    Figures keep :data:`~arena.stats.common.FIGURE_DIGITS` significant digits, so the same
+    journal gives the same file on any machine."""
     doc = {"format_version": FORMAT_VERSION, "meta": dict(meta), "standings": standings.to_dict()}
     if statistics is not None:
         doc["statistics"] = statistics.to_dict()
-    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    return json.dumps(rounded(doc), indent=2, allow_nan=False) + "\n"
 
 
 def standings_csv(standings: Standings) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from arena.runner.schedule.base import GameOutcome
 
@@ -23,6 +24,25 @@ Z95 = 1.959963984540054
 def normal_cdf(x: float) -> float:
     """Phi(x), the standard normal distribution function (exact limits at +-inf)."""
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+#: Significant digits kept of every figure a file or ``--json`` is given. The last digits of a
+#: fitted or bootstrapped figure depend on the CPU, the BLAS and the numpy version (the order of
+#: a sum's terms, fused multiply-adds); six digits are more than any of these figures can mean
+#: and far above that noise, so the same journal writes the same bytes on any machine.
+FIGURE_DIGITS = 6
+
+
+def rounded(value: Any, digits: int = FIGURE_DIGITS) -> Any:
+    """``value`` (JSON-like data: dicts, lists, numbers, text) with every float rounded to
+    ``digits`` significant digits; everything else as it is."""
+    if isinstance(value, float):
+        return float(f"{value:.{digits}g}") if math.isfinite(value) else value
+    if isinstance(value, dict):
+        return {k: rounded(v, digits) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [rounded(v, digits) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
