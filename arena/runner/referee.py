@@ -53,6 +53,7 @@ class _Seat:
     process: RunningBot | None = None
     log: BotLog | None = None
     connection: Connection | None = None  # from launch on, for a bot
+    door: int | None = None  # where its bot connects, for a transport with doors
 
     @property
     def failure(self) -> Failure | None:
@@ -150,20 +151,19 @@ class Referee:
             label = f"seat {seat.seat}"
             session = self.stable.take(seat.manifest.name)
             if session is not None:
-                seat.process, seat.log = session.process, session.log
+                seat.process, seat.log, seat.door = session.process, session.log, session.door
                 seat.log.begin_game(self.game_id, self.log_cap)
                 self._games_before[seat.seat] = session.games
                 seat.connection = self.server.resume(label, session.token, session.identity,
-                                                     session.process)
+                                                     session.process, session.door)
                 continue
             token = new_token()
             seat.log = self.stable.new_log(self.log_dir, self.game_id, seat.seat, seat.manifest,
                                            self.log_cap)
             try:
-                seat.process = self.stable.launch(
+                seat.process, seat.door = self.stable.launch(
                     seat.manifest,
                     {
-                        "ARENA_ENDPOINT": self.stable.bot_address,
                         "ARENA_TOKEN": token,
                         "ARENA_PROTOCOL": str(PROTOCOL_VERSION),
                         "ARENA_SEED": str(self.bot_seed(seat.seat)),
@@ -173,7 +173,7 @@ class Referee:
             except BotStartError as exc:
                 seat.log.close()  # no process: close() below skips this seat
                 raise VoidGame(str(exc)) from None
-            seat.connection = self.server.expect(label, token, seat.process)
+            seat.connection = self.server.expect(label, token, seat.process, seat.door)
 
     def handshake(self) -> None:
         """Wait for every bot's hello and a pong, within the handshake limit. VoidGame if not."""
@@ -306,7 +306,7 @@ class Referee:
             if (not self.owns_stable and self.finished and c is not None and c.failure is None
                     and c.identity is not None and not c.shut_down and s.process.alive()):
                 self.stable.put(Session(s.manifest, c.token, s.process, c.identity, s.log,
-                                        self._games_before.get(s.seat, 0)))
+                                        self._games_before.get(s.seat, 0), s.door))
             else:
                 stop.append(s)
                 self.send_shutdown(s)
@@ -315,6 +315,7 @@ class Referee:
             assert s.process is not None and s.log is not None
             s.process.stop(max(0.0, deadline - time.monotonic()))
             s.log.close()
+            self.stable.close_door(s.door)
         if self.owns_stable:
             self.stable.close()
 

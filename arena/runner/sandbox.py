@@ -51,6 +51,7 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from arena.protocol.transport import SOCKET_NAME
 from arena.runner.seccomp import SeccompError, filter_fd
 
 #: The bot's command's pid inside its sandbox (1 is bwrap's init, which forks it first).
@@ -61,8 +62,6 @@ MODES = ("none", "bwrap")
 DEFAULT_MODE = "bwrap"
 #: Where the endpoint folder appears inside the sandbox.
 INSIDE_ENDPOINT_DIR = "/run/arena"
-#: The socket's name in the endpoint folder.
-SOCKET_NAME = "arena.sock"
 #: Files of /etc a bot may need: the dynamic linker's cache and configuration (libraries in
 #: multiarch folders are found through it), the time zone, and name-service basics so that
 #: runtimes asking "who am I" (getpwuid) get an answer instead of an error. No secrets: no

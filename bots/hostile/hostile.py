@@ -19,6 +19,7 @@ README here.
 from __future__ import annotations
 
 import errno
+import functools
 import itertools
 import os
 import random
@@ -138,6 +139,26 @@ def second_hello(ctx: Any, token: str, what: str) -> Any | None:
     return None
 
 
+def door_probe(what: str) -> None:
+    """Open one more connection to the endpoint, as a second ZeroMQ socket would, and log what
+    became of it: ``WHAT closed`` (the referee closed it unread), ``WHAT greeted`` (it sent
+    its ZeroMQ greeting: the connection was taken), ``WHAT unanswered`` or ``WHAT failed
+    (WHY)``."""
+    path = os.environ["ARENA_ENDPOINT"].removeprefix("ipc://")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(ANSWER_WAIT_MS / 1000)
+        try:
+            s.connect(path)
+            data = s.recv(64)
+        except TimeoutError:
+            report(what, "unanswered")
+            return
+        except OSError as exc:
+            report(what, "failed", why(exc))
+            return
+    report(what, "greeted" if data else "closed")
+
+
 #: How often the thief looks again, all the time it lives (idle between games too).
 WATCH_S = 0.01
 
@@ -147,9 +168,9 @@ def thief() -> None:
     hello (a victim may not have said hello yet), at each game start, and every 10 ms on a
     thread of its own all the time it lives (a kept process waiting between games too, as
     other games' bots start). Say hello with each token found on a connection of its own
-    and play that seat. At the first game start, also say hello with a guessed token and
-    with its own token again (both must be refused). At each game start it logs its watch
-    so far as ``watch scans=N found-tokens=N``."""
+    and play that seat. At the first game start, also open two more connections (both must
+    be refused: :func:`door_probe`). At each game start it logs its watch so far as ``watch
+    scans=N found-tokens=N``."""
     ctx, sock = connect()
     lock = threading.Lock()
     tried: set[str] = set()
@@ -178,8 +199,8 @@ def thief() -> None:
         report("watch", f"scans={scans}", f"found-tokens={len(tried)}")
         if not guessed:
             guessed = True
-            second_hello(ctx, secrets.token_hex(16), "guessed-hello")
-            second_hello(ctx, os.environ["ARENA_TOKEN"], "replayed-own-token")
+            door_probe("second-connection")
+            door_probe("third-connection")
 
     steal()
     threading.Thread(target=watch, daemon=True).start()
@@ -199,10 +220,12 @@ def in_own_sandbox() -> bool:
     return os.getpid() < 100 and init == "bwrap"
 
 
+@functools.cache
 def referee_pid() -> int | None:
     """The pid of the process at the other end of the endpoint's unix socket, as this bot's
     PID namespace sees it (SO_PEERCRED: 0 if it is outside the namespace); None if the
-    endpoint is not a unix socket."""
+    endpoint is not a unix socket. Asked once, before the bot's own connection: a connection
+    more than its one would be refused, and the bot blamed for it."""
     endpoint = os.environ["ARENA_ENDPOINT"]
     if not endpoint.startswith("ipc://"):
         return None
