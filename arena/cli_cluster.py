@@ -19,9 +19,10 @@ def executor_override(value: str) -> dict[str, Any]:
     if value == "local":
         return {"kind": "local"}
     try:
-        return {"kind": "dask", "address": scheduler_address(value)}
+        scheduler_address(value)  # made tcp:// or tls:// with the file's [executor] security
     except ValueError as exc:
         fail(f"--executor must be local or dask://HOST:PORT: {exc}")
+    return {"kind": "dask", "address": value}
 
 
 def connect(config: Any, stopped: Callable[[], bool]) -> Any:
