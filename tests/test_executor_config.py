@@ -238,3 +238,18 @@ def test_security_needs_an_encrypted_address_and_a_league_reads_it_too(
     assert executor.address == "tls://o:2"
     assert executor.security is not None and executor.security.ca == str(league / "tls/ca.pem")
 
+
+def test_a_worker_without_its_certificates_is_refused_in_one_line(tmp_path: Path) -> None:
+    with signals_kept():
+        some = cli.invoke(app, ["worker", "tls://127.0.0.1:1", "--tls-cert", "w.pem"])
+        none = cli.invoke(app, ["worker", "tls://127.0.0.1:1"])
+        missing = cli.invoke(app, ["worker", "dask://127.0.0.1:1", "--tls-ca-file",
+                                   str(tmp_path / "ca.pem"), "--tls-cert", "w.pem",
+                                   "--tls-key", "w.key"])
+    for r, words in ((some, "--tls-ca-file, --tls-cert, --tls-key go together: --tls-ca-file, "
+                            "--tls-key missing"),
+                     (none, "the Dask scheduler at tls://127.0.0.1:1 speaks TLS, and this "
+                            "machine has no certificate for it: give --tls-ca-file"),
+                     (missing, f"--tls-ca-file: {tmp_path / 'ca.pem'}: No such file")):
+        assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+        assert words in r.output, r.output
