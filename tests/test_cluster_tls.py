@@ -39,7 +39,7 @@ def with_executor(file: Path, address: str, cert: str = "") -> Path:
     cluster's CA and ``cert``'s files in the folder ``tls`` beside it."""
     security = (f'security = {{ ca = "tls/ca.pem", cert = "tls/{cert}.pem", '
                 f'key = "tls/{cert}.key" }}\n') if cert else ""
-    other = file.with_name(f"{file.stem}-{cert or 'none'}.toml")
+    other = file.with_name(f"{file.stem}-{cert or address.split(':')[0]}.toml")
     other.write_text(file.read_text(encoding="utf-8") + '\n[executor]\nkind = "dask"\n'
                      f'address = "{address}"\n{security}', encoding="utf-8")
     return other
@@ -49,6 +49,14 @@ def security(certs: Path, name: str) -> Security:
     """A Dask client's TLS with ``name``'s certificate (and the cluster's CA, no secret)."""
     return Security(tls_ca_file=str(certs / "ca.pem"), tls_client_cert=str(certs / f"{name}.pem"),
                     tls_client_key=str(certs / f"{name}.key"), require_encryption=True)
+
+
+def dask_configuration(certs: Path) -> dict[str, str]:
+    """The organiser's certificate in Dask's configuration (its environment variables)."""
+    prefix = "DASK_DISTRIBUTED__COMM__TLS__"
+    return {f"{prefix}CA_FILE": str(certs / "ca.pem"),
+            f"{prefix}CLIENT__CERT": str(certs / "organiser.pem"),
+            f"{prefix}CLIENT__KEY": str(certs / "organiser.key")}
 
 
 def refused(address: str, certs: Path) -> list[str]:
@@ -83,11 +91,12 @@ def test_a_tournament_runs_over_mutual_tls_and_no_one_without_a_signed_certifica
     tmp_path: Path, runs: Runs
 ) -> None:
     """The worker's certificate from its options, the organiser's from the file's
-    [executor] security, kept when --executor dask://... names the scheduler (then tls://):
-    the games are played and recorded as on any cluster. The rogue certificate gets neither a
-    worker nor a run in, nor does a run without TLS, each said in one line; a Dask client
-    with the rogue certificate, or a bare connection with none, is refused, and the
-    scheduler knows no worker but the one with a signed certificate."""
+    [executor] security, kept when --executor dask://... names the scheduler (then tls://),
+    or from Dask's configuration: the games are played and recorded as on any cluster. The
+    rogue certificate gets neither a worker nor a run in, nor does a run without TLS, each
+    said in one line; a Dask client with the rogue certificate, or a bare connection with
+    none, is refused, and the scheduler knows no worker but the one with a signed
+    certificate."""
     certs = certificates(tmp_path / "tls")
     cluster = LocalCluster(tmp_path / "c")
     try:
@@ -112,9 +121,12 @@ def test_a_tournament_runs_over_mutual_tls_and_no_one_without_a_signed_certifica
                               str(tmp_path / "rogue-out"))
         plain = runs.start(with_executor(base, f"tcp://127.0.0.1:{port}"), "-o",
                            str(tmp_path / "plain-out"))
-        runs.finish(run, outsider, plain)
-        assert run.rc == 0 and "2/2 games, complete" in run.stdout, run.text
-        assert_schedule_played_once(read_journal(tmp_path / "out"), schedule_of(good))
+        configured = runs.start(with_executor(base, cluster.address), "-o",
+                                str(tmp_path / "configured-out"), env=dask_configuration(certs))
+        runs.finish(run, outsider, plain, configured)
+        for done, out in ((run, "out"), (configured, "configured-out")):
+            assert done.rc == 0 and "2/2 games, complete" in done.stdout, done.text
+            assert_schedule_played_once(read_journal(tmp_path / out), schedule_of(good))
 
         for attempt, words in ((outsider, ": the TLS handshake failed ("),
                                (plain, ": it closed the connection (")):
