@@ -30,6 +30,12 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def say_drawn_seed(seed: int, what: str) -> None:
+    """The line that makes ``what``, played on a seed drawn at random, replayable."""
+    out.print(f"seed {seed} was drawn at random: --seed {seed} plays {what} again",
+              soft_wrap=True)
+
+
 def game_named(name: str, players: int | None = None) -> Game:
     try:
         game = get_game(name)
