@@ -19,8 +19,9 @@ from arena.league.store import Entrant, LeagueJournal, entrant_key
 from arena.runner.bots import BotManifest, ManifestError
 from arena.runner.checkbot import Check, check_bot
 from arena.runner.digest import bot_digest
-from arena.runner.shipping import pack, unpack
+from arena.runner.shipping import ShippingError, pack, unpack
 from arena.runner.store import JournalError
+from arena.runner.trees import TreeError
 
 #: The folder of the snapshots, in the league's folder.
 SNAPSHOTS = "bots"
@@ -85,18 +86,18 @@ def cluster_validation(config: LeagueConfig, cluster: Any) -> Validation:
 def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path,
             validation: Validation | None = None) -> Entry:
     """Validate the bot in ``path`` and enter it (see the module's doc). ``validation``:
-    where the checks run (None: here). Raises EntryError if it cannot be read or is in the
-    league already; a failed check changes nothing."""
+    where the checks run (None: here). Raises EntryError if it cannot be read, holds what no
+    bot's folder may, or is in the league already; a failed check changes nothing."""
     try:
         manifest = BotManifest.load(path)
-    except ManifestError as exc:
+        digest = bot_digest(manifest)
+    except (ManifestError, TreeError) as exc:
         raise EntryError(str(exc)) from None
     if not VERSION_RULE.match(manifest.version):
         # It names the snapshot's folder: "../.." would put it outside the league.
         raise EntryError(f"{manifest.folder}: a league needs the version to be 1-64 letters, "
                          f"digits, '.', '_', '+' or '-' (it names the bot's snapshot), not "
                          f"{manifest.version!r}")
-    digest = bot_digest(manifest)
     key = entrant_key(manifest.name, manifest.version)
     known = journal.entrant(key)
     if known is not None:
@@ -109,11 +110,16 @@ def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path,
     if not all(c.passed for c in checks):
         return Entry(checks, None)
     where = Path(config.folder) / SNAPSHOTS / manifest.name
-    package = pack(manifest)
-    # Named by version and digest, and unpacked complete or not at all: a second `add` of
-    # the same files finds the same snapshot.
-    folder = unpack(where, snapshot_name(manifest.version, digest), package.data) / package.folder
-    if bot_digest(BotManifest.load(folder)) != digest:
+    try:
+        package = pack(manifest)
+        # Named by version and digest, and unpacked complete or not at all: a second `add`
+        # of the same files finds the same snapshot.
+        folder = unpack(where, snapshot_name(manifest.version, digest),
+                        package.data) / package.folder
+        intact = bot_digest(BotManifest.load(folder)) == digest
+    except (ManifestError, TreeError, ShippingError) as exc:
+        raise EntryError(f"{key}: its snapshot cannot be made: {exc}") from None
+    if not intact:
         shutil.rmtree(where / snapshot_name(manifest.version, digest), ignore_errors=True)
         raise EntryError(f"{key}: its snapshot differs from its folder (a file changed while "
                          "it was copied?); add it again")

@@ -53,8 +53,11 @@ from arena.runner.sandbox import (
     still_running,
     with_fds,
 )
+from arena.runner.trees import TreeError, chown_tree, read_small
 
 MANIFEST = "bot.toml"
+#: The largest manifest read: a manifest is a few lines.
+MANIFEST_MAX_BYTES = 64 * 1024
 #: How long kill() waits for the processes of a killed group to be gone.
 KILL_WAIT_S = 2.0
 #: Names of bots and tournaments: 1-64 letters, digits, '.', '_' or '-', not starting with a mark.
@@ -180,9 +183,19 @@ class BotManifest:
         """Load ``path`` (a bot folder, or its ``bot.toml``). Raises :class:`ManifestError`."""
         p = Path(path)
         file = p if p.suffix == ".toml" else p / MANIFEST
-        if not file.is_file():
-            raise ManifestError(f"{file}: no bot manifest here (a bot is a folder with {MANIFEST})")
-        return cls.from_dict(read_toml(file, ManifestError), file.parent.resolve(), str(file))
+        folder = file.parent.resolve()
+        try:  # the entrant's file: never through a link, never a FIFO, and small
+            text = read_small(folder / file.name, MANIFEST_MAX_BYTES).decode("utf-8")
+            data = tomllib.loads(text)
+        except FileNotFoundError:
+            raise ManifestError(f"{file}: no bot manifest here (a bot is a folder with "
+                                f"{MANIFEST})") from None
+        except TreeError as exc:
+            raise ManifestError(f"{file}: {exc.why} (a bot's manifest must be a file of its "
+                                f"own folder, at most {MANIFEST_MAX_BYTES} bytes)") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ManifestError(f"{file}: not valid TOML: {exc}") from None
+        return cls.from_dict(data, folder, str(file))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], folder: Path, where: str) -> BotManifest:
@@ -324,21 +337,6 @@ def setup_hint(manifest: BotManifest) -> str | None:
     return None
 
 
-def _chown_tree(root: Path, uid: int, gid: int | None = None) -> None:
-    """Give ``root`` and everything under it (links themselves, not their targets) to
-    ``uid`` (and ``gid``, default the same number)."""
-    gid = uid if gid is None else gid
-    os.lchown(root, uid, gid)
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in (*dirnames, *filenames):
-            os.lchown(os.path.join(dirpath, name), uid, gid)
-
-
-def give_back(root: Path) -> None:
-    """Give a built copy back to the runner's user, so no bot can change it later."""
-    _chown_tree(root, os.geteuid(), os.getegid())
-
-
 class BotStartError(RuntimeError):
     """The bot process could not be started at all (missing program, bad folder, a resource
     limit it could not be given)."""
@@ -365,7 +363,12 @@ class BotProcess:
         if sandbox is not None:
             first = manifest.command[0]
             if writable and self.uid is not None:  # a build: its copy becomes the bot's own
-                _chown_tree(manifest.folder, self.uid)
+                try:
+                    chown_tree(manifest.folder, self.uid, self.uid)
+                except TreeError as exc:
+                    release_bot_uid(self.uid)
+                    raise BotStartError(f"{manifest.name}: its copy cannot be given to its "
+                                        f"build: {exc}") from None
             argv, full_env = sandbox.wrap(argv, env, manifest.folder, manifest.needs,
                                           python="{python}" in manifest.command,
                                           runtime=first == "{node}" or "/" not in first,
