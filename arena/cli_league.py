@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 
 from arena.cli_common import (
+    NeedsWithin,
     PlainProgress,
     fail,
     out,
@@ -107,7 +108,8 @@ def add(folder: Folder,
         bot: Annotated[Path, typer.Argument(help="The bot's folder (with bot.toml).")],
         executor: Annotated[str | None, typer.Option(
             "--executor", help="Where the checks run: local, or dask://HOST:PORT, on a "
-            "worker (default: league.toml's).")] = None) -> None:
+            "worker (default: league.toml's).")] = None,
+        needs_within: NeedsWithin = None) -> None:
     """Enter a bot version: check-bot's checks as its validation game (where the league's
     games run), then an immutable snapshot of its files. A failed check changes nothing.
     Also while the league runs."""
@@ -123,7 +125,7 @@ def add(folder: Folder,
     journal = _journal(config)
     try:
         entry = add_bot(config, journal, bot, None if cluster is None
-                        else cluster_validation(config, cluster))
+                        else cluster_validation(config, cluster), needs_within)
     except (EntryError, ClusterError) as exc:
         fail(str(exc))
     finally:

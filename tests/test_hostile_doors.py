@@ -1,6 +1,7 @@
 """The doors: what an entrant reaches without breaking the sandbox's walls, through what the runner
-does with what a build leaves behind. The hostile bots of ``bots/hostile`` (build-link,
-build-fifo, build-deep) and folders made here attack each door for real: the ``arena`` command in
+does with what a build leaves behind, what it shows a bot on its manifest's ``needs``, and what
+it reads in a submitted folder. The hostile bots of ``bots/hostile`` (build-link, build-fifo,
+build-deep, needs-*) and folders made here attack each door for real: the ``arena`` command in
 a process of its own under a timeout (a regression fails, never hangs), builds in the real
 sandbox, real files and a real league journal. For each: no file of the organiser's changes
 (compared byte for byte), nothing hangs, the attack is refused with one line naming what it
@@ -13,6 +14,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -22,8 +24,11 @@ import pytest
 from test_tournament_e2e import ARENA_WITH_DICERACE, EXAMPLES
 
 from arena.engine import Game
+from arena.runner.bots import BotManifest, ManifestError
 from arena.runner.checkbot import check_bot
 from arena.runner.clock import TimeControl
+from arena.runner.config import ConfigError, load_config
+from arena.runner.needs import NeedsRule
 from arena.runner.sandbox import sandbox_problem
 from arena.seeds import KEY_FILE_ENV, new_seed_key, seed_key_to_text
 
@@ -198,8 +203,208 @@ def test_a_build_may_not_change_its_manifest(organiser: Organiser, dicerace: Gam
     manifest = ('name = "rewriter"\nversion = "1"\nlanguage = "sh"\ncommand = ["true"]\n'
                 'build = ["sh", "-c", "echo \'needs = [\\"/\\"]\' >> bot.toml"]\n')
     (bot / "bot.toml").write_text(manifest, encoding="utf-8")
-    checks = check_bot(bot, dicerace, 1, FAST, organiser.folder / "logs", sandbox="none")
+    checks = check_bot(bot, dicerace, 1, FAST, organiser.folder / "logs", sandbox="none",
+                       entering=NeedsRule())
     assert [(c.name, c.passed) for c in checks] == [("manifest", True), ("build", False)]
     assert checks[1].detail == ("rewriter's build changed its bot.toml: a build may not "
                                 "change its manifest")
     nothing_cached(organiser)
+
+
+# ---------------------------------------------------------------- needs
+
+
+@pytest.mark.parametrize(("bot", "entry", "why"), [
+    ("needs-climb", "'../..'", "is outside"),
+    ("needs-root", "'/'", "must be a path relative to the bot's folder"),
+    ("needs-absolute", "'/root'", "must be a path relative to the bot's folder"),
+    ("needs-journal", "'../../../leaderboards'", "is outside"),
+])
+def test_needs_that_climb_are_refused_before_anything_starts(
+    bot: str, entry: str, why: str, organiser: Organiser,
+) -> None:
+    """check-bot fails the manifest naming the entry; a tournament holding the bot and a
+    victim stops with one line naming the file, the bot and the entry, before any game (its
+    output folder is not even made)."""
+    checked = organiser.arena("check-bot", str(HOSTILE / bot), "--game", "dicerace",
+                              "--log-dir", str(organiser.folder / "logs"))
+    assert checked.returncode == 1
+    (line,) = [line for line in checked.stdout.splitlines() if line.startswith("FAIL")]
+    assert line.startswith(f"FAIL  manifest   {HOSTILE / bot / 'bot.toml'}: needs {entry}: ")
+    assert why in line
+    file = organiser.tournament(HOSTILE / bot, RANDOM_PY)
+    run = organiser.arena("run", str(file), "--plain")
+    assert run.returncode == 2
+    line = one_line(run.stderr)
+    assert f"{file}: 'bots[0]' {HOSTILE / bot / 'bot.toml'}: needs {entry}: " in line
+    assert not (organiser.folder / "new").exists()
+
+
+def spy(organiser: Organiser, where: str, needs: list[str]) -> Path:
+    """A bot at ``where`` in the organiser's folder needing ``needs`` (and its own parent's
+    hostile.py, to snoop with)."""
+    folder = organiser.folder / where
+    folder.mkdir(parents=True)
+    (folder / "bot.toml").write_text(
+        f'name = "spy"\nversion = "1"\nlanguage = "python"\n'
+        f'command = ["{{python}}", "bot.py"]\nneeds = {json.dumps(needs)}\n', encoding="utf-8")
+    return folder
+
+
+def test_needs_within_widens_the_bound_but_never_to_the_journal_or_the_seed_key(
+    organiser: Organiser, dicerace: Game, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The organiser lets bots reach the whole tournament folder (``needs_within = "."``);
+    still, no bot may be shown the running tournament's output folder (its journal holds every
+    seed and the seed key), a folder inside it, or the seed-key file's folder. What stays
+    within the bound and away from them is accepted."""
+    shared = organiser.folder / "shared"
+    shared.mkdir()
+    allowed = spy(organiser, "bots/a/ok", ["../../../shared"])
+    assert load_config(organiser.tournament(allowed, RANDOM_PY, needs_within=".")).bots[0].needs \
+        == (shared.resolve(),)
+    for where, needs, why in [
+        ("bots/b/journal", ["../../../new"], "holds the tournament's output folder"),
+        ("bots/c/games", ["../../../new/games"], "is inside the tournament's output folder"),
+        ("bots/d/above", ["../../.."], "holds the tournament's output folder"),
+    ]:
+        (organiser.folder / "new" / "games").mkdir(parents=True, exist_ok=True)
+        bot = spy(organiser, where, needs)
+        with pytest.raises(ConfigError) as refused:
+            load_config(organiser.tournament(bot, RANDOM_PY, needs_within="."))
+        assert f"'bots[0]' {bot / 'bot.toml'}: needs {needs[0]!r}: " in str(refused.value)
+        assert why in str(refused.value), str(refused.value)
+    # The seed key's folder: refused wherever a manifest is read, bound or none.
+    monkeypatch.setenv(KEY_FILE_ENV, str(organiser.key))
+    keyed = spy(organiser, "bots/f/key", ["../../.."])
+    with pytest.raises(ManifestError, match=r"needs '\.\./\.\./\.\.': .* holds the seed-key"):
+        BotManifest.load(keyed)
+
+
+def test_needs_within_on_the_command_line_lets_a_bot_reach_further(
+    organiser: Organiser,
+) -> None:
+    """check-bot refuses a bot needing a folder two levels up, unless --needs-within names a
+    folder holding it; the log folder is guarded all the same."""
+    (organiser.folder / "shared").mkdir()
+    bot = spy(organiser, "bots/a/far", ["../../../shared"])
+    logs = ["--log-dir", str(organiser.tmp / "logs"), "--no-sandbox", "--game", "dicerace"]
+    refused = organiser.arena("check-bot", str(bot), *logs)
+    assert "FAIL  manifest" in refused.stdout and "needs '../../../shared'" in refused.stdout
+    widened = organiser.arena("check-bot", str(bot), *logs, "--needs-within",
+                              str(organiser.folder))
+    assert "pass  manifest" in widened.stdout, widened.stdout
+    guarded = organiser.arena("check-bot", str(bot), "--log-dir", str(organiser.folder / "shared"),
+                              "--no-sandbox", "--game", "dicerace", "--needs-within",
+                              str(organiser.folder))
+    assert "FAIL  manifest" in guarded.stdout and "holds the log folder" in guarded.stdout
+
+
+def test_check_bot_and_play_guard_their_log_folder_and_record(
+    organiser: Organiser, dicerace: Game,
+) -> None:
+    """A bot whose needs hold the log folder (where other bots' logs are written) is refused
+    by check-bot, and one needing the folder of play's game record by play."""
+    bot = spy(organiser, "bots/reader", [".."])
+    checks = check_bot(bot, dicerace, 1, FAST, organiser.folder / "bots" / "logs",
+                       sandbox="none", entering=NeedsRule())
+    assert [(c.name, c.passed) for c in checks] == [("manifest", False)]
+    assert "needs '..': " in checks[0].detail and "holds the log folder" in checks[0].detail
+    played = organiser.arena("play", "dicerace", "--bot", str(bot), "--record",
+                             str(organiser.folder / "bots" / "game.json"),
+                             "--log-dir", str(organiser.folder / "logs"), "--no-sandbox")
+    assert played.returncode == 2
+    assert "needs '..': " in one_line(played.stderr) and "holds the game record" in played.stderr
+
+
+# ---------------------------------------------------------------- submitted folders
+
+
+def league(organiser: Organiser) -> Path:
+    folder = organiser.folder / "league"
+    made = organiser.arena("league", "init", str(folder), "--game", "dicerace",
+                           "--players", "2")
+    assert made.returncode == 0, made.stderr
+    return folder
+
+
+def entrants(folder: Path) -> list[str]:
+    with sqlite3.connect(folder / "journal.sqlite") as db:
+        return [row[0] for row in db.execute("SELECT name FROM entrants")]
+
+
+def random_entry(organiser: Organiser, name: str) -> Path:
+    """random-py as an entrant hands it in, under ``name``."""
+    folder = organiser.entries / name
+    shutil.copytree(RANDOM_PY, folder)
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('"random-py"', f'"{name}"'))
+    return folder
+
+
+def test_league_add_refuses_links_out_of_the_bots_folder_in_one_line_and_keeps_links_within(
+    organiser: Organiser,
+) -> None:
+    """A link to an absolute path and one climbing out of the folder made ``league add`` end
+    in a traceback (the archive of its snapshot refused them); they are refused as the bot is
+    read, one line naming the link, and nothing enters. Links within the folder (to a file, to
+    a folder) are kept as links in the snapshot."""
+    folder = league(organiser)
+    absolute = random_entry(organiser, "abs-link")
+    (absolute / "hosts").symlink_to("/etc/hosts")
+    climbing = random_entry(organiser, "out-link")
+    (climbing / "key").symlink_to(os.path.relpath(organiser.key, climbing))
+    for bot, why in ((absolute, "hosts: is a symbolic link to the absolute path /etc/hosts"),
+                     (climbing, "key: is a symbolic link to ../../organiser/seed-key, which "
+                                "leads out of the bot's folders")):
+        added = organiser.arena("league", "add", str(folder), str(bot))
+        assert added.returncode == 2, added.stdout + added.stderr
+        assert why in one_line(added.stderr)
+    climbing_needs = organiser.arena("league", "add", str(folder), str(HOSTILE / "needs-climb"))
+    assert climbing_needs.returncode == 2
+    assert "needs '../..': " in one_line(climbing_needs.stderr)
+    assert entrants(folder) == [] and not (folder / "bots").exists()
+
+    within = random_entry(organiser, "in-links")
+    (within / "sub").mkdir()
+    (within / "sub" / "data.txt").write_text("x\n")
+    (within / "data").symlink_to("sub/data.txt")
+    (within / "folder").symlink_to("sub")
+    added = organiser.arena("league", "add", str(folder), str(within))
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert entrants(folder) == ["in-links"]
+    (snapshot,) = (folder / "bots" / "in-links").glob("*/files")
+    assert os.readlink(snapshot / "data") == "sub/data.txt"
+    assert os.readlink(snapshot / "folder") == "sub"
+
+
+def test_a_fifo_in_a_submitted_folder_is_refused_not_read(organiser: Organiser) -> None:
+    """Reading the folder for its digest opened the FIFO and waited for ever (league add, a
+    build's key); it is refused in one line as the bot is read."""
+    folder = league(organiser)
+    bot = random_entry(organiser, "with-fifo")
+    os.mkfifo(bot / "pipe")
+    added = organiser.arena("league", "add", str(folder), str(bot))
+    assert added.returncode == 2
+    assert f"{bot / 'pipe'}: is a FIFO (named pipe)" in one_line(added.stderr)
+    assert entrants(folder) == []
+    checked = organiser.arena("check-bot", str(bot), "--game", "dicerace",
+                              "--log-dir", str(organiser.folder / "logs"), "--no-sandbox")
+    assert checked.returncode == 1 and "FAIL  manifest" in checked.stdout
+    assert "pipe: is a FIFO (named pipe)" in checked.stdout
+
+
+def test_a_manifest_that_is_a_link_to_an_organiser_file_is_not_read(
+    organiser: Organiser,
+) -> None:
+    """bot.toml as a link to the organiser's tournament file: read by the runner (as root:
+    any file) and its values echoed in the error; now refused unread."""
+    (organiser.folder / "t.toml").write_text('name = "the organiser\'s secret"\n')
+    bot = organiser.entries / "linked"
+    bot.mkdir()
+    (bot / "bot.toml").symlink_to(organiser.folder / "t.toml")
+    checked = organiser.arena("check-bot", str(bot), "--game", "dicerace",
+                              "--log-dir", str(organiser.folder / "logs"))
+    assert checked.returncode == 1
+    assert "is a symbolic link, not a file of its own" in checked.stdout
+    assert "secret" not in checked.stdout

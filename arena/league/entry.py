@@ -19,6 +19,7 @@ from arena.league.store import Entrant, LeagueJournal, entrant_key
 from arena.runner.bots import BotManifest, ManifestError
 from arena.runner.checkbot import Check, check_bot
 from arena.runner.digest import bot_digest
+from arena.runner.needs import NeedsRule
 from arena.runner.shipping import ShippingError, pack, unpack
 from arena.runner.store import JournalError
 from arena.runner.trees import TreeError
@@ -52,11 +53,18 @@ def snapshot_name(version: str, digest: str) -> str:
 Validation = Callable[[BotManifest, Path], list[Check]]
 
 
-def local_validation(config: LeagueConfig) -> Validation:
+def entry_rule(config: LeagueConfig, needs_within: Path | None = None) -> NeedsRule:
+    """What the ``needs`` of a bot entering the league are held to: within ``needs_within``
+    (None: the folder holding the bot's folder), showing it nothing of the league's folder
+    (its journal, logs, records and the other bots' snapshots)."""
+    return NeedsRule(needs_within).guarding("the league's folder", Path(config.folder))
+
+
+def local_validation(config: LeagueConfig, needs_within: Path | None = None) -> Validation:
     """The checks run here, as ``arena check-bot`` runs them."""
     return lambda manifest, logs: check_bot(
         manifest.folder, get_game(config.game), VALIDATION_SEED, config.time_control, logs,
-        config.log_cap, sandbox=config.sandbox)
+        config.log_cap, sandbox=config.sandbox, entering=entry_rule(config, needs_within))
 
 
 def cluster_validation(config: LeagueConfig, cluster: Any) -> Validation:
@@ -84,12 +92,13 @@ def cluster_validation(config: LeagueConfig, cluster: Any) -> Validation:
 
 
 def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path,
-            validation: Validation | None = None) -> Entry:
+            validation: Validation | None = None, needs_within: Path | None = None) -> Entry:
     """Validate the bot in ``path`` and enter it (see the module's doc). ``validation``:
-    where the checks run (None: here). Raises EntryError if it cannot be read, holds what no
-    bot's folder may, or is in the league already; a failed check changes nothing."""
+    where the checks run (None: here); ``needs_within``: how far its ``needs`` may reach
+    (None: the folder holding its folder). Raises EntryError if it cannot be read, holds what
+    no bot's folder may, or is in the league already; a failed check changes nothing."""
     try:
-        manifest = BotManifest.load(path)
+        manifest = BotManifest.load(path, entry_rule(config, needs_within))
         digest = bot_digest(manifest)
     except (ManifestError, TreeError) as exc:
         raise EntryError(str(exc)) from None
@@ -106,7 +115,7 @@ def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path,
             f" ({known.status})" if same else
             " with other files: give the changed bot a new version in its bot.toml"))
     logs = Path(config.folder) / "logs" / "validation"
-    checks = (validation or local_validation(config))(manifest, logs)
+    checks = (validation or local_validation(config, needs_within))(manifest, logs)
     if not all(c.passed for c in checks):
         return Entry(checks, None)
     where = Path(config.folder) / SNAPSHOTS / manifest.name

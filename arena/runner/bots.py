@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.runner.botlog import BotLog
+from arena.runner.needs import NeedsRule, folder_problem, need_problem
 from arena.runner.sandbox import (
     Sandbox,
     SandboxError,
@@ -53,7 +54,7 @@ from arena.runner.sandbox import (
     still_running,
     with_fds,
 )
-from arena.runner.trees import TreeError, chown_tree, read_small
+from arena.runner.trees import TreeError, check_program, chown_tree, read_small
 
 MANIFEST = "bot.toml"
 #: The largest manifest read: a manifest is a few lines.
@@ -179,8 +180,11 @@ class BotManifest:
     build: tuple[str, ...] = ()
 
     @classmethod
-    def load(cls, path: str | Path) -> BotManifest:
-        """Load ``path`` (a bot folder, or its ``bot.toml``). Raises :class:`ManifestError`."""
+    def load(cls, path: str | Path, entering: NeedsRule | None = None) -> BotManifest:
+        """Load ``path`` (a bot folder, or its ``bot.toml``). With ``entering``, the bot is
+        entering (check-bot, play, a tournament file, a league): its ``needs`` are held to
+        that rule too, and its folders may hold only files, folders and links within them
+        (:func:`arena.runner.trees.check_program`). Raises :class:`ManifestError`."""
         p = Path(path)
         file = p if p.suffix == ".toml" else p / MANIFEST
         folder = file.parent.resolve()
@@ -195,12 +199,20 @@ class BotManifest:
                                 f"own folder, at most {MANIFEST_MAX_BYTES} bytes)") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ManifestError(f"{file}: not valid TOML: {exc}") from None
-        return cls.from_dict(data, folder, str(file))
+        manifest = cls.from_dict(data, folder, str(file), entering)
+        if entering is not None:
+            try:
+                check_program([manifest.folder, *manifest.needs])
+            except TreeError as exc:
+                raise ManifestError(f"{file}: {exc}") from None
+        return manifest
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], folder: Path, where: str) -> BotManifest:
+    def from_dict(cls, data: dict[str, Any], folder: Path, where: str,
+                  rule: NeedsRule | None = None) -> BotManifest:
         """Validate a parsed manifest, including its limits against this host's hard limits
-        (``where`` names it in messages). Raises :class:`ManifestError`."""
+        and its ``needs`` (held to ``rule`` too, if given: see :mod:`arena.runner.needs`;
+        ``where`` names it in messages). Raises :class:`ManifestError`."""
 
         def text(key: str) -> str:
             value = data.get(key)
@@ -239,7 +251,7 @@ class BotManifest:
                                           "description", "needs", "build"})
         if unknown_top:
             raise ManifestError(f"{where}: unknown field(s): {', '.join(unknown_top)}")
-        needs = _needs(data.get("needs", []), folder, where)
+        needs = _needs(data.get("needs", []), folder, where, rule)
         limits = Limits(**raw_limits)
         # Checked here, so that check-bot, play and a tournament file all refuse the bot before
         # any start, rather than every start failing inside the child.
@@ -262,15 +274,26 @@ class BotManifest:
         return dataclasses.replace(self, command=self.build, build=())
 
 
-def _needs(raw: Any, folder: Path, where: str) -> tuple[Path, ...]:
-    """The manifest's ``needs``: existing folders, relative to the bot's folder or absolute."""
+def _needs(raw: Any, folder: Path, where: str, rule: NeedsRule | None) -> tuple[Path, ...]:
+    """The manifest's ``needs``: existing folders, given relative to the bot's folder, that
+    show the bot nothing guarded (:mod:`arena.runner.needs`), and, held to a ``rule``, stay
+    within its bound. Refuses also a bot's own folder that would show it a guarded path."""
+    problem = folder_problem(folder, rule)
+    if problem is not None:
+        raise ManifestError(f"{where}: {problem}")
     if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
         raise ManifestError(f"{where}: 'needs' must be a list of folder paths")
     needs: list[Path] = []
     for entry in raw:
+        if os.path.isabs(entry):
+            raise ManifestError(f"{where}: needs {entry!r}: must be a path relative to the "
+                                "bot's folder")
         path = (folder / entry).resolve()
         if not path.is_dir():
             raise ManifestError(f"{where}: needs {entry!r}: {path} is not a folder")
+        problem = need_problem(path, folder, rule)
+        if problem is not None:
+            raise ManifestError(f"{where}: needs {entry!r}: {problem}")
         needs.append(path)
     return tuple(needs)
 
