@@ -163,10 +163,13 @@ def _entry(fd: int, name: str, rel: str) -> Entry:
 
 def _listing(root: Path, fd: int, rel: str, depth: int, budget: _Budget) -> Folder:
     folder = Folder(root, rel, fd)
-    names = sorted(os.listdir(fd))
-    budget.spend(depth, len(names))
-    folder.entries = [_entry(fd, name, posixpath.join(rel, name) if rel else name)
-                      for name in names]
+    try:
+        names = sorted(os.listdir(fd))
+        budget.spend(depth, len(names))
+        folder.entries = [_entry(fd, name, posixpath.join(rel, name) if rel else name)
+                          for name in names]
+    except OSError as exc:  # unreadable, or changed while it was read
+        raise TreeError(folder.where(), f"cannot be read: {exc.strerror}") from None
     return folder
 
 
