@@ -17,6 +17,7 @@ from rich.table import Table
 from arena.cli_bench import bench_app
 from arena.cli_cluster import connect, executor_override, worker
 from arena.cli_common import (
+    NeedsWithin,
     PlainProgress,
     err,
     fail,
@@ -157,6 +158,7 @@ def play(
     handshake_ms: HandshakeMs = TC.handshake_ms,
     log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
     sandbox: SandboxOpt = True,
+    needs_within: NeedsWithin = None,
 ) -> None:
     """Play one game and print the final table.
 
@@ -164,13 +166,16 @@ def play(
     built-in random players up to --players (default: 4 built-in players without bots, two
     seats for one bot, and as many seats as bots otherwise).
     """
+    from arena.runner.needs import NeedsRule
     from arena.runner.record import record_summary
     from arena.runner.referee import VoidGame, play_game
     from arena.seeds import draw_secret_seed, game_label
 
     drawn = seed is None
     seed = draw_secret_seed() if seed is None else seed
-    manifests = load_manifests(bot or [])
+    rule = NeedsRule(needs_within).guarding("the log folder", log_dir).guarding(
+        "the game record", record)
+    manifests = load_manifests(bot or [], rule)
     # Without --players: 4 built-in players, a lone bot against one, or the bots alone.
     n = players if players is not None else {0: 4, 1: 2}.get(len(manifests), len(manifests))
     n = max(n, game_named(game).min_players) if players is None else n
@@ -288,10 +293,12 @@ def check_bot(
     ] = Path("arena-logs"),
     log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
     sandbox: SandboxOpt = True,
+    needs_within: NeedsWithin = None,
 ) -> None:
     """Check a bot: manifest, start, handshake, ping, a game against built-in random players,
     and a clean shutdown. Prints pass/fail per check; exit 0 only if all pass."""
     from arena.runner.checkbot import check_bot as run_checks
+    from arena.runner.needs import NeedsRule
     from arena.seeds import draw_secret_seed
 
     g = game_named(game)
@@ -302,7 +309,7 @@ def check_bot(
     drawn = seed is None
     seed = draw_secret_seed() if seed is None else seed
     results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB, sandbox=mode,
-                         seed_key=seed_key)
+                         seed_key=seed_key, entering=NeedsRule(needs_within))
     for check in results:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
         out.print(f"{mark}  {check.name:<10} {escape(check.detail)}", soft_wrap=True)

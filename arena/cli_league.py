@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 
 from arena.cli_common import (
+    NeedsWithin,
     PlainProgress,
     fail,
     out,
@@ -111,7 +112,8 @@ def add(folder: Folder,
             "worker (default: league.toml's).")] = None,
         seed: Annotated[int | None, typer.Option(
             "--seed", help="Seed of the validation game (default: a secret one, drawn at "
-                           "random and printed at the end).")] = None) -> None:
+                           "random and printed at the end).")] = None,
+        needs_within: NeedsWithin = None) -> None:
     """Enter a bot version: check-bot's checks as its validation game (where the league's
     games run), then an immutable snapshot of its files. A failed check changes nothing.
     Also while the league runs."""
@@ -127,7 +129,7 @@ def add(folder: Folder,
     journal = _journal(config)
     try:
         entry = add_bot(config, journal, bot, None if cluster is None
-                        else cluster_validation(config, cluster), seed)
+                        else cluster_validation(config, cluster), seed, needs_within)
     except (EntryError, ClusterError) as exc:
         fail(str(exc))
     finally:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -41,7 +42,6 @@ pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "bots" / "hostile"
-FAULTY = ROOT / "bots" / "faulty"
 RANDOM_PY = ROOT / "bots" / "examples" / "random-py"
 FAST = TimeControl(handshake_ms=10_000, decision_ms=2_000, bank_ms=30_000)
 GIB = 1 << 30
@@ -52,13 +52,14 @@ def hostile(attack: str) -> BotManifest:
 
 
 def copy_of(attack: str, folder: Path, *args: str) -> Path:
-    """A folder of its own (``folder``, made) for the hostile bot ``attack``: its manifest,
-    with its paths made absolute and ``args`` added to its command."""
+    """A folder of its own (``folder``, made) for the hostile bot ``attack``, beside a copy of
+    hostile.py (its manifest needs its parent, as in bots/hostile): its manifest, with ``args``
+    added to its command."""
     folder.mkdir(parents=True)
+    shutil.copy(HOSTILE / "hostile.py", folder.parent / "hostile.py")
     manifest = (HOSTILE / attack / "bot.toml").read_text(encoding="utf-8")
-    command = ", ".join(json.dumps(a) for a in (str(HOSTILE / "hostile.py"), attack, *args))
+    command = ", ".join(json.dumps(a) for a in ("../hostile.py", attack, *args))
     manifest = manifest.replace(f'"../hostile.py", "{attack}"', command)
-    manifest = manifest.replace('["..", "../../faulty"]', json.dumps([str(HOSTILE), str(FAULTY)]))
     (folder / "bot.toml").write_text(manifest, encoding="utf-8")
     return folder
 
@@ -283,7 +284,7 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
         ROOT / "pyproject.toml", ROOT / "tests" / "conftest.py", ROOT / "tests", ROOT / ".git",
     ]
     # A copy of the snoop's folder holding the list.
-    folder = copy_of("snoop", organiser / "bots" / "snoop")
+    folder = copy_of("snoop", organiser / "bots" / "hostile" / "snoop")
     (folder / "targets.txt").write_text("\n".join(map(str, targets)) + "\n", encoding="utf-8")
 
     played = sandboxed_game(dicerace, [BotManifest.load(RANDOM_PY), BotManifest.load(folder)],
@@ -297,8 +298,8 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
                if line.split()[0] in ("readable", "denied")}
     for target in targets:
         assert outcome.get(str(target)) == "denied", f"{target}: {outcome.get(str(target))}"
-    # What the sandbox shows: its folder, the folders its manifest needs, its runtime.
-    shown = [folder, HOSTILE, FAULTY, Path(arena.__file__).resolve().parent,
+    # What the sandbox shows: its folder, the folder its manifest needs, its runtime.
+    shown = [folder, folder.parent, Path(arena.__file__).resolve().parent,
              Path(sys.prefix), Path(os.path.realpath(sys.base_prefix))]
     for guess in ("/etc/shadow", "/home", "/var/log", "/etc/ssh"):
         ways = {f.relative_to(guess).parts[0] for f in shown if f.is_relative_to(guess)}
@@ -311,7 +312,7 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
     listings = {line.split(": ", 1)[0][len("listing "):]: line.split(": ", 1)[1:]
                 for line in lines if line.startswith("listing ")}
     assert listings[str(organiser)] == ["bots"], listings  # no t.toml, no out
-    assert listings[str(organiser / "bots")] == ["snoop"]
+    assert listings[str(organiser / "bots")] == ["hostile"]
     visible = [line.split(" ", 1)[1] for line in lines if line.startswith("visible ")]
     assert f"visible-files {len(visible)}" in lines
     assert {str(folder / "targets.txt"), str(folder / "bot.toml")} <= set(visible)
@@ -378,7 +379,7 @@ def test_no_process_can_hide_in_a_nested_namespace_it_cannot_make(
     """The sandbox refuses new user namespaces, so the escaper's nested sleeper never starts,
     and its check passes: it left nothing (were one to start, check-bot counts everything
     below the sandbox's init, nested namespaces too)."""
-    folder = copy_of("escaper", tmp_path / "nested-escaper", "--only", "nested-orphan")
+    folder = copy_of("escaper", tmp_path / "bots" / "nested-escaper", "--only", "nested-orphan")
     checks = check_bot(folder, dicerace, 1, FAST, tmp_path, sandbox="bwrap")
     text = log_of(tmp_path, "hostile-escaper")
     lines = said(text, "escaper")
@@ -412,7 +413,7 @@ def test_a_sandboxed_tournament_of_hostile_bots_plays_every_game_and_blames_no_v
     the killer also wait, idle, beside other games): every game is played and recorded, each
     bot played its own seat throughout and nobody is blamed, every log is capped, and nothing
     of the bots is left after the run."""
-    flooder = copy_of("flooder", tmp_path / "flooder", "--bytes", "100000000")
+    flooder = copy_of("flooder", tmp_path / "bots" / "flooder", "--bytes", "100000000")
     bots = [HOSTILE / "thief", HOSTILE / "killer", HOSTILE / "escaper", flooder, RANDOM_PY]
     out = tmp_path / "out"
     file = tmp_path / "hostile.toml"

@@ -167,7 +167,7 @@ def test_a_sandboxed_bot_sees_only_its_own_processes_files_and_no_network(
         "--read", str(own), "--read", str(secret), "--read", str(other_bot),
         "--read", key_file, "--write", str(folder / "written"), "--write", "/tmp/scratch",
         "--tcp", str(port), "--orphan", marker,
-    ], needs=[str(FAULTY)])
+    ], needs=[os.path.relpath(FAULTY, folder)])
     referee = Referee(STONE_AGE, 4, [probe, None], FAST, tmp_path / "logs", sandbox="bwrap")
     try:
         referee.launch()

@@ -23,8 +23,10 @@ from arena.league.store import Entrant, LeagueJournal, entrant_key
 from arena.runner.bots import BotManifest, ManifestError
 from arena.runner.checkbot import Check, check_bot
 from arena.runner.digest import bot_digest
-from arena.runner.shipping import pack, unpack
+from arena.runner.needs import NeedsRule
+from arena.runner.shipping import ShippingError, pack, unpack
 from arena.runner.store import JournalError
+from arena.runner.trees import TreeError
 from arena.seeds import draw_secret_seed
 
 #: The folder of the snapshots, in the league's folder.
@@ -55,11 +57,18 @@ def snapshot_name(version: str, digest: str) -> str:
 Validation = Callable[[BotManifest, Path, int], list[Check]]
 
 
-def local_validation(config: LeagueConfig) -> Validation:
+def entry_rule(config: LeagueConfig, needs_within: Path | None = None) -> NeedsRule:
+    """What the ``needs`` of a bot entering the league are held to: within ``needs_within``
+    (None: the folder holding the bot's folder), showing it nothing of the league's folder
+    (its journal, logs, records and the other bots' snapshots)."""
+    return NeedsRule(needs_within).guarding("the league's folder", Path(config.folder))
+
+
+def local_validation(config: LeagueConfig, needs_within: Path | None = None) -> Validation:
     """The checks run here, as ``arena check-bot`` runs them."""
     return lambda manifest, logs, seed: check_bot(
         manifest.folder, get_game(config.game), seed, config.time_control, logs,
-        config.log_cap, sandbox=config.sandbox)
+        config.log_cap, sandbox=config.sandbox, entering=entry_rule(config, needs_within))
 
 
 def cluster_validation(config: LeagueConfig, cluster: Any) -> Validation:
@@ -86,21 +95,23 @@ def cluster_validation(config: LeagueConfig, cluster: Any) -> Validation:
 
 
 def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path,
-            validation: Validation | None = None, seed: int | None = None) -> Entry:
+            validation: Validation | None = None, seed: int | None = None,
+            needs_within: Path | None = None) -> Entry:
     """Validate the bot in ``path`` and enter it (see the module's doc). ``validation``:
     where the checks run (None: here); ``seed``: the validation game's (None: a secret one,
-    drawn). Raises EntryError if it cannot be read or is in the league already; a failed
-    check changes nothing."""
+    drawn); ``needs_within``: how far its ``needs`` may reach (None: the folder holding its
+    folder). Raises EntryError if it cannot be read, holds what no bot's folder may, or is in
+    the league already; a failed check changes nothing."""
     try:
-        manifest = BotManifest.load(path)
-    except ManifestError as exc:
+        manifest = BotManifest.load(path, entry_rule(config, needs_within))
+        digest = bot_digest(manifest)
+    except (ManifestError, TreeError) as exc:
         raise EntryError(str(exc)) from None
     if not VERSION_RULE.match(manifest.version):
         # It names the snapshot's folder: "../.." would put it outside the league.
         raise EntryError(f"{manifest.folder}: a league needs the version to be 1-64 letters, "
                          f"digits, '.', '_', '+' or '-' (it names the bot's snapshot), not "
                          f"{manifest.version!r}")
-    digest = bot_digest(manifest)
     key = entrant_key(manifest.name, manifest.version)
     known = journal.entrant(key)
     if known is not None:
@@ -110,15 +121,20 @@ def add_bot(config: LeagueConfig, journal: LeagueJournal, path: Path,
             " with other files: give the changed bot a new version in its bot.toml"))
     logs = Path(config.folder) / "logs" / "validation"
     seed = draw_secret_seed() if seed is None else seed
-    checks = (validation or local_validation(config))(manifest, logs, seed)
+    checks = (validation or local_validation(config, needs_within))(manifest, logs, seed)
     if not all(c.passed for c in checks):
         return Entry(checks, None, seed)
     where = Path(config.folder) / SNAPSHOTS / manifest.name
-    package = pack(manifest)
-    # Named by version and digest, and unpacked complete or not at all: a second `add` of
-    # the same files finds the same snapshot.
-    folder = unpack(where, snapshot_name(manifest.version, digest), package.data) / package.folder
-    if bot_digest(BotManifest.load(folder)) != digest:
+    try:
+        package = pack(manifest)
+        # Named by version and digest, and unpacked complete or not at all: a second `add`
+        # of the same files finds the same snapshot.
+        folder = unpack(where, snapshot_name(manifest.version, digest),
+                        package.data) / package.folder
+        intact = bot_digest(BotManifest.load(folder)) == digest
+    except (ManifestError, TreeError, ShippingError) as exc:
+        raise EntryError(f"{key}: its snapshot cannot be made: {exc}") from None
+    if not intact:
         shutil.rmtree(where / snapshot_name(manifest.version, digest), ignore_errors=True)
         raise EntryError(f"{key}: its snapshot differs from its folder (a file changed while "
                          "it was copied?); add it again")

@@ -17,6 +17,7 @@ from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog, log_tail, size_text
 from arena.runner.bots import KILL_WAIT_S, BotManifest, ManifestError, group_alive, setup_hint
 from arena.runner.build import BuildError, built
 from arena.runner.clock import TimeControl
+from arena.runner.needs import NeedsRule
 from arena.runner.record import verify
 from arena.runner.referee import Referee, VoidGame
 from arena.runner.sandbox import (
@@ -63,15 +64,19 @@ def output_check(log: BotLog, cap: int) -> Check:
 def check_bot(
     path: Path, game: Game, seed: int, time_control: TimeControl, log_dir: Path | None,
     log_cap: int = DEFAULT_LOG_CAP, sandbox: str = DEFAULT_MODE, seed_key: bytes | None = None,
+    entering: NeedsRule | None = None,
 ) -> list[Check]:
     """Run the checks in order, stopping at the first failure. Never raises for a bot's
     misbehaviour; the bot's processes are all gone when this returns. The bot's output goes to
     a log under ``log_dir`` (none if None), at most ``log_cap`` bytes of it. ``sandbox``:
     "bwrap" checks it inside the bubblewrap sandbox (raises
     :class:`~arena.runner.sandbox.SandboxError` if that cannot work here). ``seed_key``: the
-    key of the bot's seed (None: the user's, :func:`arena.seeds.user_seed_key`)."""
+    key of the bot's seed (None: the user's, :func:`arena.seeds.user_seed_key`).
+    ``entering``: the rule of a bot entering (``arena check-bot``, a league), its log folder
+    guarded too; None for a copy of a bot that entered already (on a cluster's worker)."""
+    rule = None if entering is None else entering.guarding("the log folder", log_dir)
     try:
-        manifest = BotManifest.load(path)
+        manifest = BotManifest.load(path, rule)
     except ManifestError as exc:
         return [Check("manifest", False, str(exc))]
     logs: list[Path] = []

@@ -22,6 +22,9 @@
     sandbox = "bwrap"                # optional: every bot runs in a bubblewrap sandbox
                                      # (arena.runner.sandbox); "none" only for trusted bots
     candidates = ["greedy-py"]       # gauntlet only: the bots the field plays against
+    needs_within = "bots"            # optional: how far the bots' ``needs`` may reach (default:
+                                     # the folder holding each bot's folder; see
+                                     # arena.runner.needs)
 
     [time_control]                   # optional; any of these, in milliseconds
     decision_ms = 5000
@@ -64,6 +67,7 @@ from arena.engine import UnknownGameError, get_game
 from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.bots import NAME_RULE, BotManifest, ManifestError, read_toml
 from arena.runner.clock import TimeControl
+from arena.runner.needs import NeedsRule
 from arena.runner.sandbox import DEFAULT_MODE
 from arena.runner.sandbox import MODES as SANDBOX_MODES
 from arena.runner.stop import StopRule, parse_stop
@@ -72,7 +76,7 @@ FORMATS = ("round-robin", "swiss", "gauntlet")
 _KNOWN = {
     "name", "game", "format", "players", "rounds", "max_games", "seat_rotation", "seed",
     "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
-    "reuse_bots", "log_cap_mb", "sandbox", "executor", "stop",
+    "reuse_bots", "log_cap_mb", "sandbox", "executor", "stop", "needs_within",
 }
 EXECUTOR_KINDS = ("local", "dask")
 _EXECUTOR_KNOWN = {"kind", "address", "ship_bots", "wait_for_workers_s", "security"}
@@ -334,6 +338,8 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     time_control = parse_time_control(data.get("time_control", {}), fail)
     executor = parse_executor(data.get("executor", {}), fail, base)
 
+    rule = NeedsRule(_needs_within(data, base, fail)).guarding(
+        "the tournament's output folder", output)
     raw_bots = data.get("bots")
     if not isinstance(raw_bots, list) or not raw_bots:
         raise fail("bots", "must list the bots, one [[bots]] table each with a 'path'")
@@ -346,7 +352,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         folder = Path(entry["path"])
         folder = Path(os.path.normpath(folder if folder.is_absolute() else base / folder))
         try:
-            bots.append(BotManifest.load(folder))
+            bots.append(BotManifest.load(folder, rule))
         except ManifestError as exc:
             raise fail(f"bots[{i}]", str(exc)) from None
     names = [b.name for b in bots]
@@ -402,6 +408,20 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return config
+
+
+def _needs_within(data: dict[str, Any], base: Path,
+                  fail: Callable[[str, str], ConfigError]) -> Path | None:
+    """The folder ``needs_within`` names (relative to the file's), or None if not given."""
+    if "needs_within" not in data:
+        return None
+    raw = data["needs_within"]
+    if not isinstance(raw, str) or not raw.strip():
+        raise fail("needs_within", "must be a folder (a non-empty string)")
+    folder = (base / raw).resolve()
+    if not folder.is_dir():
+        raise fail("needs_within", f"{raw!r}: {folder} is not a folder")
+    return folder
 
 
 def refuse_unknown(data: dict[str, Any], known: set[str], where: str) -> None:
