@@ -484,3 +484,32 @@ def test_the_system_call_filter_refuses_new_user_namespaces_and_kernel_wide_faci
                          "syscall refused Operation not permitted",
                          "syscall refused Operation not permitted"], lines
     assert lines[3].startswith("unshare refused") and lines[4] == "fork allowed"
+
+
+BUILD_BESIDE = ("cat ../shared/value.txt > built.txt"
+                " && { touch ../shared/intruder 2>/dev/null || echo refused > refused.txt; }")
+
+
+@needs_bwrap
+def test_a_build_that_needs_the_folder_above_its_own_writes_its_own_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``needs = [".."]`` shows the build the folder holding its own, read-only: its own
+    folder, inside it, is mounted after it, so the build can still write its copy (and only
+    that), and reads the folder beside its own where it is on the host."""
+    from arena.runner.build import built
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "bots" / "shared").mkdir(parents=True)
+    (tmp_path / "bots" / "shared" / "value.txt").write_text("41\n", encoding="utf-8")
+    folder = tmp_path / "bots" / "builder"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "builder"\nversion = "1"\nlanguage = "sh"\ncommand = ["sh", "run.sh"]\n'
+        f'needs = [".."]\nbuild = ["sh", "-c", "{BUILD_BESIDE}"]\n', encoding="utf-8")
+    manifest = built(BotManifest.load(folder), "bwrap", tmp_path / "logs")
+    assert (manifest.folder / "built.txt").read_text() == "41\n"
+    assert (manifest.folder / "refused.txt").read_text() == "refused\n"
+    assert not (manifest.folder.parent / "shared" / "intruder").exists()
+    assert not (folder / "built.txt").exists()
+    assert manifest.needs == (manifest.folder.parent,)

@@ -312,7 +312,10 @@ class Sandbox:
         if runtime:
             binds += _program_binds(program)
         binds = list(dict.fromkeys(binds))
-        own = [str(path) for path in (folder, *needs)]
+        # Each folder before any inside it, so that a build's writable folder is not covered
+        # by a folder it needs above it (``..``), mounted read-only after it.
+        own = sorted(dict.fromkeys(str(path) for path in (folder, *needs)),
+                     key=lambda p: p.count("/"))
         args = [self.bwrap, *_base_args(), *_open_parents([*binds, *own, INSIDE_ENDPOINT_DIR])]
         for path in binds:
             args += ["--ro-bind", path, path]
