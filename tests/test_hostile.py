@@ -33,7 +33,7 @@ from arena.runner.checkbot import check_bot
 from arena.runner.clock import TimeControl
 from arena.runner.record import GameRecord, verify
 from arena.runner.referee import Referee
-from arena.runner.sandbox import ETC_FILES, sandbox_problem, sandbox_processes
+from arena.runner.sandbox import ETC_WRITTEN, etc_shown, sandbox_problem, sandbox_processes
 from arena.seeds import KEY_FILE_ENV, user_key_path
 
 PROBLEM = sandbox_problem()
@@ -315,7 +315,7 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
     visible = [line.split(" ", 1)[1] for line in lines if line.startswith("visible ")]
     assert f"visible-files {len(visible)}" in lines
     assert {str(folder / "targets.txt"), str(folder / "bot.toml")} <= set(visible)
-    shown += [Path("/tmp"), *(Path("/etc") / name for name in ETC_FILES)]
+    shown += [Path("/tmp"), *map(Path, etc_shown()), *(Path("/etc", n) for n in ETC_WRITTEN)]
     unexpected = [v for v in visible if not any(Path(v).is_relative_to(s) for s in shown)]
     assert not unexpected, unexpected
 

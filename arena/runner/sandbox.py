@@ -14,15 +14,18 @@ A sandboxed bot runs under ``bwrap`` with every namespace of its own (``--unshar
   mounted at :data:`INSIDE_ENDPOINT_DIR` (a path-based unix socket works across network
   namespaces).
 - **files**: a fresh root holding read-only ``/usr`` (and the ``/bin``, ``/lib`` links or
-  folders), the few files of ``/etc`` that the dynamic linker and runtimes read
-  (:data:`ETC_FILES`), the runtime the command needs read-only (for ``{python}``: the
-  virtual environment, the base installation and the ``arena`` package; for a program named
-  without a path, such as ``node``, its installation if outside ``/usr``), the bot's folder
-  read-only at its own path (its working directory), the folders its manifest ``needs``
-  read-only at theirs, a private writable ``/tmp`` (tmpfs, gone with the sandbox), the
-  endpoint folder (read-only: enough to connect), ``/proc`` of its own PID namespace and a
+  folders); an ``/etc`` of its own: ``passwd``, ``group``, ``hosts`` and ``nsswitch.conf``
+  written for it (root, the bot's user and nobody; localhost), and the few host files that
+  the dynamic linker and runtimes read (:data:`ETC_FILES`, ``/etc/alternatives`` among them:
+  ``cc`` is a link through it); the runtime the command needs read-only (for ``{python}``:
+  the virtual environment, the base installation and the ``arena`` package; for a program
+  named without a path, such as ``node``, its installation if outside ``/usr``), the bot's
+  folder read-only at its own path (its working directory), the folders its manifest
+  ``needs`` read-only at theirs, a private writable ``/tmp`` (tmpfs, gone with the sandbox),
+  the endpoint folder (read-only: enough to connect), ``/proc`` of its own PID namespace and a
   minimal ``/dev``. Nothing else: not the tournament file, journal, game records, logs, seed
   key, other bots' folders or the runner's tree.
+- **host name**: a UTS namespace of its own, named :data:`HOSTNAME`.
 - **environment**: only ``ARENA_*``, ``PATH``, ``HOME=/tmp``, ``TMPDIR=/tmp``, ``LANG`` and
   ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only), handed to bwrap as its own
   environment rather than on its command line, where any local user could read the token.
@@ -63,12 +66,22 @@ DEFAULT_MODE = "bwrap"
 INSIDE_ENDPOINT_DIR = "/run/arena"
 #: The socket's name in the endpoint folder.
 SOCKET_NAME = "arena.sock"
-#: Files of /etc a bot may need: the dynamic linker's cache and configuration (libraries in
-#: multiarch folders are found through it), the time zone, and name-service basics so that
-#: runtimes asking "who am I" (getpwuid) get an answer instead of an error. No secrets: no
-#: shadow, no ssl keys, no resolver (there is no network to resolve on).
-ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "passwd", "group",
-             "nsswitch.conf")
+#: Files of the host's /etc a bot may need (names, or patterns of them): the dynamic linker's
+#: cache and configuration (libraries in multiarch folders are found through it), the time
+#: zone, the links through which the system names its chosen programs (``/usr/bin/cc`` is a
+#: link to ``/etc/alternatives/cc``), and the configuration a packaged Java links to from
+#: ``/usr`` (``java-17-openjdk``). No secrets: no shadow, no ssl keys, no resolver (there is no
+#: network to resolve on).
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "java-*")
+#: Files of /etc written for each sandbox (:func:`etc_files`), so that runtimes asking "who am
+#: I" (getpwuid) or "where is localhost" get an answer, and the host's accounts stay unseen.
+ETC_WRITTEN = ("passwd", "group", "hosts", "nsswitch.conf")
+#: The sandbox's host name (its own UTS namespace), and its user's name in its /etc/passwd.
+HOSTNAME = "sandbox"
+BOT_USER = "bot"
+#: The user and group ids of ``nobody``, which the kernel also shows for ids unmapped in a
+#: user namespace.
+NOBODY = 65534
 #: The size of the private /tmp (a tmpfs lives in memory, outside the address-space limit).
 TMP_BYTES = 256 * 1024 * 1024
 #: The PATH inside: the system's folders, then the command's own (added when it has one).
@@ -120,8 +133,47 @@ def release_bot_uid(uid: int) -> None:
     _uids_held.discard(uid)
 
 
-def _base_args() -> list[str]:
-    """The namespaces and the system part of the root, common to every sandbox."""
+class Written(str):
+    """The text of a file that bwrap writes inside the sandbox (``--file FD DEST``): it stands
+    for the descriptor in :meth:`Sandbox.wrap`'s command line until :func:`with_fds` puts it in
+    a pipe of its own. A written file is part of the sandbox's own root, not a mount, so
+    ``/proc/self/mountinfo`` names no host file for it."""
+
+
+def _written(text: str, path: str) -> list[str]:
+    """bwrap arguments writing ``text`` to ``path`` inside, readable by all."""
+    return ["--perms", "0644", "--file", Written(text), path]
+
+
+def etc_files(uid: int) -> dict[str, str]:
+    """The sandbox's own /etc files (:data:`ETC_WRITTEN`) for a bot running as ``uid``: root,
+    the bot's user (its group of the same number as root gives it; the runner's group
+    otherwise) and nobody, and only local names."""
+    gid = uid if runs_as_root() else os.getgid()
+    users = {0: ("root", 0, "/root")}  # by user id: a number held already keeps its name
+    users.setdefault(uid, (BOT_USER, gid, "/tmp"))
+    users.setdefault(NOBODY, ("nobody", NOBODY, "/nonexistent"))
+    groups = {0: "root"}
+    groups.setdefault(gid, BOT_USER)
+    groups.setdefault(NOBODY, "nogroup")
+    return {
+        "passwd": "".join(f"{name}:x:{u}:{g}:{name}:{home}:/usr/sbin/nologin\n"
+                          for u, (name, g, home) in users.items()),
+        "group": "".join(f"{name}:x:{g}:\n" for g, name in groups.items()),
+        "hosts": f"127.0.0.1\tlocalhost {HOSTNAME}\n::1\tlocalhost ip6-localhost\n",
+        "nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files\n",
+    }
+
+
+@functools.cache
+def etc_shown() -> tuple[str, ...]:
+    """The host's files of :data:`ETC_FILES` there are, looked for once per process."""
+    return tuple(str(path) for name in ETC_FILES for path in sorted(Path("/etc").glob(name)))
+
+
+def _base_args(uid: int) -> list[str]:
+    """The namespaces and the system part of the root, common to every sandbox, for a bot
+    running as ``uid`` (as it sees itself)."""
     if runs_as_root():
         # Every namespace but the user one: a user namespace of root's would map the bot to
         # root outside, which the kernel exempts from the process limit. The bot gets a user
@@ -133,7 +185,8 @@ def _base_args() -> list[str]:
                  for a in ("--cap-add", cap)]
     else:
         args = ["--unshare-all", "--unshare-user", "--cap-drop", "ALL"]
-    args += ["--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"]
+    args += ["--hostname", HOSTNAME, "--die-with-parent", "--new-session",
+             "--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64"):
         top = Path("/") / name
         if top.is_symlink():
@@ -142,10 +195,10 @@ def _base_args() -> list[str]:
         elif top.is_dir():
             args += ["--ro-bind", str(top), str(top)]
     args += ["--perms", "0755", "--dir", "/etc"]
-    for name in ETC_FILES:
-        path = Path("/etc") / name
-        if path.exists():
-            args += ["--ro-bind", str(path), str(path)]
+    for path in etc_shown():
+        args += ["--ro-bind", path, path]
+    for name, text in etc_files(uid).items():
+        args += _written(text, f"/etc/{name}")
     args += ["--proc", "/proc", "--dev", "/dev",
              "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     return args
@@ -201,7 +254,7 @@ def sandbox_problem() -> str | None:
     uid = claim_bot_uid() if runs_as_root() else None
     fds: tuple[int, ...] = ()
     try:
-        argv, fds = with_fds([bwrap, *_base_args(), "--",
+        argv, fds = with_fds([bwrap, *_base_args(_seen_uid(uid)), "--",
                               *inner_command(PROBE_PROCESSES, uid), true])
         done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S,
                               stdin=subprocess.DEVNULL, pass_fds=fds)
@@ -238,6 +291,12 @@ def require_sandbox(mode: str) -> None:
 def inside_endpoint() -> str:
     """ARENA_ENDPOINT as a sandboxed bot sees it."""
     return f"ipc://{INSIDE_ENDPOINT_DIR}/{SOCKET_NAME}"
+
+
+def _seen_uid(uid: int | None) -> int:
+    """The bot's user id as it sees itself: ``uid`` (a root runner's, :func:`claim_bot_uid`),
+    else the runner's own, which the sandbox's user namespace maps to itself."""
+    return os.getuid() if uid is None else uid
 
 
 def _python_binds() -> Iterator[str]:
@@ -316,7 +375,8 @@ class Sandbox:
         # by a folder it needs above it (``..``), mounted read-only after it.
         own = sorted(dict.fromkeys(str(path) for path in (folder, *needs)),
                      key=lambda p: p.count("/"))
-        args = [self.bwrap, *_base_args(), *_open_parents([*binds, *own, INSIDE_ENDPOINT_DIR])]
+        args = [self.bwrap, *_base_args(_seen_uid(uid)),
+                *_open_parents([*binds, *own, INSIDE_ENDPOINT_DIR])]
         for path in binds:
             args += ["--ro-bind", path, path]
         # The bot's own folder after the runtimes: a bot inside a bound tree still sees its
@@ -335,32 +395,53 @@ class Sandbox:
         return [*args, "--", *inner_command(processes, uid), program, *argv[1:]], inside
 
 
+#: The most a pipe surely holds before a reader takes any.
+PIPE_BYTES = 60_000
+
+
+def _pipe_holding(data: bytes, what: str) -> int:
+    """The read end of a pipe holding ``data`` (its write end closed)."""
+    if len(data) > PIPE_BYTES:
+        raise SandboxError(f"{what} is too long ({len(data)} bytes)")
+    read, write = os.pipe()
+    try:
+        os.write(write, data)
+    except BaseException:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    return read
+
+
 def with_fds(argv: list[str]) -> tuple[list[str], tuple[int, ...]]:
     """The bwrap command line ``argv`` (of :meth:`Sandbox.wrap`) as it is started: with the
-    system-call filter (:mod:`arena.runner.seccomp`, ``--seccomp FD``), and with its options
-    in a pipe (``bwrap --args FD -- COMMAND``), so that the command line of the sandbox's init,
-    which the bot can read, shows none of the host's folders that it binds, only the bot's own
-    command. Returns the command line and the pipes' read ends: pass them to the child and
-    close them after the start. Raises :class:`SandboxError` if the filter cannot be built."""
+    system-call filter (:mod:`arena.runner.seccomp`, ``--seccomp FD``), each file it writes
+    (:class:`Written`) in a pipe of its own, and its options in a pipe (``bwrap --args FD --
+    COMMAND``), so that the command line of the sandbox's init, which the bot can read, shows
+    none of the host's folders that it binds, only the bot's own command. Returns the command
+    line and the pipes' read ends: pass them to the child and close them after the start.
+    Raises :class:`SandboxError` if the filter cannot be built or the options are too long."""
     try:
         seccomp = filter_fd()
     except SeccompError as exc:
         raise SandboxError(str(exc)) from None
-    split = argv.index("--")
-    options = ["--seccomp", str(seccomp), *argv[1:split]]
-    data = b"".join(os.fsencode(a) + b"\0" for a in options)
-    read, write = os.pipe()
+    fds = [seccomp]
     try:
-        if len(data) > 60_000:  # what a pipe surely holds before a reader takes any
-            raise SandboxError(f"the sandbox's command line is too long ({len(data)} bytes)")
-        os.write(write, data)
+        split = argv.index("--")
+        options = ["--seccomp", str(seccomp)]
+        for arg in argv[1:split]:
+            if isinstance(arg, Written):
+                fds.append(_pipe_holding(arg.encode(), "a file of the sandbox"))
+                arg = str(fds[-1])
+            options.append(arg)
+        data = b"".join(os.fsencode(a) + b"\0" for a in options)
+        fds.insert(0, _pipe_holding(data, "the sandbox's command line"))
     except BaseException:
-        os.close(read)
-        os.close(seccomp)
+        for fd in fds:
+            os.close(fd)
         raise
-    finally:
-        os.close(write)
-    return [argv[0], "--args", str(read), *argv[split:]], (read, seccomp)
+    return [argv[0], "--args", str(fds[0]), *argv[split:]], tuple(fds)
 
 
 def pid_namespace(pid: int) -> str | None:
