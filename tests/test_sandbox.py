@@ -23,10 +23,12 @@ from arena.runner.record import verify
 from arena.runner.referee import Referee, play_game
 from arena.runner.sandbox import (
     BOT_UID_BASE,
+    INSIDE_BOT,
     UIDS_PER_PROCESS,
     Sandbox,
     SandboxError,
     claim_bot_uid,
+    layout_of,
     release_bot_uid,
     require_sandbox,
     sandbox_problem,
@@ -190,10 +192,14 @@ def test_a_sandboxed_bot_sees_only_its_own_processes_files_and_no_network(
     assert all(c.startswith("bwrap") or "sandbox-probe" in c or marker in c
                for c in commands), seen
     assert "capabilities 0000000000000000" in lines
-    assert f"read {own}: ok" in lines
+    # Its folder is where the sandbox shows it (its absolute paths on the command line are
+    # given as it sees them); the organiser's files are nowhere.
+    root, _ = layout_of([folder, FAULTY])
+    inside = Path(INSIDE_BOT) / folder.relative_to(root)
+    assert f"read {inside / 'bot.toml'}: ok" in lines
     for hidden in (secret, other_bot, key_file):
         assert any(line.startswith(f"read {hidden}: denied") for line in lines), lines
-    assert any(line.startswith(f"write {folder / 'written'}: denied") for line in lines)
+    assert any(line.startswith(f"write {inside / 'written'}: denied") for line in lines)
     assert "write /tmp/scratch: ok" in lines
     assert any(line.startswith(f"tcp {port}: refused") for line in lines), lines
     assert not (folder / "written").exists()

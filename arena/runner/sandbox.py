@@ -17,18 +17,24 @@ A sandboxed bot runs under ``bwrap`` with every namespace of its own (``--unshar
   folders); an ``/etc`` of its own: ``passwd``, ``group``, ``hosts`` and ``nsswitch.conf``
   written for it (root, the bot's user and nobody; localhost), and the few host files that
   the dynamic linker and runtimes read (:data:`ETC_FILES`, ``/etc/alternatives`` among them:
-  ``cc`` is a link through it); the runtime the command needs read-only (for ``{python}``:
-  the virtual environment, the base installation and the ``arena`` package; for a program
-  named without a path, such as ``node``, its installation if outside ``/usr``), the bot's
-  folder read-only at its own path (its working directory), the folders its manifest
-  ``needs`` read-only at theirs, a private writable ``/tmp`` (tmpfs, gone with the sandbox),
-  the endpoint folder (read-only: enough to connect), ``/proc`` of its own PID namespace and a
-  minimal ``/dev``. Nothing else: not the tournament file, journal, game records, logs, seed
-  key, other bots' folders or the runner's tree.
+  ``cc`` is a link through it); the bot's folder and the folders its manifest ``needs``,
+  read-only (in a build step its folder writable) under :data:`INSIDE_BOT`, laid out as they
+  are on the host relative to each other (:func:`layout_of`), its folder its working
+  directory; the runtime the command needs read-only (for ``{python}``: its virtual
+  environment's packages, the installation it was made from and the ``arena`` package, under
+  :data:`INSIDE_ARENA`; for a program named without a path, such as ``node``, its
+  installation at its own path if outside ``/usr``); a private writable ``/tmp`` (tmpfs, gone
+  with the sandbox), the endpoint folder (read-only: enough to connect), ``/proc`` of its own
+  PID namespace and a minimal ``/dev``. Nothing else: not the tournament file, journal, game
+  records, logs, seed key, other bots' folders or the runner's tree. The bot's command line,
+  working directory and ``/`` name no host folder of the runner's; only ``/proc/self/mountinfo``
+  does, where the kernel names each bound folder's source.
 - **host name**: a UTS namespace of its own, named :data:`HOSTNAME`.
 - **environment**: only ``ARENA_*``, ``PATH``, ``HOME=/tmp``, ``TMPDIR=/tmp``, ``LANG`` and
-  ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only), handed to bwrap as its own
-  environment rather than on its command line, where any local user could read the token.
+  ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only), and for ``{python}`` the
+  ``PYTHONPATH`` and ``LD_LIBRARY_PATH`` its neutral paths need (:func:`python_view`), handed
+  to bwrap as its own environment rather than on its command line, where any local user could
+  read the token.
 - **privileges**: no capabilities. Run by root, bwrap sets the sandbox up with root's rights
   and the bot runs as a user of its own, a high user id no account has (:func:`claim_bot_uid`), so
   that it cannot read what only root may, and the process limit counts its processes alone.
@@ -48,10 +54,13 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import platform
 import shutil
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.runner.seccomp import SeccompError, filter_fd
@@ -82,6 +91,13 @@ BOT_USER = "bot"
 #: The user and group ids of ``nobody``, which the kernel also shows for ids unmapped in a
 #: user namespace.
 NOBODY = 65534
+#: Where the bot's folder and the folders it needs appear: each at its place in
+#: :func:`layout_of` under this folder.
+INSIDE_BOT = "/bot"
+#: Where ``{python}`` appears: its virtual environment (``python``: made again of its
+#: ``pyvenv.cfg``, its program and its packages), the installation it was made from (``base``,
+#: unless it is under /usr, where it is already) and the ``arena`` package (``lib``).
+INSIDE_ARENA = "/arena"
 #: The size of the private /tmp (a tmpfs lives in memory, outside the address-space limit).
 TMP_BYTES = 256 * 1024 * 1024
 #: The PATH inside: the system's folders, then the command's own (added when it has one).
@@ -299,15 +315,83 @@ def _seen_uid(uid: int | None) -> int:
     return os.getuid() if uid is None else uid
 
 
-def _python_binds() -> Iterator[str]:
-    """What ``{python}`` needs: the virtual environment, the installation it was made from,
-    and the ``arena`` package (an editable install points into the source tree: binding only
-    the package keeps the rest of that tree out of sight)."""
+@dataclass(frozen=True)
+class PythonView:
+    """How ``{python}`` appears inside, under :data:`INSIDE_ARENA` (:func:`python_view`)."""
+
+    #: The interpreter's path inside.
+    program: str
+    #: (host folder, where it appears), read-only.
+    binds: tuple[tuple[str, str], ...] = ()
+    #: (path inside, text) of each file written for it.
+    files: tuple[tuple[str, str], ...] = ()
+    #: (target, path inside) of each link made for it.
+    links: tuple[tuple[str, str], ...] = ()
+    #: Variables its environment gets.
+    env: tuple[tuple[str, str], ...] = ()
+
+
+@functools.cache
+def python_view() -> PythonView:
+    """``{python}`` (this interpreter) inside the sandbox, at neutral paths: the installation
+    it was made from at ``/arena/base`` (if outside /usr, with ``LD_LIBRARY_PATH`` pointing to
+    its library when the interpreter links to it by an absolute path); a virtual environment
+    made again at ``/arena/python`` of a ``pyvenv.cfg``, its program (a link to the base's) and
+    its site-packages only (not its scripts, which name its host path); and the ``arena``
+    package, unless it is installed in those, at ``/arena/lib`` (``PYTHONPATH``: an editable
+    install points into the source tree, and binding only the package keeps the rest of that
+    tree out of sight)."""
     import arena
 
-    yield sys.prefix
-    yield os.path.realpath(sys.base_prefix)
-    yield str(Path(arena.__file__).resolve().parent)
+    base = Path(os.path.realpath(sys.base_prefix))
+    moved = not base.is_relative_to("/usr")
+    base_inside = Path(INSIDE_ARENA, "base")
+
+    def inside(path: Path) -> str:
+        return str(base_inside / path.relative_to(base)) if moved and path.is_relative_to(base) \
+            else str(path)
+
+    binds = [(str(base), str(base_inside))] if moved else []
+    files, links, env = [], [], {}
+    program = inside(Path(os.path.realpath(sys.executable)))
+    libdir = Path(os.path.realpath(sysconfig.get_config_var("LIBDIR") or "/"))
+    if moved and sysconfig.get_config_var("Py_ENABLE_SHARED") and libdir.is_relative_to(base):
+        env["LD_LIBRARY_PATH"] = inside(libdir)
+    held = [base] if moved else [Path("/usr")]
+    if sys.prefix != sys.base_prefix:
+        venv, venv_inside = Path(sys.prefix), Path(INSIDE_ARENA, "python")
+        for lib in dict.fromkeys(Path(sysconfig.get_path(k)) for k in ("purelib", "platlib")):
+            if lib.is_relative_to(venv) and lib.is_dir():
+                binds.append((str(lib), str(venv_inside / lib.relative_to(venv))))
+                held.append(lib.resolve())
+        files.append((str(venv_inside / "pyvenv.cfg"), _pyvenv_cfg(venv, Path(program).parent)))
+        links.append((program, str(venv_inside / "bin" / "python")))
+        program = links[-1][1]
+    package = Path(arena.__file__).resolve().parent
+    if not any(package.is_relative_to(h) for h in held):
+        binds.append((str(package), f"{INSIDE_ARENA}/lib/arena"))
+        env["PYTHONPATH"] = f"{INSIDE_ARENA}/lib"
+    return PythonView(program, tuple(binds), tuple(files), tuple(links), tuple(env.items()))
+
+
+def _pyvenv_cfg(venv: Path, home: Path) -> str:
+    """The virtual environment's ``pyvenv.cfg`` as the sandbox shows it: its base's folder
+    inside, and whether it sees the base's packages (the host's says where it was made)."""
+    try:
+        text = (venv / "pyvenv.cfg").read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    system = any(line.replace(" ", "").lower() == "include-system-site-packages=true"
+                 for line in text.splitlines())
+    return (f"home = {home}\ninclude-system-site-packages = {str(system).lower()}\n"
+            f"version = {platform.python_version()}\n")
+
+
+def layout_of(folders: Sequence[Path]) -> tuple[Path, list[str]]:
+    """The deepest folder holding all of ``folders`` (absolute), and each of them relative to
+    it, in order."""
+    root = Path(os.path.commonpath([str(f) for f in folders]))
+    return root, [f.relative_to(root).as_posix() for f in folders]
 
 
 def _program(argv0: str, folder: Path) -> str:
@@ -347,12 +431,14 @@ class Sandbox:
         line, which any local user can read.
 
         Args:
-            argv: the command to run inside, as it would run outside (filled in).
+            argv: the command to run inside, as it would run outside (filled in): its program,
+                and any argument that is an absolute path into the bot's folders, are given
+                as the sandbox shows them.
             env: the variables meant for the bot; only ``ARENA_*`` ones pass.
             folder: the bot's folder (absolute): read-only, its working directory.
             needs: other folders (absolute) it reads, read-only.
             python: the command runs ``{python}``, this interpreter: its installation is
-                mounted too.
+                mounted too (:func:`python_view`).
             runtime: the program was named without a path (found on the runner's PATH, as
                 ``node`` is) or is ``{node}``: its installation is mounted too if it is
                 outside /usr. A program given by its path is not: it must be in what the
@@ -364,35 +450,50 @@ class Sandbox:
             writable: ``folder`` is mounted writable (a build step, in a copy of the bot's
                 folder that the runner made for it); never for a game.
         """
+        root, places = layout_of([folder, *needs])
+        view = python_view() if python else PythonView("")
+
+        def inside(arg: str) -> str:
+            if python and arg == sys.executable:
+                return view.program
+            path = Path(os.path.normpath(arg))
+            if path.is_absolute() and any(path.is_relative_to(root / p) for p in places):
+                return str(Path(INSIDE_BOT, path.relative_to(root)))
+            return arg
+
         program = _program(argv[0], folder)
-        binds: list[str] = []
-        if python:
-            binds += _python_binds()
-        if runtime:
-            binds += _program_binds(program)
-        binds = list(dict.fromkeys(binds))
-        # Each folder before any inside it, so that a build's writable folder is not covered
-        # by a folder it needs above it (``..``), mounted read-only after it.
-        own = sorted(dict.fromkeys(str(path) for path in (folder, *needs)),
-                     key=lambda p: p.count("/"))
+        runtime = runtime and not (python and argv[0] == sys.executable)  # shown as below
+        binds = [(path, path) for path in dict.fromkeys(_program_binds(program))] \
+            if runtime else []
+        binds += view.binds
+        # The bot's folders after the runtimes, each folder before any inside it, so that a
+        # build's writable folder is not covered by a folder it needs above it (``..``).
+        own = {str(Path(INSIDE_BOT, place)): (str(root / place), writable and place == places[0])
+               for place in sorted(set(places), key=lambda p: len(Path(p).parts))}
+        made = [*(path for path, _ in view.files), *(path for _, path in view.links)]
         args = [self.bwrap, *_base_args(_seen_uid(uid)),
-                *_open_parents([*binds, *own, INSIDE_ENDPOINT_DIR])]
-        for path in binds:
-            args += ["--ro-bind", path, path]
-        # The bot's own folder after the runtimes: a bot inside a bound tree still sees its
-        # folder as it is (read-only all the same).
-        for path in own:
-            args += ["--bind" if writable and path == str(folder) else "--ro-bind", path, path]
+                *_open_parents([*(b for _, b in binds), *own, *made, INSIDE_ENDPOINT_DIR])]
+        for source, path in binds:
+            args += ["--ro-bind", source, path]
+        for path, text in view.files:
+            args += _written(text, path)
+        for target, path in view.links:
+            args += ["--symlink", target, path]
+        for path, (source, rw) in own.items():
+            args += ["--bind" if rw else "--ro-bind", source, path]
         # Read-only: connecting to a unix socket needs no write access to its folder, and so
         # no bot can remove the socket or plant another beside it for the bots after it.
-        args += ["--ro-bind", self.endpoint_dir, INSIDE_ENDPOINT_DIR, "--chdir", str(folder)]
+        args += ["--ro-bind", self.endpoint_dir, INSIDE_ENDPOINT_DIR,
+                 "--chdir", inside(str(folder))]
         path_var = INSIDE_PATH
         if runtime and not program.startswith("/usr/"):
             path_var = f"{Path(program).parent}:{path_var}"
-        inside = {k: v for k, v in env.items() if k.startswith("ARENA_")}
-        inside.update(PATH=path_var, HOME="/tmp", TMPDIR="/tmp",
-                      LANG=os.environ.get("LANG", "C.UTF-8"), PYTHONDONTWRITEBYTECODE="1")
-        return [*args, "--", *inner_command(processes, uid), program, *argv[1:]], inside
+        inside_env = {k: v for k, v in env.items() if k.startswith("ARENA_")}
+        inside_env.update(PATH=path_var, HOME="/tmp", TMPDIR="/tmp",
+                          LANG=os.environ.get("LANG", "C.UTF-8"), PYTHONDONTWRITEBYTECODE="1")
+        inside_env.update(view.env)
+        command = [inside(program), *map(inside, argv[1:])]
+        return [*args, "--", *inner_command(processes, uid), *command], inside_env
 
 
 #: The most a pipe surely holds before a reader takes any.

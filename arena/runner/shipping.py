@@ -27,6 +27,7 @@ from pathlib import Path
 
 from arena.runner.bots import BotManifest
 from arena.runner.digest import SKIPPED_DIRS, SKIPPED_SUFFIXES, bot_digest
+from arena.runner.sandbox import layout_of
 from arena.runner.storage import folder_in_place
 
 #: The file that marks a complete unpacked package, beside its ``files`` folder.
@@ -59,9 +60,7 @@ def cache_root() -> Path:
 def layout(manifest: BotManifest) -> tuple[Path, list[str]]:
     """The deepest folder holding the bot's folder and every folder it needs, and each of
     them relative to it (the bot's first)."""
-    folders = [manifest.folder, *manifest.needs]
-    root = Path(os.path.commonpath([str(f) for f in folders]))
-    return root, [f.relative_to(root).as_posix() for f in folders]
+    return layout_of([manifest.folder, *manifest.needs])
 
 
 def package_key(manifest: BotManifest) -> str:
