@@ -125,7 +125,10 @@ def test_the_census_names_no_host_folder_but_its_mounts_sources_and_learns_what_
     assert seen["listing"][0].split() == ["/:", *sorted([
         *system, "usr", "etc", "proc", "dev", "tmp", "run", INSIDE_BOT[1:], INSIDE_ARENA[1:]])]
     assert f"{INSIDE_BOT}: census lib" in seen["listing"]
-    assert {v.split("=", 1)[0] for v in seen["env"]} <= ENVIRONMENT
+    env = dict(v.split("=", 1) for v in seen["env"])
+    assert set(env) <= ENVIRONMENT
+    program = python_view().program  # its python on PATH is the one it runs on
+    assert program.startswith("/usr/") or env["PATH"].startswith(f"{Path(program).parent}:")
 
     # Its own host name and accounts: root, itself and nobody; localhost.
     assert seen["hostname"] == [HOSTNAME]

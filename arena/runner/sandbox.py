@@ -336,11 +336,11 @@ def python_view() -> PythonView:
     """``{python}`` (this interpreter) inside the sandbox, at neutral paths: the installation
     it was made from at ``/arena/base`` (if outside /usr, with ``LD_LIBRARY_PATH`` pointing to
     its library when the interpreter links to it by an absolute path); a virtual environment
-    made again at ``/arena/python`` of a ``pyvenv.cfg``, its program (a link to the base's) and
-    its site-packages only (not its scripts, which name its host path); and the ``arena``
-    package, unless it is installed in those, at ``/arena/lib`` (``PYTHONPATH``: an editable
-    install points into the source tree, and binding only the package keeps the rest of that
-    tree out of sight)."""
+    made again at ``/arena/python`` of a ``pyvenv.cfg``, its programs (links to the base's, its
+    ``bin`` first on ``PATH``) and its site-packages only (not its scripts, which name its
+    host path); and the ``arena`` package, unless it is installed in those, at ``/arena/lib``
+    (``PYTHONPATH``: an editable install points into the source tree, and binding only the
+    package keeps the rest of that tree out of sight)."""
     import arena
 
     base = Path(os.path.realpath(sys.base_prefix))
@@ -365,8 +365,10 @@ def python_view() -> PythonView:
                 binds.append((str(lib), str(venv_inside / lib.relative_to(venv))))
                 held.append(lib.resolve())
         files.append((str(venv_inside / "pyvenv.cfg"), _pyvenv_cfg(venv, Path(program).parent)))
-        links.append((program, str(venv_inside / "bin" / "python")))
-        program = links[-1][1]
+        major, minor = sys.version_info[:2]
+        links += [(program, str(venv_inside / "bin" / name))
+                  for name in ("python", f"python{major}", f"python{major}.{minor}")]
+        program = links[0][1]
     package = Path(arena.__file__).resolve().parent
     if not any(package.is_relative_to(h) for h in held):
         binds.append((str(package), f"{INSIDE_ARENA}/lib/arena"))
@@ -488,6 +490,8 @@ class Sandbox:
         path_var = INSIDE_PATH
         if runtime and not program.startswith("/usr/"):
             path_var = f"{Path(program).parent}:{path_var}"
+        elif python and not view.program.startswith("/usr/"):  # its venv's python first
+            path_var = f"{Path(view.program).parent}:{path_var}"
         inside_env = {k: v for k, v in env.items() if k.startswith("ARENA_")}
         inside_env.update(PATH=path_var, HOME="/tmp", TMPDIR="/tmp",
                           LANG=os.environ.get("LANG", "C.UTF-8"), PYTHONDONTWRITEBYTECODE="1")
