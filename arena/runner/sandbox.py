@@ -396,6 +396,15 @@ def layout_of(folders: Sequence[Path]) -> tuple[Path, list[str]]:
     return root, [f.relative_to(root).as_posix() for f in folders]
 
 
+def _own_folders(root: Path, places: list[str], writable: bool) -> dict[str, tuple[str, bool]]:
+    """{where it appears: (host folder, writable)} of the bot's folder (``places[0]``) and the
+    folders it needs, at their places under ``root`` (:func:`layout_of`), each folder before
+    any inside it: mounted in this order, a build's writable folder is not covered by a folder
+    it needs above it (``..``). Only a build's own folder is ``writable``."""
+    return {str(Path(INSIDE_BOT, place)): (str(root / place), writable and place == places[0])
+            for place in sorted(set(places), key=lambda p: len(Path(p).parts))}
+
+
 def _program(argv0: str, folder: Path) -> str:
     """The absolute path of the command's program, found the way the bot's folder would."""
     if "/" in argv0:
@@ -468,10 +477,7 @@ class Sandbox:
         binds = [(path, path) for path in dict.fromkeys(_program_binds(program))] \
             if runtime else []
         binds += view.binds
-        # The bot's folders after the runtimes, each folder before any inside it, so that a
-        # build's writable folder is not covered by a folder it needs above it (``..``).
-        own = {str(Path(INSIDE_BOT, place)): (str(root / place), writable and place == places[0])
-               for place in sorted(set(places), key=lambda p: len(Path(p).parts))}
+        own = _own_folders(root, places, writable)
         made = [*(path for path, _ in view.files), *(path for _, path in view.links)]
         args = [self.bwrap, *_base_args(_seen_uid(uid)),
                 *_open_parents([*(b for _, b in binds), *own, *made, INSIDE_ENDPOINT_DIR])]
@@ -487,11 +493,9 @@ class Sandbox:
         # no bot can remove the socket or plant another beside it for the bots after it.
         args += ["--ro-bind", self.endpoint_dir, INSIDE_ENDPOINT_DIR,
                  "--chdir", inside(str(folder))]
-        path_var = INSIDE_PATH
-        if runtime and not program.startswith("/usr/"):
-            path_var = f"{Path(program).parent}:{path_var}"
-        elif python and not view.program.startswith("/usr/"):  # its venv's python first
-            path_var = f"{Path(view.program).parent}:{path_var}"
+        # The command's own folder first on PATH: a runtime's, or {python}'s virtual environment.
+        lead = program if runtime else view.program if python else "/usr/"
+        path_var = INSIDE_PATH if lead.startswith("/usr/") else f"{Path(lead).parent}:{INSIDE_PATH}"
         inside_env = {k: v for k, v in env.items() if k.startswith("ARENA_")}
         inside_env.update(PATH=path_var, HOME="/tmp", TMPDIR="/tmp",
                           LANG=os.environ.get("LANG", "C.UTF-8"), PYTHONDONTWRITEBYTECODE="1")
