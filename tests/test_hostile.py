@@ -26,7 +26,6 @@ import pytest
 from test_sandbox import processes_with, wait_for
 from test_tournament_e2e import ARENA_WITH_DICERACE, read_journal
 
-import arena
 from arena.engine import Game
 from arena.runner.botlog import DEFAULT_LOG_CAP
 from arena.runner.bots import BotManifest
@@ -34,7 +33,15 @@ from arena.runner.checkbot import check_bot
 from arena.runner.clock import TimeControl
 from arena.runner.record import GameRecord, verify
 from arena.runner.referee import Referee
-from arena.runner.sandbox import ETC_FILES, sandbox_problem, sandbox_processes
+from arena.runner.sandbox import (
+    ETC_WRITTEN,
+    INSIDE_ARENA,
+    INSIDE_BOT,
+    etc_shown,
+    layout_of,
+    sandbox_problem,
+    sandbox_processes,
+)
 from arena.seeds import KEY_FILE_ENV, user_key_path
 
 PROBLEM = sandbox_problem()
@@ -298,9 +305,14 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
                if line.split()[0] in ("readable", "denied")}
     for target in targets:
         assert outcome.get(str(target)) == "denied", f"{target}: {outcome.get(str(target))}"
-    # What the sandbox shows: its folder, the folder its manifest needs, its runtime.
-    shown = [folder, folder.parent, Path(arena.__file__).resolve().parent,
-             Path(sys.prefix), Path(os.path.realpath(sys.base_prefix))]
+    # What the sandbox shows: its folder and the folder its manifest needs (under /bot, at
+    # their places relative to each other), its runtime (under /arena).
+    root, _ = layout_of([folder, folder.parent])
+
+    def inside(path: Path) -> Path:
+        return Path(INSIDE_BOT) / path.relative_to(root)
+
+    shown = [inside(folder), inside(folder.parent), Path(INSIDE_ARENA)]
     for guess in ("/etc/shadow", "/home", "/var/log", "/etc/ssh"):
         ways = {f.relative_to(guess).parts[0] for f in shown if f.is_relative_to(guess)}
         if not ways:
@@ -311,12 +323,12 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
             assert set(listing.split()) <= ways, (guess, listing)
     listings = {line.split(": ", 1)[0][len("listing "):]: line.split(": ", 1)[1:]
                 for line in lines if line.startswith("listing ")}
-    assert listings[str(organiser)] == ["bots"], listings  # no t.toml, no out
-    assert listings[str(organiser / "bots")] == ["hostile"]
+    # The organiser's folders are nowhere in its view: not even the way to its own folder.
+    assert not [k for k in listings if str(tmp_path) in k or str(tmp_path) in str(listings[k])]
     visible = [line.split(" ", 1)[1] for line in lines if line.startswith("visible ")]
     assert f"visible-files {len(visible)}" in lines
-    assert {str(folder / "targets.txt"), str(folder / "bot.toml")} <= set(visible)
-    shown += [Path("/tmp"), *(Path("/etc") / name for name in ETC_FILES)]
+    assert {str(inside(folder / "targets.txt")), str(inside(folder / "bot.toml"))} <= set(visible)
+    shown += [Path("/tmp"), *map(Path, etc_shown()), *(Path("/etc", n) for n in ETC_WRITTEN)]
     unexpected = [v for v in visible if not any(Path(v).is_relative_to(s) for s in shown)]
     assert not unexpected, unexpected
 

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from arena.runner.bots import BotManifest
 from arena.runner.digest import bot_digest, program_folders
+from arena.runner.sandbox import layout_of
 from arena.runner.storage import PACKAGES_CACHE, cache_folder, folder_in_place, mark, marked
 from arena.runner.trees import LINK, Entry, Folder
 
@@ -65,9 +66,7 @@ def cache_root() -> Path:
 def layout(manifest: BotManifest) -> tuple[Path, list[str]]:
     """The deepest folder holding the bot's folder and every folder it needs, and each of
     them relative to it (the bot's first)."""
-    folders = [manifest.folder, *manifest.needs]
-    root = Path(os.path.commonpath([str(f) for f in folders]))
-    return root, [f.relative_to(root).as_posix() for f in folders]
+    return layout_of([manifest.folder, *manifest.needs])
 
 
 def package_key(manifest: BotManifest) -> str:
