@@ -40,8 +40,8 @@ from arena.runner.sandbox import (
     etc_shown,
     layout_of,
     sandbox_problem,
-    sandbox_processes,
 )
+from arena.runner.sandboxed import sandbox_processes
 from arena.seeds import KEY_FILE_ENV, user_key_path
 
 PROBLEM = sandbox_problem()

@@ -47,13 +47,11 @@ from arena.runner.sandbox import (
     Sandbox,
     SandboxError,
     claim_bot_uid,
-    process_tree,
     release_bot_uid,
     runs_as_root,
-    sandbox_processes,
-    still_running,
     with_fds,
 )
+from arena.runner.sandboxed import process_tree, sandbox_processes, still_running
 from arena.runner.trees import TreeError, check_program, chown_tree, read_small
 
 MANIFEST = "bot.toml"

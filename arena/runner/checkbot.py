@@ -20,12 +20,8 @@ from arena.runner.clock import TimeControl
 from arena.runner.needs import NeedsRule
 from arena.runner.record import verify
 from arena.runner.referee import Referee, VoidGame
-from arena.runner.sandbox import (
-    DEFAULT_MODE,
-    sandbox_processes,
-    started_by_the_bot,
-    still_running,
-)
+from arena.runner.sandbox import DEFAULT_MODE
+from arena.runner.sandboxed import sandbox_processes, started_by_the_bot, still_running
 from arena.seeds import game_label, user_seed_key
 
 SHUTDOWN_WAIT_S = 3.0
