@@ -17,6 +17,7 @@ from rich.table import Table
 from arena.cli_bench import bench_app
 from arena.cli_cluster import connect, executor_override, worker
 from arena.cli_common import (
+    NeedsWithin,
     PlainProgress,
     err,
     fail,
@@ -25,6 +26,7 @@ from arena.cli_common import (
     out,
     print_log_tail,
     sandbox_mode,
+    say_drawn_seed,
     seed_key_or_fail,
     stop_on_signals,
     terminate_on_sigterm,
@@ -141,7 +143,9 @@ def play(
         int | None,
         typer.Option("--players", "-n", help="Seats; extra seats get built-in random players."),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Game seed: the same seed gives the same game.")] = 0,
+    seed: Annotated[int | None, typer.Option(
+        help="Game seed: the same seed gives the same game (default: a secret one, drawn at "
+             "random and printed at the end).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     record: Annotated[
         Path | None, typer.Option("--record", help="Write the game record (JSON) here.")
@@ -154,6 +158,7 @@ def play(
     handshake_ms: HandshakeMs = TC.handshake_ms,
     log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
     sandbox: SandboxOpt = True,
+    needs_within: NeedsWithin = None,
 ) -> None:
     """Play one game and print the final table.
 
@@ -161,10 +166,16 @@ def play(
     built-in random players up to --players (default: 4 built-in players without bots, two
     seats for one bot, and as many seats as bots otherwise).
     """
+    from arena.runner.needs import NeedsRule
     from arena.runner.record import record_summary
     from arena.runner.referee import VoidGame, play_game
+    from arena.seeds import draw_secret_seed, game_label
 
-    manifests = load_manifests(bot or [])
+    drawn = seed is None
+    seed = draw_secret_seed() if seed is None else seed
+    rule = NeedsRule(needs_within).guarding("the log folder", log_dir).guarding(
+        "the game record", record)
+    manifests = load_manifests(bot or [], rule)
     # Without --players: 4 built-in players, a lone bot against one, or the bots alone.
     n = players if players is not None else {0: 4, 1: 2}.get(len(manifests), len(manifests))
     n = max(n, game_named(game).min_players) if players is None else n
@@ -183,8 +194,9 @@ def play(
         fail(str(exc))
     try:
         rec = play_game(g, seed, seats, time_control(decision_ms, bank_ms, handshake_ms),
-                        log_dir=log_dir if manifests else None, log_cap=log_cap_mb * MIB,
-                        seed_key=seed_key, sandbox=mode)
+                        log_dir=log_dir if manifests else None,
+                        game_id=f"{g.name}-{game_label(seed_key, seed)}",
+                        log_cap=log_cap_mb * MIB, seed_key=seed_key, sandbox=mode)
     except VoidGame as exc:
         if as_json:  # JSON whenever --json is given, a void game included
             typer.echo(json.dumps({"void": True, "game": g.name, "seed": seed,
@@ -200,6 +212,8 @@ def play(
         _print_summary(summary)
         if record is not None:
             out.print(f"record written to {record}")
+        if drawn:
+            say_drawn_seed(seed, "this game")
 
 
 @app.command()
@@ -269,7 +283,9 @@ def _show_moves(rec: Any, at: int | None) -> None:
 def check_bot(
     path: Annotated[Path, typer.Argument(help="The bot's folder (with bot.toml).")],
     game: Annotated[str, typer.Option(help="Game to play the test game of.")] = "stoneage",
-    seed: Annotated[int, typer.Option(help="Seed of the test game.")] = 1,
+    seed: Annotated[int | None, typer.Option(
+        help="Seed of the test game (default: a secret one, drawn at random and printed at "
+             "the end).")] = None,
     decision_ms: DecisionMs = TC.decision_ms,
     handshake_ms: HandshakeMs = TC.handshake_ms,
     log_dir: Annotated[
@@ -277,22 +293,30 @@ def check_bot(
     ] = Path("arena-logs"),
     log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
     sandbox: SandboxOpt = True,
+    needs_within: NeedsWithin = None,
 ) -> None:
     """Check a bot: manifest, start, handshake, ping, a game against built-in random players,
     and a clean shutdown. Prints pass/fail per check; exit 0 only if all pass."""
     from arena.runner.checkbot import check_bot as run_checks
+    from arena.runner.needs import NeedsRule
+    from arena.seeds import draw_secret_seed
 
     g = game_named(game)
-    seed_key_or_fail()  # the referee uses it too: a broken key file is named here, not raised
+    seed_key = seed_key_or_fail()  # a broken key file is named here, not raised
     mode = sandbox_mode(sandbox)
     terminate_on_sigterm()
     tc = time_control(decision_ms, TC.bank_ms, handshake_ms)
-    results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB, sandbox=mode)
+    drawn = seed is None
+    seed = draw_secret_seed() if seed is None else seed
+    results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB, sandbox=mode,
+                         seed_key=seed_key, entering=NeedsRule(needs_within))
     for check in results:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
         out.print(f"{mark}  {check.name:<10} {escape(check.detail)}", soft_wrap=True)
         if check.log is not None:
             print_log_tail(check.log)
+    if drawn and any(c.name == "start" for c in results):  # the bot was started on it
+        say_drawn_seed(seed, "this check's game")
     if not all(c.passed for c in results):
         raise typer.Exit(1)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import signal
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -19,6 +19,7 @@ from arena.runner.bots import BotManifest
 from arena.runner.clock import TimeControl
 
 if TYPE_CHECKING:
+    from arena.runner.needs import NeedsRule
     from arena.runner.tournament import StopRequest
 
 out = Console(highlight=False)
@@ -28,6 +29,12 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 def fail(message: str, code: int = 2) -> NoReturn:
     err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
+
+
+def say_drawn_seed(seed: int, what: str) -> None:
+    """The line that makes ``what``, played on a seed drawn at random, replayable."""
+    out.print(f"seed {seed} was drawn at random: --seed {seed} plays {what} again",
+              soft_wrap=True)
 
 
 def game_named(name: str, players: int | None = None) -> Game:
@@ -43,13 +50,22 @@ def game_named(name: str, players: int | None = None) -> Game:
     return game
 
 
-def load_manifests(paths: list[Path]) -> list[BotManifest]:
+def load_manifests(paths: list[Path],
+                   entering: NeedsRule | None = None) -> list[BotManifest]:
+    """The bots in ``paths``, entering under the rule ``entering`` if given, or a clear error."""
     from arena.runner.bots import ManifestError
 
     try:
-        return [BotManifest.load(p) for p in paths]
+        return [BotManifest.load(p, entering) for p in paths]
     except ManifestError as exc:
         fail(str(exc))
+
+
+NeedsWithin = Annotated[
+    Path | None, typer.Option(
+        "--needs-within", help="How far a bot's `needs` may reach (default: the folder "
+                               "holding the bot's folder).", file_okay=False, exists=True)
+]
 
 
 def time_control(decision_ms: int, bank_ms: int, handshake_ms: int) -> TimeControl:

@@ -14,10 +14,12 @@ import typer
 from rich.markup import escape
 
 from arena.cli_common import (
+    NeedsWithin,
     PlainProgress,
     fail,
     out,
     print_log_tail,
+    say_drawn_seed,
     stop_on_signals,
 )
 
@@ -107,7 +109,11 @@ def add(folder: Folder,
         bot: Annotated[Path, typer.Argument(help="The bot's folder (with bot.toml).")],
         executor: Annotated[str | None, typer.Option(
             "--executor", help="Where the checks run: local, or dask://HOST:PORT, on a "
-            "worker (default: league.toml's).")] = None) -> None:
+            "worker (default: league.toml's).")] = None,
+        seed: Annotated[int | None, typer.Option(
+            "--seed", help="Seed of the validation game (default: a secret one, drawn at "
+                           "random and printed at the end).")] = None,
+        needs_within: NeedsWithin = None) -> None:
     """Enter a bot version: check-bot's checks as its validation game (where the league's
     games run), then an immutable snapshot of its files. A failed check changes nothing.
     Also while the league runs."""
@@ -123,7 +129,7 @@ def add(folder: Folder,
     journal = _journal(config)
     try:
         entry = add_bot(config, journal, bot, None if cluster is None
-                        else cluster_validation(config, cluster))
+                        else cluster_validation(config, cluster), seed, needs_within)
     except (EntryError, ClusterError) as exc:
         fail(str(exc))
     finally:
@@ -135,6 +141,8 @@ def add(folder: Folder,
         out.print(f"{mark}  {check.name:<10} {escape(check.detail)}", soft_wrap=True)
         if check.log is not None and not check.passed:
             print_log_tail(check.log)
+    if seed is None and any(c.name == "start" for c in entry.checks):
+        say_drawn_seed(entry.seed, "this validation game")
     if entry.entrant is None:
         fail(f"{bot} did not pass its validation: not added", code=1)
     out.print(f"added {escape(entry.entrant.key)} (snapshot {entry.entrant.folder})")

@@ -18,6 +18,11 @@ Where keys live: a tournament keeps its key in its journal (created with it, so 
 hands bots the same seeds); single games (``arena play``, ``arena check-bot``, and
 :func:`arena.runner.referee.play_game` without a key) use the user's key file,
 :func:`user_key_path`, created on first use.
+
+The game seed must stay secret as well: whoever knows it can deal the game. A seed the user
+did not choose is therefore never a default anyone could guess (0, 1) but
+:func:`draw_secret_seed`, and a single game is named for the bots by :func:`game_label`, not by
+its seed.
 """
 
 from __future__ import annotations
@@ -63,6 +68,13 @@ def new_seed_key() -> bytes:
     return secrets.token_bytes(KEY_BYTES)
 
 
+def draw_secret_seed() -> int:
+    """A game or master seed no one can guess: 63 bits from the operating system's
+    cryptographic generator. A bot that tries seeds against the cards it sees finds small
+    ones in seconds, and this one never."""
+    return secrets.randbits(63)
+
+
 def check_seed_key(key: bytes) -> bytes:
     """``key`` itself if it is a usable seed key; SeedKeyError if not."""
     if not isinstance(key, bytes) or len(key) != KEY_BYTES:
@@ -82,6 +94,14 @@ def bot_seed(key: bytes, game_seed: int, seat: int) -> int:
     and ``ARENA_SEED`` of a freshly started bot): keyed, so a bot cannot work back from it to
     the game seed; the same for the same key, game seed and seat."""
     return keyed_seed(key, game_seed, "bot", seat)
+
+
+def game_label(key: bytes, game_seed: int) -> str:
+    """What a single game (``arena play``, ``arena check-bot``) is named by in its bots'
+    messages and its logs: 12 hex digits keyed like a bot seed, so the same key and seed give
+    the same name and the name says nothing of the seed (a game named by its seed told every
+    bot the whole game)."""
+    return f"{keyed_seed(key, game_seed, 'game-label'):016x}"[:12]
 
 
 def fallback_rng(game_seed: int, seat: int) -> random.Random:

@@ -13,7 +13,7 @@ from test_tournament_e2e import example, signals_kept, write_tournament
 from typer.testing import CliRunner, Result
 
 from arena.cli import app
-from arena.runner.build import DONE, cache_root
+from arena.runner.build import DONE, FILES, cache_root
 
 #: The build writes the bot's entry point: without the build, the bot cannot start.
 MAKE_ENTRY = ("printf 'import runpy\\nrunpy.run_path(\"play.py\", run_name=\"__main__\")\\n' "
@@ -55,7 +55,9 @@ def test_check_bot_builds_once_per_content_and_the_bot_runs_from_its_copy(
     assert r.exit_code == 0, r.output
     assert "pass  build" in r.output and "pass  game" in r.output
     [copy] = copies()
-    assert (copy / "bot.py").is_file() and (copy / DONE).is_file()
+    # The copy in files/, the runner's marker beside it, where the build cannot write.
+    assert (copy / FILES / "bot.py").is_file() and (copy / DONE).is_file()
+    assert not (copy / FILES / DONE).exists()
     assert not (folder / "bot.py").exists()  # the bot's own folder is never written
     assert "built the entry point" in (logs / "build-built-py.log").read_text()
     done = (copy / DONE).stat().st_mtime_ns

@@ -90,11 +90,12 @@ class LocalCluster:
     def log(self, name: str) -> str:
         return (self.tmp / f"{name}.log").read_text(encoding="utf-8", errors="replace")
 
-    def start_scheduler(self) -> None:
+    def start_scheduler(self, *options: str) -> None:
+        """`dask scheduler` with ``options`` besides its address and file."""
         file = self.tmp / "scheduler.json"
         self._start("scheduler", [sys.executable, "-m", "distributed.cli.dask_scheduler",
                                   "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                  "--scheduler-file", str(file)])
+                                  "--scheduler-file", str(file), *options])
 
         def address() -> str | None:
             if self.procs["scheduler"].poll() is not None:
@@ -105,12 +106,14 @@ class LocalCluster:
 
         self.address = wait_until("the scheduler is up", address, UP_S)
 
-    def start_worker(self, name: str, slots: int = 1, prelude: str = "") -> None:
-        """An `arena worker`; ``prelude``: Python run in its process before the command."""
+    def start_worker(self, name: str, slots: int = 1, prelude: str = "",
+                     options: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
+        """An `arena worker` with ``options``; ``prelude``: Python run in its process before
+        the command."""
         code = f"{prelude}\nfrom arena.cli import app\napp(prog_name='arena')\n"
-        self._start(name, [sys.executable, "-c", code, "worker", self.address,
-                           "--slots", str(slots), "--name", name,
-                           "--cache", str(self.tmp / f"cache-{name}")])
+        return self._start(name, [sys.executable, "-c", code, "worker", self.address,
+                                  "--slots", str(slots), "--name", name,
+                                  "--cache", str(self.tmp / f"cache-{name}"), *options])
 
     def wait_serving(self, *names: str) -> None:
         for name in names:
@@ -387,6 +390,7 @@ def check_a_bot_is_validated_on_the_cluster(arena: Arena, league: Path,
     assert js.returncode == 0, js.stdout + js.stderr
     assert re.search(r"pass\s+cluster\s+checked on worker w[01] ", js.stdout), js.stdout
     assert re.search(r"pass\s+game\s+\d+ decisions", js.stdout), js.stdout
+    assert re.search(r"seed \d+ was drawn at random", js.stdout), js.stdout  # on a worker too
     assert "added random-js@1.0" in js.stdout
     logs = list((league / "logs" / "validation").rglob("*random-js*.log"))
     assert logs and sum(p.stat().st_size for p in logs) > 0, logs  # the bot's own output

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -25,7 +26,6 @@ import pytest
 from test_sandbox import processes_with, wait_for
 from test_tournament_e2e import ARENA_WITH_DICERACE, read_journal
 
-import arena
 from arena.engine import Game
 from arena.runner.botlog import DEFAULT_LOG_CAP
 from arena.runner.bots import BotManifest
@@ -33,7 +33,15 @@ from arena.runner.checkbot import check_bot
 from arena.runner.clock import TimeControl
 from arena.runner.record import GameRecord, verify
 from arena.runner.referee import Referee
-from arena.runner.sandbox import ETC_FILES, sandbox_problem, sandbox_processes
+from arena.runner.sandbox import (
+    ETC_WRITTEN,
+    INSIDE_ARENA,
+    INSIDE_BOT,
+    etc_shown,
+    layout_of,
+    sandbox_problem,
+)
+from arena.runner.sandboxed import sandbox_processes
 from arena.seeds import KEY_FILE_ENV, user_key_path
 
 PROBLEM = sandbox_problem()
@@ -41,7 +49,6 @@ pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "bots" / "hostile"
-FAULTY = ROOT / "bots" / "faulty"
 RANDOM_PY = ROOT / "bots" / "examples" / "random-py"
 FAST = TimeControl(handshake_ms=10_000, decision_ms=2_000, bank_ms=30_000)
 GIB = 1 << 30
@@ -52,13 +59,14 @@ def hostile(attack: str) -> BotManifest:
 
 
 def copy_of(attack: str, folder: Path, *args: str) -> Path:
-    """A folder of its own (``folder``, made) for the hostile bot ``attack``: its manifest,
-    with its paths made absolute and ``args`` added to its command."""
+    """A folder of its own (``folder``, made) for the hostile bot ``attack``, beside a copy of
+    hostile.py (its manifest needs its parent, as in bots/hostile): its manifest, with ``args``
+    added to its command."""
     folder.mkdir(parents=True)
+    shutil.copy(HOSTILE / "hostile.py", folder.parent / "hostile.py")
     manifest = (HOSTILE / attack / "bot.toml").read_text(encoding="utf-8")
-    command = ", ".join(json.dumps(a) for a in (str(HOSTILE / "hostile.py"), attack, *args))
+    command = ", ".join(json.dumps(a) for a in ("../hostile.py", attack, *args))
     manifest = manifest.replace(f'"../hostile.py", "{attack}"', command)
-    manifest = manifest.replace('["..", "../../faulty"]', json.dumps([str(HOSTILE), str(FAULTY)]))
     (folder / "bot.toml").write_text(manifest, encoding="utf-8")
     return folder
 
@@ -282,7 +290,7 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
         ROOT / "pyproject.toml", ROOT / "tests" / "conftest.py", ROOT / "tests", ROOT / ".git",
     ]
     # A copy of the snoop's folder holding the list.
-    folder = copy_of("snoop", organiser / "bots" / "snoop")
+    folder = copy_of("snoop", organiser / "bots" / "hostile" / "snoop")
     (folder / "targets.txt").write_text("\n".join(map(str, targets)) + "\n", encoding="utf-8")
 
     played = sandboxed_game(dicerace, [BotManifest.load(RANDOM_PY), BotManifest.load(folder)],
@@ -296,9 +304,14 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
                if line.split()[0] in ("readable", "denied")}
     for target in targets:
         assert outcome.get(str(target)) == "denied", f"{target}: {outcome.get(str(target))}"
-    # What the sandbox shows: its folder, the folders its manifest needs, its runtime.
-    shown = [folder, HOSTILE, FAULTY, Path(arena.__file__).resolve().parent,
-             Path(sys.prefix), Path(os.path.realpath(sys.base_prefix))]
+    # What the sandbox shows: its folder and the folder its manifest needs (under /bot, at
+    # their places relative to each other), its runtime (under /arena).
+    root, _ = layout_of([folder, folder.parent])
+
+    def inside(path: Path) -> Path:
+        return Path(INSIDE_BOT) / path.relative_to(root)
+
+    shown = [inside(folder), inside(folder.parent), Path(INSIDE_ARENA)]
     for guess in ("/etc/shadow", "/home", "/var/log", "/etc/ssh"):
         ways = {f.relative_to(guess).parts[0] for f in shown if f.is_relative_to(guess)}
         if not ways:
@@ -309,12 +322,12 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
             assert set(listing.split()) <= ways, (guess, listing)
     listings = {line.split(": ", 1)[0][len("listing "):]: line.split(": ", 1)[1:]
                 for line in lines if line.startswith("listing ")}
-    assert listings[str(organiser)] == ["bots"], listings  # no t.toml, no out
-    assert listings[str(organiser / "bots")] == ["snoop"]
+    # The organiser's folders are nowhere in its view: not even the way to its own folder.
+    assert not [k for k in listings if str(tmp_path) in k or str(tmp_path) in str(listings[k])]
     visible = [line.split(" ", 1)[1] for line in lines if line.startswith("visible ")]
     assert f"visible-files {len(visible)}" in lines
-    assert {str(folder / "targets.txt"), str(folder / "bot.toml")} <= set(visible)
-    shown += [Path("/tmp"), *(Path("/etc") / name for name in ETC_FILES)]
+    assert {str(inside(folder / "targets.txt")), str(inside(folder / "bot.toml"))} <= set(visible)
+    shown += [Path("/tmp"), *map(Path, etc_shown()), *(Path("/etc", n) for n in ETC_WRITTEN)]
     unexpected = [v for v in visible if not any(Path(v).is_relative_to(s) for s in shown)]
     assert not unexpected, unexpected
 
@@ -378,7 +391,7 @@ def test_no_process_can_hide_in_a_nested_namespace_it_cannot_make(
     """The sandbox refuses new user namespaces, so the escaper's nested sleeper never starts,
     and its check passes: it left nothing (were one to start, check-bot counts everything
     below the sandbox's init, nested namespaces too)."""
-    folder = copy_of("escaper", tmp_path / "nested-escaper", "--only", "nested-orphan")
+    folder = copy_of("escaper", tmp_path / "bots" / "nested-escaper", "--only", "nested-orphan")
     checks = check_bot(folder, dicerace, 1, FAST, tmp_path, sandbox="bwrap")
     text = log_of(tmp_path, "hostile-escaper")
     lines = said(text, "escaper")
@@ -412,7 +425,7 @@ def test_a_sandboxed_tournament_of_hostile_bots_plays_every_game_and_blames_no_v
     the killer also wait, idle, beside other games): every game is played and recorded, each
     bot played its own seat throughout and nobody is blamed, every log is capped, and nothing
     of the bots is left after the run."""
-    flooder = copy_of("flooder", tmp_path / "flooder", "--bytes", "100000000")
+    flooder = copy_of("flooder", tmp_path / "bots" / "flooder", "--bytes", "100000000")
     bots = [HOSTILE / "thief", HOSTILE / "killer", HOSTILE / "escaper", flooder, RANDOM_PY]
     out = tmp_path / "out"
     file = tmp_path / "hostile.toml"

@@ -1,7 +1,7 @@
 """Hostile bots that go after resources and hidden information (bots/hostile: fork-bomb,
 memory-hog, seed-thief), each in real games with real processes, sockets and sandboxes: the
 attack stays inside the attacker's limits, the victim plays its own game unblamed, and what is
-hidden stays hidden unless the organiser published the seed."""
+hidden stays hidden unless the organiser published the seed or chose a guessable one."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,9 +101,10 @@ def thief_tournament(tmp_path: Path, name: str, seed: int | None) -> Path:
     """A sandboxed round-robin of the seed thief and random-py; the thief is told everything
     about it but a seed the file does not give."""
     thief = own_copy("seed-thief", tmp_path / name)
+    # Its game seeds are derived from the master seed (63 bits): small ones are not tried.
     (thief / "attack.json").write_text(json.dumps({
         "format": "round-robin", "bots": ["hostile-seed-thief", "random-py"], "players": 2,
-        "rounds": 1, "guesses": 64}), encoding="utf-8")
+        "rounds": 1, "guesses": 64, "small_seeds": 0}), encoding="utf-8")
     data = {"name": name, "game": "stoneage", "format": "round-robin", "players": 2,
             "rounds": 1, "concurrency": 1, "output": str(tmp_path / name / "out"),
             "bots": [{"path": str(thief)}, {"path": str(RANDOM)}]}
@@ -124,6 +127,79 @@ def test_the_seed_thief_recovers_nothing_from_a_tournament_without_a_seed(
     secret = log_of(thief_tournament(tmp_path, "secret", None), "hostile-seed-thief")
     assert len(re.findall(r"not recovered \(\d+ candidates tried\)", secret)) == 2, secret
     assert "recovered game seed" not in secret
+
+
+def arena_commands(tmp_path: Path, commands: dict[str, list[str]]) -> dict[str, str]:
+    """Run ``arena`` commands at once, each a real process; each must succeed. Their standard
+    outputs, by name."""
+    procs = {name: subprocess.Popen(
+        [sys.executable, "-m", "arena", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+        for name, args in commands.items()}
+    outputs = {}
+    for name, proc in procs.items():
+        stdout, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 0, f"{name}: {stdout}{stderr}"
+        outputs[name] = stdout
+    return outputs
+
+
+def drawn_seed(output: str, what: str) -> int:
+    """The seed a command says it drew for ``what``."""
+    said = re.search(r"seed (\d+) was drawn at random: --seed \1 plays " + what + " again",
+                     output)
+    assert said, output
+    return int(said.group(1))
+
+
+@needs_bwrap
+def test_the_seed_thief_recovers_nothing_from_a_single_game_without_a_seed(
+    tmp_path: Path,
+) -> None:
+    """`arena play` and `arena check-bot` without --seed draw a secret seed, named nowhere the
+    thief can see: it tries every number in its game's id, its bot seed unkeyed and every
+    game seed up to 100000, and recovers nothing. The controls, with a small --seed, are
+    recovered, and so was every unseeded game before (seeds 0 and 1)."""
+    thief = str(own_copy("seed-thief", tmp_path))
+    out = arena_commands(tmp_path, {name: [*args, "--log-dir", str(tmp_path / "logs" / name)]
+                                    for name, args in {
+        "play": ["play", "stoneage", "--bot", thief, "--json"],
+        "check": ["check-bot", thief],
+        "play-control": ["play", "stoneage", "--bot", thief, "--seed", "4242"],
+        "check-control": ["check-bot", thief, "--seed", "77"],
+    }.items()})
+    logs = {name: log_of(tmp_path / "logs" / name, "hostile-seed-thief") for name in out}
+    seeds = {"play": json.loads(out["play"])["seed"],
+             "check": drawn_seed(out["check"], "this check's game")}
+    for name, seed in seeds.items():
+        tried = re.search(r"hostile\[seed-thief\]: not recovered \((\d+) candidates tried\)",
+                          logs[name])
+        assert tried and int(tried.group(1)) > 100_000, logs[name]
+        assert "recovered game seed" not in logs[name] and str(seed) not in logs[name]
+        assert seed > 100_000  # 63 random bits: below it once in 10**13 draws
+    assert "recovered game seed 4242 " in logs["play-control"], logs["play-control"]
+    assert "recovered game seed 77 " in logs["check-control"], logs["check-control"]
+    assert "was drawn" not in out["play-control"] + out["check-control"]
+
+
+@needs_bwrap
+def test_the_seed_thief_recovers_nothing_from_a_league_validation_without_a_seed(
+    tmp_path: Path,
+) -> None:
+    """`arena league add` plays its validation game on a drawn seed unless given one."""
+    thief = str(own_copy("seed-thief", tmp_path))
+    arena_commands(tmp_path, {name: ["league", "init", str(tmp_path / name), "--game",
+                                     "stoneage"] for name in ("secret", "public")})
+    out = arena_commands(tmp_path, {"secret": ["league", "add", str(tmp_path / "secret"), thief],
+                                    "public": ["league", "add", str(tmp_path / "public"), thief,
+                                               "--seed", "303"]})
+    seed = drawn_seed(out["secret"], "this validation game")
+    secret = log_of(tmp_path / "secret" / "logs" / "validation", "hostile-seed-thief")
+    assert re.search(r"not recovered \(\d+ candidates tried\)", secret), secret
+    assert "recovered game seed" not in secret and str(seed) not in secret
+    public = log_of(tmp_path / "public" / "logs" / "validation", "hostile-seed-thief")
+    assert "recovered game seed 303 " in public, public
+    assert "was drawn" not in out["public"]
 
 
 @needs_bwrap

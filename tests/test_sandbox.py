@@ -24,10 +24,12 @@ from arena.runner.record import verify
 from arena.runner.referee import Referee, play_game
 from arena.runner.sandbox import (
     BOT_UID_BASE,
+    INSIDE_BOT,
     UIDS_PER_PROCESS,
     Sandbox,
     SandboxError,
     claim_bot_uid,
+    layout_of,
     release_bot_uid,
     require_sandbox,
     sandbox_problem,
@@ -168,7 +170,7 @@ def test_a_sandboxed_bot_sees_only_its_own_processes_files_and_no_network(
         "--read", str(own), "--read", str(secret), "--read", str(other_bot),
         "--read", key_file, "--write", str(folder / "written"), "--write", "/tmp/scratch",
         "--tcp", str(port), "--orphan", marker,
-    ], needs=[str(FAULTY)])
+    ], needs=[os.path.relpath(FAULTY, folder)])
     referee = Referee(STONE_AGE, 4, [probe, None], FAST, tmp_path / "logs", sandbox="bwrap")
     try:
         referee.launch()
@@ -191,10 +193,14 @@ def test_a_sandboxed_bot_sees_only_its_own_processes_files_and_no_network(
     assert all(c.startswith("bwrap") or "sandbox-probe" in c or marker in c
                for c in commands), seen
     assert "capabilities 0000000000000000" in lines
-    assert f"read {own}: ok" in lines
+    # Its folder is where the sandbox shows it (its absolute paths on the command line are
+    # given as it sees them); the organiser's files are nowhere.
+    root, _ = layout_of([folder, FAULTY])
+    inside = Path(INSIDE_BOT) / folder.relative_to(root)
+    assert f"read {inside / 'bot.toml'}: ok" in lines
     for hidden in (secret, other_bot, key_file):
         assert any(line.startswith(f"read {hidden}: denied") for line in lines), lines
-    assert any(line.startswith(f"write {folder / 'written'}: denied") for line in lines)
+    assert any(line.startswith(f"write {inside / 'written'}: denied") for line in lines)
     assert "write /tmp/scratch: ok" in lines
     assert any(line.startswith(f"tcp {port}: refused") for line in lines), lines
     assert not (folder / "written").exists()
@@ -490,3 +496,32 @@ def test_the_system_call_filter_refuses_new_user_namespaces_and_kernel_wide_faci
                          "syscall refused Operation not permitted",
                          "syscall refused Operation not permitted"], lines
     assert lines[3].startswith("unshare refused") and lines[4] == "fork allowed"
+
+
+BUILD_BESIDE = ("cat ../shared/value.txt > built.txt"
+                " && { touch ../shared/intruder 2>/dev/null || echo refused > refused.txt; }")
+
+
+@needs_bwrap
+def test_a_build_that_needs_the_folder_above_its_own_writes_its_own_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``needs = [".."]`` shows the build the folder holding its own, read-only: its own
+    folder, inside it, is mounted after it, so the build can still write its copy (and only
+    that), and reads the folder beside its own where it is on the host."""
+    from arena.runner.build import built
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "bots" / "shared").mkdir(parents=True)
+    (tmp_path / "bots" / "shared" / "value.txt").write_text("41\n", encoding="utf-8")
+    folder = tmp_path / "bots" / "builder"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "builder"\nversion = "1"\nlanguage = "sh"\ncommand = ["sh", "run.sh"]\n'
+        f'needs = [".."]\nbuild = ["sh", "-c", "{BUILD_BESIDE}"]\n', encoding="utf-8")
+    manifest = built(BotManifest.load(folder), "bwrap", tmp_path / "logs")
+    assert (manifest.folder / "built.txt").read_text() == "41\n"
+    assert (manifest.folder / "refused.txt").read_text() == "refused\n"
+    assert not (manifest.folder.parent / "shared" / "intruder").exists()
+    assert not (folder / "built.txt").exists()
+    assert manifest.needs == (manifest.folder.parent,)

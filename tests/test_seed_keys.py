@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import stat
 import threading
 from pathlib import Path
@@ -31,6 +32,7 @@ from arena.seeds import (
     SeedKeyError,
     bot_seed,
     derive_seed,
+    game_label,
     load_or_create_key_file,
     new_seed_key,
     seed_key_to_text,
@@ -132,6 +134,37 @@ def test_arena_play_names_a_damaged_key_file_and_exits_2(
     monkeypatch.setenv(KEY_FILE_ENV, str(path))
     r = CliRunner().invoke(app, ["play", "stoneage", "-n", "2", "--seed", "1"])
     assert r.exit_code == 2 and "not a seed key" in r.output and "Traceback" not in r.output
+
+
+def test_arena_play_without_a_seed_draws_a_secret_one_that_replays_the_game() -> None:
+    """Each unseeded game its own seed, 63 random bits, said at the end (and in --json), and
+    --seed with it plays the same game again; the game's name tells nothing of it."""
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    runner = CliRunner()
+    drawn = [json.loads(runner.invoke(app, ["play", "stoneage", "-n", "2", "--json"]).output)
+             for _ in range(2)]
+    seeds = [d["seed"] for d in drawn]
+    assert seeds[0] != seeds[1] and min(seeds) > 2**32  # below that once in 2**31 draws
+    again = runner.invoke(app, ["play", "stoneage", "-n", "2", "--seed", str(seeds[0]),
+                                "--json"])
+    assert json.loads(again.output) == drawn[0]
+    assert str(seeds[0]) not in drawn[0]["game_id"]
+    table = runner.invoke(app, ["play", "stoneage", "-n", "2"]).output
+    said = re.search(r"^seed (\d+) was drawn at random: --seed \1 plays this game again$",
+                     table, re.MULTILINE)
+    assert said, table
+    assert "was drawn" not in runner.invoke(app, ["play", "stoneage", "-n", "2", "--seed",
+                                                  said.group(1)]).output
+
+
+def test_a_games_label_is_keyed_the_same_for_the_same_key_and_seed_and_none_other() -> None:
+    assert game_label(KEY_A, 42) == game_label(bytes(KEY_A), 42)
+    labels = {game_label(key, seed) for key in (KEY_A, KEY_B) for seed in range(500)}
+    assert len(labels) == 1000  # another key, another label: no key, no way back to the seed
+    assert all(re.fullmatch(r"[0-9a-f]{12}", label) for label in labels)
 
 
 # ---------------------------------------------------------------------------- journals

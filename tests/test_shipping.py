@@ -4,6 +4,7 @@ folders they need."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import stat
@@ -137,4 +138,21 @@ def test_a_damaged_archive_or_one_reaching_outside_leaves_nothing(tmp_path: Path
         tar.addfile(info)
     with pytest.raises(ShippingError, match="cannot unpack"):
         unpack(cache, "k2", evil.read_bytes())
+    assert list(cache.iterdir()) == []
+
+
+def test_nothing_is_unpacked_through_a_link_the_archive_holds(tmp_path: Path) -> None:
+    """``a`` links to the archive's own top, so ``a/x`` lands inside: tarfile's filter lets it
+    through (and, in Python before 3.11.13, links built to outrun its check); the archive is
+    refused whole."""
+    archive = tmp_path / "through.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        link = tarfile.TarInfo("a")
+        link.type, link.linkname = tarfile.SYMTYPE, "."
+        tar.addfile(link)
+        data = tarfile.TarInfo("a/x")
+        tar.addfile(data, io.BytesIO(b""))
+    cache = tmp_path / "cache"
+    with pytest.raises(ShippingError, match="'a/x' lies behind the link 'a'"):
+        unpack(cache, "k3", archive.read_bytes())
     assert list(cache.iterdir()) == []

@@ -16,8 +16,8 @@ and validated, like a tournament file, with a message that names the field.
     [time_control]                 # optional; any of these, in milliseconds
     decision_ms = 1000
 
-    [executor]                     # optional: as a tournament's (local, or a Dask cluster)
-    kind = "local"
+    [executor]                     # optional: as a tournament's (local, or a Dask cluster;
+    kind = "local"                 # security's files relative to this folder)
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from arena.runner.clock import TimeControl
 from arena.runner.config import (
     ConfigError,
     ExecutorSettings,
+    apply_overrides,
     parse_executor,
     parse_time_control,
     refuse_unknown,
@@ -90,7 +91,7 @@ def load_league(folder: str | Path, overrides: dict[str, Any] | None = None) -> 
         raise ConfigError(f"{folder}: not a league (no {CONFIG}); make one with "
                           f"`arena league init {folder} --game GAME --players N`")
     data = read_toml(file, ConfigError)
-    data.update(overrides or {})
+    apply_overrides(data, overrides or {})
     return parse_league(data, folder)
 
 
@@ -135,7 +136,7 @@ def parse_league(data: dict[str, Any], folder: Path) -> LeagueConfig:
         void_retries=whole("void_retries", 0, 100, 2), explore=float(explore),
         suspend_after=whole("suspend_after", 1, window, min(3, window)),
         suspend_window=window,
-        executor=parse_executor(data.get("executor", {}), fail),
+        executor=parse_executor(data.get("executor", {}), fail, Path(folder)),
     )
 
 

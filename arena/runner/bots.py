@@ -42,19 +42,21 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.runner.botlog import BotLog
+from arena.runner.needs import NeedsRule, folder_problem, need_problem
 from arena.runner.sandbox import (
     Sandbox,
     SandboxError,
     claim_bot_uid,
-    process_tree,
     release_bot_uid,
     runs_as_root,
-    sandbox_processes,
-    still_running,
     with_fds,
 )
+from arena.runner.sandboxed import process_tree, sandbox_processes, still_running
+from arena.runner.trees import TreeError, check_program, chown_tree, read_small
 
 MANIFEST = "bot.toml"
+#: The largest manifest read: a manifest is a few lines.
+MANIFEST_MAX_BYTES = 64 * 1024
 #: How long kill() waits for the processes of a killed group to be gone.
 KILL_WAIT_S = 2.0
 #: Names of bots and tournaments: 1-64 letters, digits, '.', '_' or '-', not starting with a mark.
@@ -176,18 +178,39 @@ class BotManifest:
     build: tuple[str, ...] = ()
 
     @classmethod
-    def load(cls, path: str | Path) -> BotManifest:
-        """Load ``path`` (a bot folder, or its ``bot.toml``). Raises :class:`ManifestError`."""
+    def load(cls, path: str | Path, entering: NeedsRule | None = None) -> BotManifest:
+        """Load ``path`` (a bot folder, or its ``bot.toml``). With ``entering``, the bot is
+        entering (check-bot, play, a tournament file, a league): its ``needs`` are held to
+        that rule too, and its folders may hold only files, folders and links within them
+        (:func:`arena.runner.trees.check_program`). Raises :class:`ManifestError`."""
         p = Path(path)
         file = p if p.suffix == ".toml" else p / MANIFEST
-        if not file.is_file():
-            raise ManifestError(f"{file}: no bot manifest here (a bot is a folder with {MANIFEST})")
-        return cls.from_dict(read_toml(file, ManifestError), file.parent.resolve(), str(file))
+        folder = file.parent.resolve()
+        try:  # the entrant's file: never through a link, never a FIFO, and small
+            text = read_small(folder / file.name, MANIFEST_MAX_BYTES).decode("utf-8")
+            data = tomllib.loads(text)
+        except FileNotFoundError:
+            raise ManifestError(f"{file}: no bot manifest here (a bot is a folder with "
+                                f"{MANIFEST})") from None
+        except TreeError as exc:
+            raise ManifestError(f"{file}: {exc.why} (a bot's manifest must be a file of its "
+                                f"own folder, at most {MANIFEST_MAX_BYTES} bytes)") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ManifestError(f"{file}: not valid TOML: {exc}") from None
+        manifest = cls.from_dict(data, folder, str(file), entering)
+        if entering is not None:
+            try:
+                check_program([manifest.folder, *manifest.needs])
+            except TreeError as exc:
+                raise ManifestError(f"{file}: {exc}") from None
+        return manifest
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], folder: Path, where: str) -> BotManifest:
+    def from_dict(cls, data: dict[str, Any], folder: Path, where: str,
+                  rule: NeedsRule | None = None) -> BotManifest:
         """Validate a parsed manifest, including its limits against this host's hard limits
-        (``where`` names it in messages). Raises :class:`ManifestError`."""
+        and its ``needs`` (held to ``rule`` too, if given: see :mod:`arena.runner.needs`;
+        ``where`` names it in messages). Raises :class:`ManifestError`."""
 
         def text(key: str) -> str:
             value = data.get(key)
@@ -226,7 +249,7 @@ class BotManifest:
                                           "description", "needs", "build"})
         if unknown_top:
             raise ManifestError(f"{where}: unknown field(s): {', '.join(unknown_top)}")
-        needs = _needs(data.get("needs", []), folder, where)
+        needs = _needs(data.get("needs", []), folder, where, rule)
         limits = Limits(**raw_limits)
         # Checked here, so that check-bot, play and a tournament file all refuse the bot before
         # any start, rather than every start failing inside the child.
@@ -249,15 +272,26 @@ class BotManifest:
         return dataclasses.replace(self, command=self.build, build=())
 
 
-def _needs(raw: Any, folder: Path, where: str) -> tuple[Path, ...]:
-    """The manifest's ``needs``: existing folders, relative to the bot's folder or absolute."""
+def _needs(raw: Any, folder: Path, where: str, rule: NeedsRule | None) -> tuple[Path, ...]:
+    """The manifest's ``needs``: existing folders, given relative to the bot's folder, that
+    show the bot nothing guarded (:mod:`arena.runner.needs`), and, held to a ``rule``, stay
+    within its bound. Refuses also a bot's own folder that would show it a guarded path."""
+    problem = folder_problem(folder, rule)
+    if problem is not None:
+        raise ManifestError(f"{where}: {problem}")
     if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
         raise ManifestError(f"{where}: 'needs' must be a list of folder paths")
     needs: list[Path] = []
     for entry in raw:
+        if os.path.isabs(entry):
+            raise ManifestError(f"{where}: needs {entry!r}: must be a path relative to the "
+                                "bot's folder")
         path = (folder / entry).resolve()
         if not path.is_dir():
             raise ManifestError(f"{where}: needs {entry!r}: {path} is not a folder")
+        problem = need_problem(path, folder, rule)
+        if problem is not None:
+            raise ManifestError(f"{where}: needs {entry!r}: {problem}")
         needs.append(path)
     return tuple(needs)
 
@@ -324,21 +358,6 @@ def setup_hint(manifest: BotManifest) -> str | None:
     return None
 
 
-def _chown_tree(root: Path, uid: int, gid: int | None = None) -> None:
-    """Give ``root`` and everything under it (links themselves, not their targets) to
-    ``uid`` (and ``gid``, default the same number)."""
-    gid = uid if gid is None else gid
-    os.lchown(root, uid, gid)
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in (*dirnames, *filenames):
-            os.lchown(os.path.join(dirpath, name), uid, gid)
-
-
-def give_back(root: Path) -> None:
-    """Give a built copy back to the runner's user, so no bot can change it later."""
-    _chown_tree(root, os.geteuid(), os.getegid())
-
-
 class BotStartError(RuntimeError):
     """The bot process could not be started at all (missing program, bad folder, a resource
     limit it could not be given)."""
@@ -365,7 +384,12 @@ class BotProcess:
         if sandbox is not None:
             first = manifest.command[0]
             if writable and self.uid is not None:  # a build: its copy becomes the bot's own
-                _chown_tree(manifest.folder, self.uid)
+                try:
+                    chown_tree(manifest.folder, self.uid, self.uid)
+                except TreeError as exc:
+                    release_bot_uid(self.uid)
+                    raise BotStartError(f"{manifest.name}: its copy cannot be given to its "
+                                        f"build: {exc}") from None
             argv, full_env = sandbox.wrap(argv, env, manifest.folder, manifest.needs,
                                           python="{python}" in manifest.command,
                                           runtime=first == "{node}" or "/" not in first,

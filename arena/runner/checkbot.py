@@ -1,4 +1,8 @@
-"""`arena check-bot`: the checks a bot must pass before it joins a tournament."""
+"""`arena check-bot`: the checks a bot must pass before it joins a tournament.
+
+The check's game is named for the bot by :func:`arena.seeds.game_label`, never by its seed: a
+bot that could read the seed in its game's name would know the deck and every die.
+"""
 
 from __future__ import annotations
 
@@ -13,14 +17,12 @@ from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog, log_tail, size_text
 from arena.runner.bots import KILL_WAIT_S, BotManifest, ManifestError, group_alive, setup_hint
 from arena.runner.build import BuildError, built
 from arena.runner.clock import TimeControl
+from arena.runner.needs import NeedsRule
 from arena.runner.record import verify
 from arena.runner.referee import Referee, VoidGame
-from arena.runner.sandbox import (
-    DEFAULT_MODE,
-    sandbox_processes,
-    started_by_the_bot,
-    still_running,
-)
+from arena.runner.sandbox import DEFAULT_MODE
+from arena.runner.sandboxed import sandbox_processes, started_by_the_bot, still_running
+from arena.seeds import game_label, user_seed_key
 
 SHUTDOWN_WAIT_S = 3.0
 
@@ -57,15 +59,20 @@ def output_check(log: BotLog, cap: int) -> Check:
 
 def check_bot(
     path: Path, game: Game, seed: int, time_control: TimeControl, log_dir: Path | None,
-    log_cap: int = DEFAULT_LOG_CAP, sandbox: str = DEFAULT_MODE,
+    log_cap: int = DEFAULT_LOG_CAP, sandbox: str = DEFAULT_MODE, seed_key: bytes | None = None,
+    entering: NeedsRule | None = None,
 ) -> list[Check]:
     """Run the checks in order, stopping at the first failure. Never raises for a bot's
     misbehaviour; the bot's processes are all gone when this returns. The bot's output goes to
     a log under ``log_dir`` (none if None), at most ``log_cap`` bytes of it. ``sandbox``:
     "bwrap" checks it inside the bubblewrap sandbox (raises
-    :class:`~arena.runner.sandbox.SandboxError` if that cannot work here)."""
+    :class:`~arena.runner.sandbox.SandboxError` if that cannot work here). ``seed_key``: the
+    key of the bot's seed (None: the user's, :func:`arena.seeds.user_seed_key`).
+    ``entering``: the rule of a bot entering (``arena check-bot``, a league), its log folder
+    guarded too; None for a copy of a bot that entered already (on a cluster's worker)."""
+    rule = None if entering is None else entering.guarding("the log folder", log_dir)
     try:
-        manifest = BotManifest.load(path)
+        manifest = BotManifest.load(path, rule)
     except ManifestError as exc:
         return [Check("manifest", False, str(exc))]
     logs: list[Path] = []
@@ -77,7 +84,9 @@ def check_bot(
             return [_manifest_check(manifest), Check("build", False, str(exc))]
         built_checks = [Check("build", True, f"built once for this content of its folder, in "
                                              f"{manifest.folder}")]
-    checks = _run_checks(manifest, game, seed, time_control, log_dir, log_cap, sandbox, logs)
+    key = user_seed_key() if seed_key is None else seed_key
+    checks = _run_checks(manifest, game, seed, key, time_control, log_dir, log_cap, sandbox,
+                         logs)
     checks = [checks[0], *built_checks, *checks[1:]]
     last = checks[-1]
     if not last.passed:
@@ -95,7 +104,7 @@ def _manifest_check(manifest: BotManifest) -> Check:
 
 
 def _run_checks(
-    manifest: BotManifest, game: Game, seed: int, time_control: TimeControl,
+    manifest: BotManifest, game: Game, seed: int, seed_key: bytes, time_control: TimeControl,
     log_dir: Path | None, log_cap: int, sandbox: str, logs: list[Path],
 ) -> list[Check]:
     """The checks after the manifest's; the bot's log path is appended to ``logs``."""
@@ -103,8 +112,8 @@ def _run_checks(
     checks.append(_manifest_check(manifest))
     players = max(2, game.min_players)
     referee = Referee(game, seed, [manifest] + [None] * (players - 1), time_control, log_dir,
-                      game_id=f"check-{manifest.name}-{seed}", log_cap=log_cap,
-                      sandbox=sandbox)
+                      game_id=f"check-{manifest.name}-{game_label(seed_key, seed)}",
+                      log_cap=log_cap, seed_key=seed_key, sandbox=sandbox)
     seat = referee.seats[0]
     try:
         try:

@@ -80,7 +80,7 @@ def validate_task(cjob: ClusterJob, seed: int) -> WorkerResult:
     try:
         folder = pool.bot_folders(cjob)[bot]
         checks = check_bot(Path(folder), job.game, seed, TimeControl.from_dict(job.time_control),
-                           logs, cap, job.sandbox)
+                           logs, cap, job.sandbox, job.seed_key)
         sent = {p.relative_to(logs).as_posix(): p.read_bytes()[-cap:]
                 for p in logs.rglob("*") if p.is_file()}
     except _CANNOT as exc:

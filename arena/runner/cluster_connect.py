@@ -1,17 +1,26 @@
 """Connecting to a Dask cluster for games (:class:`Cluster`): the scheduler's address, its
 and every worker's versions against this machine's, the wait for a first worker, and the
 workers' ``game`` slots read as a run goes, with one line for each problem the user can act
-on. The executor that plays on it is :class:`arena.runner.cluster.DaskExecutor`."""
+on. The executor that plays on it is :class:`arena.runner.cluster.DaskExecutor`.
+
+A scheduler at a ``tls://`` address is reached with mutual TLS (:func:`dask_security`): the
+organiser and the workers each show a certificate signed by the cluster's CA and check the
+scheduler's against it, so that only the holders of such a certificate can give the workers
+code to run or read what the games carry (the tournament's seed key among it). Dask's own
+messages for a failed handshake name neither side; :func:`cannot_connect` says which check
+failed and what to give."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import re
+import ssl
 import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.runner.config import ExecutorSettings
+from arena.runner.config import ExecutorSettings, TLSFiles
 
 #: How long connecting to the scheduler may take.
 CONNECT_TIMEOUT_S = 8
@@ -57,7 +66,7 @@ class Cluster:
         """Connect, check the versions of the scheduler and of every worker against this
         machine's, and wait (up to the settings' ``wait_for_workers_s``, ``say``-ing so, or
         until ``stopped()``) for a worker. Raises :class:`ClusterError`."""
-        from arena.runner.cluster_worker import unreachable, versions
+        from arena.runner.cluster_worker import versions
 
         distributed = _distributed()
         # Dask logs each failed connection attempt, and a lost scheduler with a traceback;
@@ -65,11 +74,14 @@ class Cluster:
         for name in ["distributed", *logging.root.manager.loggerDict]:
             if name.split(".")[0] == "distributed":
                 logging.getLogger(name).setLevel(logging.CRITICAL)
+        security = dask_security(settings.address, settings.security,
+                                 "[executor] security = { ca = ..., cert = ..., key = ... }")
         try:
             client = distributed.Client(settings.address, timeout=f"{CONNECT_TIMEOUT_S}s",
-                                        set_as_default=False)
-        except (OSError, TimeoutError):
-            raise ClusterError(unreachable(settings.address, CONNECT_TIMEOUT_S)) from None
+                                        set_as_default=False, security=security)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(cannot_connect(settings.address, exc,
+                                              CONNECT_TIMEOUT_S)) from None
         cluster = cls(client, settings)
         try:
             mine = versions()
@@ -107,12 +119,19 @@ class Cluster:
             if time.monotonic() >= deadline:
                 raise ClusterError(
                     f"no worker connected to the Dask scheduler at {self.address} within "
-                    f"{wait_s} s: start one with `arena worker {self.address}`")
+                    f"{wait_s} s: start one with {self.worker_command}")
             if not said:
                 say(f"waiting up to {wait_s} s for workers at {self.address} (start one with"
-                    f" `arena worker {self.address}`)")
+                    f" {self.worker_command})")
                 said = True
             time.sleep(0.25)
+
+    @property
+    def worker_command(self) -> str:
+        """How to start a worker for this scheduler, as a message says it."""
+        tls = " --tls-ca-file CA --tls-cert CERT --tls-key KEY" \
+            if self.address.startswith("tls://") else ""
+        return f"`arena worker {self.address}{tls}`"
 
     def workers(self) -> dict[str, dict[str, Any]]:
         """The workers connected now, by address, as the scheduler describes them."""
@@ -184,7 +203,7 @@ class Cluster:
                            f"({first_line(info)}): {INSTALL}")
             elif not info.get("arena"):
                 problem = (f"worker {address} has game slots but is not an `arena worker`: "
-                           f"start it with `arena worker {self.address}`")
+                           f"start it with {self.worker_command}")
             else:
                 problem = self._differ(f"worker {info['name'] or address}", info["versions"],
                                        versions())
@@ -213,6 +232,60 @@ class Cluster:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.client.close(timeout=CLOSE_TIMEOUT_S)
+
+
+def dask_security(address: str, files: TLSFiles | None, give: str) -> Any:
+    """The ``distributed.security.Security`` that reaches ``address``: with ``files``, this
+    machine's certificate for its connections both as a client and as a worker (a worker's
+    tasks fetch bots as a client), and nothing unencrypted; without, None (Dask's
+    configuration, ``distributed.comm.tls``, decides). Raises :class:`ClusterError` for a
+    ``tls://`` address with a certificate from neither (``give`` says how to give one)."""
+    from distributed.security import Security
+
+    if files is not None:
+        return Security(tls_ca_file=files.ca, tls_client_cert=files.cert,
+                        tls_client_key=files.key, tls_worker_cert=files.cert,
+                        tls_worker_key=files.key, require_encryption=True)
+    configured = Security()
+    if address.startswith("tls://") and not all(
+            getattr(configured, f"tls_{name}", None) for name in ("ca_file", "client_cert")):
+        raise ClusterError(f"the Dask scheduler at {address} speaks TLS, and this machine has "
+                           f"no certificate for it: give {give}, or set Dask's configuration "
+                           "(distributed.comm.tls)")
+    return None
+
+
+def cannot_connect(address: str, exc: BaseException, seconds: float) -> str:
+    """The one line for a scheduler that could not be connected to (``exc``, Dask's error):
+    a TLS handshake that failed, a scheduler that closed the connection at once (one that
+    speaks TLS does so to ``tcp://``), or one out of reach."""
+    from arena.runner.cluster_worker import unreachable
+
+    why = _tls_failure(exc)
+    if why is not None:
+        return (f"cannot connect to the Dask scheduler at {address}: the TLS handshake failed "
+                f"({why}): the scheduler's certificate must be signed by the CA given here, "
+                "and this machine's by the CA the scheduler was given")
+    text = re.sub(r"^in <[^>]*>: ", "", first_line(exc))  # Dask's description of the comm
+    if isinstance(exc, TimeoutError) or "Timed out" in text:
+        return unreachable(address, seconds)
+    return (f"cannot connect to the Dask scheduler at {address}: it closed the connection "
+            f"({text}); a scheduler started with TLS takes tls://HOST:PORT and a certificate")
+
+
+def _tls_failure(exc: BaseException) -> str | None:
+    """Why a TLS handshake failed, if that is what ``exc`` (or its cause) says: Dask keeps
+    OpenSSL's reason in its own error's text, or chains it."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, ssl.SSLCertVerificationError) and cause.verify_message:
+            return str(cause.verify_message)
+        found = re.search(r"SSL\w*Error: (?:\[SSL: \w+\] )?(.+?)(?: \(_ssl\.c:\d+\))?$",
+                          f"{type(cause).__name__}: {first_line(cause)}")
+        if found:
+            return found.group(1)
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def first_line(exc: BaseException) -> str:

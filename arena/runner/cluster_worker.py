@@ -508,11 +508,23 @@ def _fetch(dataset: str) -> bytes:
 # ------------------------------------------------------------------------------ arena worker
 
 
+async def _probe(address: str, security: Any) -> None:
+    """Connect to the scheduler once, as the worker will. Raises ``OSError`` at once for a
+    failed TLS handshake, which the worker itself would retry, silent, until it gave up."""
+    from distributed.comm import connect
+    from distributed.security import Security
+
+    args = (security or Security()).get_connection_args("worker")
+    comm = await connect(address, timeout=f"{CONNECT_TIMEOUT_S}s", **args)
+    await comm.close()
+
+
 def run_worker(address: str, slots: int, name: str | None, cache: Path | None,
-               say: Callable[[str], None]) -> bool:
+               say: Callable[[str], None], security: Any = None) -> bool:
     """``arena worker``: serve games from the scheduler at ``address`` until SIGINT or
     SIGTERM (returns True), or until the scheduler goes (returns False). Raises ``OSError``
-    if the scheduler cannot be reached."""
+    if the scheduler cannot be reached. ``security``: Dask's, for TLS (None: Dask's
+    configuration)."""
     from distributed import Worker
 
     global _POOL
@@ -521,8 +533,9 @@ def run_worker(address: str, slots: int, name: str | None, cache: Path | None,
     signalled: list[int] = []
 
     async def serve() -> None:
+        await _probe(address, security)
         worker = Worker(address, nthreads=slots, resources={"game": slots}, name=name,
-                        death_timeout=CONNECT_TIMEOUT_S)
+                        death_timeout=CONNECT_TIMEOUT_S, security=security)
         closing: list[asyncio.Future[Any]] = []
 
         def stop(sig: int) -> None:

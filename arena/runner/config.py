@@ -22,6 +22,9 @@
     sandbox = "bwrap"                # optional: every bot runs in a bubblewrap sandbox
                                      # (arena.runner.sandbox); "none" only for trusted bots
     candidates = ["greedy-py"]       # gauntlet only: the bots the field plays against
+    needs_within = "bots"            # optional: how far the bots' ``needs`` may reach (default:
+                                     # the folder holding each bot's folder; see
+                                     # arena.runner.needs)
 
     [time_control]                   # optional; any of these, in milliseconds
     decision_ms = 5000
@@ -32,6 +35,10 @@
     ship_bots = true                 # workers of a Dask cluster (arena.runner.cluster), at
     wait_for_workers_s = 60          # this scheduler; ship_bots = false for a file system
                                      # the workers share; how long to wait for a first worker
+    security = { ca = "ca.pem", cert = "me.pem", key = "me.key" }
+                                     # optional: mutual TLS with the scheduler (tls://, which
+                                     # dask:// then means): the cluster's CA, this machine's
+                                     # certificate and key (PEM files)
 
     [stop]                           # optional: stop once enough is known
     sprt = { elo0 = 0, elo1 = 10 }   # (arena.runner.stop): an SPRT for two players, or
@@ -50,6 +57,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +67,7 @@ from arena.engine import UnknownGameError, get_game
 from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.bots import NAME_RULE, BotManifest, ManifestError, read_toml
 from arena.runner.clock import TimeControl
+from arena.runner.needs import NeedsRule
 from arena.runner.sandbox import DEFAULT_MODE
 from arena.runner.sandbox import MODES as SANDBOX_MODES
 from arena.runner.stop import StopRule, parse_stop
@@ -67,10 +76,11 @@ FORMATS = ("round-robin", "swiss", "gauntlet")
 _KNOWN = {
     "name", "game", "format", "players", "rounds", "max_games", "seat_rotation", "seed",
     "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
-    "reuse_bots", "log_cap_mb", "sandbox", "executor", "stop",
+    "reuse_bots", "log_cap_mb", "sandbox", "executor", "stop", "needs_within",
 }
 EXECUTOR_KINDS = ("local", "dask")
-_EXECUTOR_KNOWN = {"kind", "address", "ship_bots", "wait_for_workers_s"}
+_EXECUTOR_KNOWN = {"kind", "address", "ship_bots", "wait_for_workers_s", "security"}
+_SECURITY_KNOWN = ("ca", "cert", "key")
 #: A host name, an IPv4 address or a bracketed IPv6 address.
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$")
 
@@ -99,30 +109,84 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class TLSFiles:
+    """Mutual TLS with a Dask scheduler: the cluster's CA certificate, and this machine's
+    certificate (signed by that CA) and its private key; absolute paths of PEM files."""
+
+    ca: str
+    cert: str
+    key: str
+
+
+@dataclass(frozen=True)
 class ExecutorSettings:
     """Where the games run: ``local``, worker processes on this machine, or ``dask``, the
     workers of a Dask cluster (:mod:`arena.runner.cluster`). Not part of the tournament's
     identity: a run may resume on another executor."""
 
     kind: str = "local"
-    address: str = ""  #: dask: the scheduler, ``tcp://HOST:PORT``
+    address: str = ""  #: dask: the scheduler, ``tcp://HOST:PORT`` or ``tls://HOST:PORT``
     #: dask: send each bot's files to the workers (False: the workers see the same paths)
     ship_bots: bool = True
     wait_for_workers_s: int = 60  #: dask: how long a run waits for a first worker
+    #: dask: the files of TLS with the scheduler (None: Dask's configuration decides)
+    security: TLSFiles | None = None
 
 
-def scheduler_address(text: str) -> str:
-    """``tcp://HOST:PORT`` from ``dask://HOST:PORT``, ``tcp://HOST:PORT`` or ``HOST:PORT``.
+def scheduler_address(text: str, tls: bool = False) -> str:
+    """``tcp://HOST:PORT`` or ``tls://HOST:PORT`` from either, or from ``dask://HOST:PORT`` or
+    ``HOST:PORT``, which are ``tls://`` if ``tls`` (a certificate is given), else ``tcp://``.
     Raises ValueError saying what is wrong."""
     scheme, sep, rest = text.partition("://")
     if not sep:
-        scheme, rest = "tcp", text
+        scheme, rest = "dask", text
     host, colon, port = rest.rpartition(":")
-    if scheme not in ("tcp", "dask") or not colon or not _HOST.match(host) \
+    if scheme not in ("tcp", "tls", "dask") or not colon or not _HOST.match(host) \
             or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"{text!r} is not a scheduler address: give tcp://HOST:PORT "
-                         "(e.g. tcp://10.0.0.5:8786)")
-    return f"tcp://{host}:{int(port)}"
+                         "or tls://HOST:PORT (e.g. tcp://10.0.0.5:8786)")
+    if scheme == "tcp" and tls:
+        raise ValueError(f"{text!r} is unencrypted tcp://, but a certificate is given: give "
+                         "tls://HOST:PORT (or dask://HOST:PORT)")
+    if scheme == "dask":
+        scheme = "tls" if tls else "tcp"
+    return f"{scheme}://{host}:{int(port)}"
+
+
+def tls_problem(files: TLSFiles) -> tuple[str, str] | None:
+    """What is wrong with ``files``, as the name of the file at fault (``ca``, ``cert`` or
+    ``key``) and a line saying why, or None if TLS can use them: each is a readable file,
+    the CA's holds a PEM certificate, and the certificate and key are a pair. Checked before
+    any connection, since Dask says only that a handshake failed, or asks for the passphrase
+    of an encrypted key on the terminal."""
+    for name in _SECURITY_KNOWN:
+        path = getattr(files, name)
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as exc:
+            return name, f"{path}: {exc.strerror or exc}"
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    try:
+        context.load_verify_locations(cafile=files.ca)
+    except (ssl.SSLError, ValueError):
+        return "ca", f"{files.ca} holds no PEM certificate"
+    asked: list[bool] = []
+
+    def passphrase() -> str:
+        asked.append(True)
+        return ""
+
+    try:
+        context.load_cert_chain(files.cert, files.key, password=passphrase)
+    except (ssl.SSLError, ValueError) as exc:
+        if asked:
+            return "key", (f"{files.key} is encrypted: Dask needs a key without a passphrase "
+                           "(openssl ... -nodes)")
+        why = getattr(exc, "reason", None) or str(exc)
+        return "cert", (f"{files.cert} and {files.key} are not a PEM certificate and the "
+                        f"private key that matches it ({why})")
+    return None
 
 
 @dataclass(frozen=True)
@@ -199,13 +263,20 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> To
     if not file.is_file():
         raise ConfigError(f"{file}: no such tournament file")
     data = read_toml(file, ConfigError)
-    for key, value in (overrides or {}).items():
+    apply_overrides(data, overrides or {})
+    return parse_config(data, file)
+
+
+def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> None:
+    """Put the command line's ``overrides`` into a file's ``data``: ``time_control`` and
+    ``executor`` entries are merged into the file's tables (so that ``--executor`` keeps the
+    file's ``security``), except that ``executor`` kind "local" replaces the table."""
+    for key, value in overrides.items():
         if key == "time_control" or (key == "executor" and value.get("kind") != "local"):
             table = data.get(key, {})
             data[key] = {**table, **value} if isinstance(table, dict) else table
         else:
             data[key] = value
-    return parse_config(data, file)
 
 
 def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
@@ -265,8 +336,10 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         output = Path(os.path.normpath(output if output.is_absolute() else base / output))
 
     time_control = parse_time_control(data.get("time_control", {}), fail)
-    executor = parse_executor(data.get("executor", {}), fail)
+    executor = parse_executor(data.get("executor", {}), fail, base)
 
+    rule = NeedsRule(_needs_within(data, base, fail)).guarding(
+        "the tournament's output folder", output)
     raw_bots = data.get("bots")
     if not isinstance(raw_bots, list) or not raw_bots:
         raise fail("bots", "must list the bots, one [[bots]] table each with a 'path'")
@@ -279,7 +352,7 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         folder = Path(entry["path"])
         folder = Path(os.path.normpath(folder if folder.is_absolute() else base / folder))
         try:
-            bots.append(BotManifest.load(folder))
+            bots.append(BotManifest.load(folder, rule))
         except ManifestError as exc:
             raise fail(f"bots[{i}]", str(exc)) from None
     names = [b.name for b in bots]
@@ -337,6 +410,20 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     return config
 
 
+def _needs_within(data: dict[str, Any], base: Path,
+                  fail: Callable[[str, str], ConfigError]) -> Path | None:
+    """The folder ``needs_within`` names (relative to the file's), or None if not given."""
+    if "needs_within" not in data:
+        return None
+    raw = data["needs_within"]
+    if not isinstance(raw, str) or not raw.strip():
+        raise fail("needs_within", "must be a folder (a non-empty string)")
+    folder = (base / raw).resolve()
+    if not folder.is_dir():
+        raise fail("needs_within", f"{raw!r}: {folder} is not a folder")
+    return folder
+
+
 def refuse_unknown(data: dict[str, Any], known: set[str], where: str) -> None:
     """One error naming every field of ``data`` not in ``known`` (a typo, most often)."""
     unknown = sorted(set(data) - known)
@@ -370,8 +457,10 @@ def whole_number(data: dict[str, Any], field: str, low: int, high: int | None,
     return value
 
 
-def parse_executor(raw: Any, fail: Callable[[str, str], ConfigError]) -> ExecutorSettings:
-    """The ``[executor]`` table; ``fail(field, problem)`` makes the error."""
+def parse_executor(raw: Any, fail: Callable[[str, str], ConfigError],
+                   base: Path) -> ExecutorSettings:
+    """The ``[executor]`` table; ``fail(field, problem)`` makes the error; ``base`` is the
+    folder its paths are relative to."""
     if not isinstance(raw, dict):
         raise fail("executor", "must be a table")
     unknown = sorted(set(raw) - _EXECUTOR_KNOWN)
@@ -390,8 +479,9 @@ def parse_executor(raw: Any, fail: Callable[[str, str], ConfigError]) -> Executo
     if not isinstance(address, str):
         raise fail("executor.address", "is required for kind = \"dask\": the scheduler, "
                                        "tcp://HOST:PORT")
+    security = None if "security" not in raw else parse_security(raw["security"], fail, base)
     try:
-        address = scheduler_address(address)
+        address = scheduler_address(address, tls=security is not None)
     except ValueError as exc:
         raise fail("executor.address", str(exc)) from None
     ship = raw.get("ship_bots", True)
@@ -400,4 +490,30 @@ def parse_executor(raw: Any, fail: Callable[[str, str], ConfigError]) -> Executo
     wait = raw.get("wait_for_workers_s", ExecutorSettings.wait_for_workers_s)
     if type(wait) is not int or not 0 <= wait <= 86400:
         raise fail("executor.wait_for_workers_s", f"must be 0..86400 seconds, got {wait!r}")
-    return ExecutorSettings("dask", address, ship, wait)
+    return ExecutorSettings("dask", address, ship, wait, security)
+
+
+def parse_security(raw: Any, fail: Callable[[str, str], ConfigError], base: Path) -> TLSFiles:
+    """``[executor] security``: the CA's, this machine's certificate and key files, relative
+    to ``base``, checked (:func:`tls_problem`)."""
+    shape = "must be a table { ca = ..., cert = ..., key = ... } of PEM files"
+    if not isinstance(raw, dict):
+        raise fail("executor.security", shape)
+    unknown = sorted(set(raw) - set(_SECURITY_KNOWN))
+    missing = [k for k in _SECURITY_KNOWN if k not in raw]
+    wrong = ([f"unknown: {', '.join(unknown)}"] if unknown else []) + (
+        [f"missing: {', '.join(missing)}"] if missing else [])
+    if wrong:
+        raise fail("executor.security", f"{shape}; {'; '.join(wrong)}")
+    paths = {}
+    for name in _SECURITY_KNOWN:
+        value = raw[name]
+        if not isinstance(value, str) or not value.strip():
+            raise fail(f"executor.security.{name}", "must be the path of a PEM file")
+        path = Path(value).expanduser()
+        paths[name] = os.path.normpath(path if path.is_absolute() else base / path)
+    files = TLSFiles(**paths)
+    problem = tls_problem(files)
+    if problem is not None:
+        raise fail(f"executor.security.{problem[0]}", problem[1])
+    return files

@@ -4,17 +4,20 @@ when it resumes.
 A bot's program is its folder plus the folders its manifest ``needs``. The digest covers every
 file in them (relative path, whether it is executable, and content; a symbolic link by where it
 points), in a fixed order, and skips only Python's byte-code caches, which the interpreter
-rewrites at will. Editing, adding or removing any other file changes it.
+rewrites at will. Editing, adding or removing any other file changes it. The folders are the
+entrant's, so they are read as hostile (:mod:`arena.runner.trees`): no link is followed, a FIFO
+or device is refused rather than opened, and the walk is bounded.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from arena.runner.bots import BotManifest
+from arena.runner.trees import DIR, FILE, LINK, SPECIAL, Entry, Folder, special_file, walk
 
 #: Folders and files that do not belong to a bot's program.
 SKIPPED_DIRS = frozenset({"__pycache__"})
@@ -23,7 +26,8 @@ _CHUNK = 1 << 20
 
 
 def bot_digest(manifest: BotManifest) -> str:
-    """The SHA-256 of the bot's folder and the folders it needs, as hex."""
+    """The SHA-256 of the bot's folder and the folders it needs, as hex. Raises
+    :class:`~arena.runner.trees.TreeError` for what no bot's folder may hold."""
     h = hashlib.sha256()
     for folder in (manifest.folder, *manifest.needs):
         h.update(b"folder\0")
@@ -31,26 +35,35 @@ def bot_digest(manifest: BotManifest) -> str:
     return h.hexdigest()
 
 
+def program_folders(root: Path) -> Iterator[tuple[Folder, list[Entry]]]:
+    """Each folder of ``root`` (not byte-code caches), with what of it belongs to the program:
+    its files and links, but byte-code files (a link to a folder is kept whatever its name).
+    Raises :class:`~arena.runner.trees.TreeError` for a FIFO, socket or device."""
+    for folder in walk(root, descend=lambda e: e.name not in SKIPPED_DIRS):
+        kept = []
+        for entry in folder.entries:
+            if entry.kind == SPECIAL:
+                raise special_file(folder.where(entry), entry.mode)
+            if entry.kind == DIR or (entry.name.endswith(SKIPPED_SUFFIXES) and not (
+                    entry.kind == LINK and folder.leads_to_folder(entry))):
+                continue
+            kept.append(entry)
+        yield folder, kept
+
+
 def _walk(root: Path, h: hashlib._Hash) -> None:
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        links = sorted(d for d in dirnames if (here / d).is_symlink())
-        for name in links:  # a linked folder counts by where it points, like a linked file
-            rel = (here / name).relative_to(root).as_posix().encode()
-            h.update(b"link\0" + rel + b"\0" + os.readlink(here / name).encode() + b"\0")
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and d not in links)
-        for name in sorted(filenames):
-            if name.endswith(SKIPPED_SUFFIXES):
+    for folder, entries in program_folders(root):
+        # A linked folder counts by where it points, like a linked file, before the files.
+        linked = [e for e in entries if e.kind == LINK and folder.leads_to_folder(e)]
+        for entry in [*linked, *(e for e in entries if e not in linked)]:
+            rel = os.fsencode(entry.path)
+            if entry.kind == LINK:
+                h.update(b"link\0" + rel + b"\0" + os.fsencode(entry.target) + b"\0")
                 continue
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix().encode()
-            info = path.lstat()
-            if stat.S_ISLNK(info.st_mode):
-                h.update(b"link\0" + rel + b"\0" + os.readlink(path).encode() + b"\0")
-                continue
-            executable = b"x" if info.st_mode & 0o111 else b"-"
+            assert entry.kind == FILE
+            executable = b"x" if entry.mode & 0o111 else b"-"
             h.update(b"file\0" + rel + b"\0" + executable + b"\0"
-                     + str(info.st_size).encode() + b"\0")
-            with path.open("rb") as f:
+                     + str(entry.size).encode() + b"\0")
+            with folder.open(entry) as f:
                 while chunk := f.read(_CHUNK):
                     h.update(chunk)

@@ -14,18 +14,27 @@ A sandboxed bot runs under ``bwrap`` with every namespace of its own (``--unshar
   mounted at :data:`INSIDE_ENDPOINT_DIR` (a path-based unix socket works across network
   namespaces).
 - **files**: a fresh root holding read-only ``/usr`` (and the ``/bin``, ``/lib`` links or
-  folders), the few files of ``/etc`` that the dynamic linker and runtimes read
-  (:data:`ETC_FILES`), the runtime the command needs read-only (for ``{python}``: the
-  virtual environment, the base installation and the ``arena`` package; for a program named
-  without a path, such as ``node``, its installation if outside ``/usr``), the bot's folder
-  read-only at its own path (its working directory), the folders its manifest ``needs``
-  read-only at theirs, a private writable ``/tmp`` (tmpfs, gone with the sandbox), the
-  endpoint folder (read-only: enough to connect), ``/proc`` of its own PID namespace and a
-  minimal ``/dev``. Nothing else: not the tournament file, journal, game records, logs, seed
-  key, other bots' folders or the runner's tree.
+  folders); an ``/etc`` of its own: ``passwd``, ``group``, ``hosts`` and ``nsswitch.conf``
+  written for it (root, the bot's user and nobody; localhost), and the few host files that
+  the dynamic linker and runtimes read (:data:`ETC_FILES`, ``/etc/alternatives`` among them:
+  ``cc`` is a link through it); the bot's folder and the folders its manifest ``needs``,
+  read-only (in a build step its folder writable) under :data:`INSIDE_BOT`, laid out as they
+  are on the host relative to each other (:func:`layout_of`), its folder its working
+  directory; the runtime the command needs read-only (for ``{python}``: its virtual
+  environment's packages, the installation it was made from and the ``arena`` package, under
+  :data:`INSIDE_ARENA`; for a program named without a path, such as ``node``, its
+  installation at its own path if outside ``/usr``); a private writable ``/tmp`` (tmpfs, gone
+  with the sandbox), the endpoint folder (read-only: enough to connect), ``/proc`` of its own
+  PID namespace and a minimal ``/dev``. Nothing else: not the tournament file, journal, game
+  records, logs, seed key, other bots' folders or the runner's tree. The bot's command line,
+  working directory and ``/`` name no host folder of the runner's; only ``/proc/self/mountinfo``
+  does, where the kernel names each bound folder's source.
+- **host name**: a UTS namespace of its own, named :data:`HOSTNAME`.
 - **environment**: only ``ARENA_*``, ``PATH``, ``HOME=/tmp``, ``TMPDIR=/tmp``, ``LANG`` and
-  ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only), handed to bwrap as its own
-  environment rather than on its command line, where any local user could read the token.
+  ``PYTHONDONTWRITEBYTECODE=1`` (the bot's folder is read-only), and for ``{python}`` the
+  ``PYTHONPATH`` and ``LD_LIBRARY_PATH`` its neutral paths need (:func:`python_view`), handed
+  to bwrap as its own environment rather than on its command line, where any local user could
+  read the token.
 - **privileges**: no capabilities. Run by root, bwrap sets the sandbox up with root's rights
   and the bot runs as a user of its own, a high user id no account has (:func:`claim_bot_uid`), so
   that it cannot read what only root may, and the process limit counts its processes alone.
@@ -45,29 +54,47 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import platform
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+import sysconfig
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.protocol.transport import SOCKET_NAME
 from arena.runner.seccomp import SeccompError, filter_fd
 
-#: The bot's command's pid inside its sandbox (1 is bwrap's init, which forks it first).
-BOT_PID_INSIDE = 2
 #: The sandbox modes a tournament file, ``play`` and ``check-bot`` accept.
 MODES = ("none", "bwrap")
 #: Bots are sandboxed unless the user opts out (``--no-sandbox``, ``sandbox = "none"``).
 DEFAULT_MODE = "bwrap"
 #: Where the endpoint folder appears inside the sandbox.
 INSIDE_ENDPOINT_DIR = "/run/arena"
-#: Files of /etc a bot may need: the dynamic linker's cache and configuration (libraries in
-#: multiarch folders are found through it), the time zone, and name-service basics so that
-#: runtimes asking "who am I" (getpwuid) get an answer instead of an error. No secrets: no
-#: shadow, no ssl keys, no resolver (there is no network to resolve on).
-ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "passwd", "group",
-             "nsswitch.conf")
+#: Files of the host's /etc a bot may need (names, or patterns of them): the dynamic linker's
+#: cache and configuration (libraries in multiarch folders are found through it), the time
+#: zone, the links through which the system names its chosen programs (``/usr/bin/cc`` is a
+#: link to ``/etc/alternatives/cc``), and the configuration a packaged Java links to from
+#: ``/usr`` (``java-17-openjdk``). No secrets: no shadow, no ssl keys, no resolver (there is no
+#: network to resolve on).
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "java-*")
+#: Files of /etc written for each sandbox (:func:`etc_files`), so that runtimes asking "who am
+#: I" (getpwuid) or "where is localhost" get an answer, and the host's accounts stay unseen.
+ETC_WRITTEN = ("passwd", "group", "hosts", "nsswitch.conf")
+#: The sandbox's host name (its own UTS namespace), and its user's name in its /etc/passwd.
+HOSTNAME = "sandbox"
+BOT_USER = "bot"
+#: The user and group ids of ``nobody``, which the kernel also shows for ids unmapped in a
+#: user namespace.
+NOBODY = 65534
+#: Where the bot's folder and the folders it needs appear: each at its place in
+#: :func:`layout_of` under this folder.
+INSIDE_BOT = "/bot"
+#: Where ``{python}`` appears: its virtual environment (``python``: made again of its
+#: ``pyvenv.cfg``, its program and its packages), the installation it was made from (``base``,
+#: unless it is under /usr, where it is already) and the ``arena`` package (``lib``).
+INSIDE_ARENA = "/arena"
 #: The size of the private /tmp (a tmpfs lives in memory, outside the address-space limit).
 TMP_BYTES = 256 * 1024 * 1024
 #: The PATH inside: the system's folders, then the command's own (added when it has one).
@@ -119,8 +146,47 @@ def release_bot_uid(uid: int) -> None:
     _uids_held.discard(uid)
 
 
-def _base_args() -> list[str]:
-    """The namespaces and the system part of the root, common to every sandbox."""
+class Written(str):
+    """The text of a file that bwrap writes inside the sandbox (``--file FD DEST``): it stands
+    for the descriptor in :meth:`Sandbox.wrap`'s command line until :func:`with_fds` puts it in
+    a pipe of its own. A written file is part of the sandbox's own root, not a mount, so
+    ``/proc/self/mountinfo`` names no host file for it."""
+
+
+def _written(text: str, path: str) -> list[str]:
+    """bwrap arguments writing ``text`` to ``path`` inside, readable by all."""
+    return ["--perms", "0644", "--file", Written(text), path]
+
+
+def etc_files(uid: int) -> dict[str, str]:
+    """The sandbox's own /etc files (:data:`ETC_WRITTEN`) for a bot running as ``uid``: root,
+    the bot's user (its group of the same number as root gives it; the runner's group
+    otherwise) and nobody, and only local names."""
+    gid = uid if runs_as_root() else os.getgid()
+    users = {0: ("root", 0, "/root")}  # by user id: a number held already keeps its name
+    users.setdefault(uid, (BOT_USER, gid, "/tmp"))
+    users.setdefault(NOBODY, ("nobody", NOBODY, "/nonexistent"))
+    groups = {0: "root"}
+    groups.setdefault(gid, BOT_USER)
+    groups.setdefault(NOBODY, "nogroup")
+    return {
+        "passwd": "".join(f"{name}:x:{u}:{g}:{name}:{home}:/usr/sbin/nologin\n"
+                          for u, (name, g, home) in users.items()),
+        "group": "".join(f"{name}:x:{g}:\n" for g, name in groups.items()),
+        "hosts": f"127.0.0.1\tlocalhost {HOSTNAME}\n::1\tlocalhost ip6-localhost\n",
+        "nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files\n",
+    }
+
+
+@functools.cache
+def etc_shown() -> tuple[str, ...]:
+    """The host's files of :data:`ETC_FILES` there are, looked for once per process."""
+    return tuple(str(path) for name in ETC_FILES for path in sorted(Path("/etc").glob(name)))
+
+
+def _base_args(uid: int) -> list[str]:
+    """The namespaces and the system part of the root, common to every sandbox, for a bot
+    running as ``uid`` (as it sees itself)."""
     if runs_as_root():
         # Every namespace but the user one: a user namespace of root's would map the bot to
         # root outside, which the kernel exempts from the process limit. The bot gets a user
@@ -132,7 +198,8 @@ def _base_args() -> list[str]:
                  for a in ("--cap-add", cap)]
     else:
         args = ["--unshare-all", "--unshare-user", "--cap-drop", "ALL"]
-    args += ["--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"]
+    args += ["--hostname", HOSTNAME, "--die-with-parent", "--new-session",
+             "--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64"):
         top = Path("/") / name
         if top.is_symlink():
@@ -141,10 +208,10 @@ def _base_args() -> list[str]:
         elif top.is_dir():
             args += ["--ro-bind", str(top), str(top)]
     args += ["--perms", "0755", "--dir", "/etc"]
-    for name in ETC_FILES:
-        path = Path("/etc") / name
-        if path.exists():
-            args += ["--ro-bind", str(path), str(path)]
+    for path in etc_shown():
+        args += ["--ro-bind", path, path]
+    for name, text in etc_files(uid).items():
+        args += _written(text, f"/etc/{name}")
     args += ["--proc", "/proc", "--dev", "/dev",
              "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     return args
@@ -200,7 +267,7 @@ def sandbox_problem() -> str | None:
     uid = claim_bot_uid() if runs_as_root() else None
     fds: tuple[int, ...] = ()
     try:
-        argv, fds = with_fds([bwrap, *_base_args(), "--",
+        argv, fds = with_fds([bwrap, *_base_args(_seen_uid(uid)), "--",
                               *inner_command(PROBE_PROCESSES, uid), true])
         done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S,
                               stdin=subprocess.DEVNULL, pass_fds=fds)
@@ -239,15 +306,100 @@ def inside_endpoint() -> str:
     return f"ipc://{INSIDE_ENDPOINT_DIR}/{SOCKET_NAME}"
 
 
-def _python_binds() -> Iterator[str]:
-    """What ``{python}`` needs: the virtual environment, the installation it was made from,
-    and the ``arena`` package (an editable install points into the source tree: binding only
-    the package keeps the rest of that tree out of sight)."""
+def _seen_uid(uid: int | None) -> int:
+    """The bot's user id as it sees itself: ``uid`` (a root runner's, :func:`claim_bot_uid`),
+    else the runner's own, which the sandbox's user namespace maps to itself."""
+    return os.getuid() if uid is None else uid
+
+
+@dataclass(frozen=True)
+class PythonView:
+    """How ``{python}`` appears inside, under :data:`INSIDE_ARENA` (:func:`python_view`)."""
+
+    #: The interpreter's path inside.
+    program: str
+    #: (host folder, where it appears), read-only.
+    binds: tuple[tuple[str, str], ...] = ()
+    #: (path inside, text) of each file written for it.
+    files: tuple[tuple[str, str], ...] = ()
+    #: (target, path inside) of each link made for it.
+    links: tuple[tuple[str, str], ...] = ()
+    #: Variables its environment gets.
+    env: tuple[tuple[str, str], ...] = ()
+
+
+@functools.cache
+def python_view() -> PythonView:
+    """``{python}`` (this interpreter) inside the sandbox, at neutral paths: the installation
+    it was made from at ``/arena/base`` (if outside /usr, with ``LD_LIBRARY_PATH`` pointing to
+    its library when the interpreter links to it by an absolute path); a virtual environment
+    made again at ``/arena/python`` of a ``pyvenv.cfg``, its programs (links to the base's, its
+    ``bin`` first on ``PATH``) and its site-packages only (not its scripts, which name its
+    host path); and the ``arena`` package, unless it is installed in those, at ``/arena/lib``
+    (``PYTHONPATH``: an editable install points into the source tree, and binding only the
+    package keeps the rest of that tree out of sight)."""
     import arena
 
-    yield sys.prefix
-    yield os.path.realpath(sys.base_prefix)
-    yield str(Path(arena.__file__).resolve().parent)
+    base = Path(os.path.realpath(sys.base_prefix))
+    moved = not base.is_relative_to("/usr")
+    base_inside = Path(INSIDE_ARENA, "base")
+
+    def inside(path: Path) -> str:
+        return str(base_inside / path.relative_to(base)) if moved and path.is_relative_to(base) \
+            else str(path)
+
+    binds = [(str(base), str(base_inside))] if moved else []
+    files, links, env = [], [], {}
+    program = inside(Path(os.path.realpath(sys.executable)))
+    libdir = Path(os.path.realpath(sysconfig.get_config_var("LIBDIR") or "/"))
+    if moved and sysconfig.get_config_var("Py_ENABLE_SHARED") and libdir.is_relative_to(base):
+        env["LD_LIBRARY_PATH"] = inside(libdir)
+    held = [base] if moved else [Path("/usr")]
+    if sys.prefix != sys.base_prefix:
+        venv, venv_inside = Path(sys.prefix), Path(INSIDE_ARENA, "python")
+        for lib in dict.fromkeys(Path(sysconfig.get_path(k)) for k in ("purelib", "platlib")):
+            if lib.is_relative_to(venv) and lib.is_dir():
+                binds.append((str(lib), str(venv_inside / lib.relative_to(venv))))
+                held.append(lib.resolve())
+        files.append((str(venv_inside / "pyvenv.cfg"), _pyvenv_cfg(venv, Path(program).parent)))
+        major, minor = sys.version_info[:2]
+        links += [(program, str(venv_inside / "bin" / name))
+                  for name in ("python", f"python{major}", f"python{major}.{minor}")]
+        program = links[0][1]
+    package = Path(arena.__file__).resolve().parent
+    if not any(package.is_relative_to(h) for h in held):
+        binds.append((str(package), f"{INSIDE_ARENA}/lib/arena"))
+        env["PYTHONPATH"] = f"{INSIDE_ARENA}/lib"
+    return PythonView(program, tuple(binds), tuple(files), tuple(links), tuple(env.items()))
+
+
+def _pyvenv_cfg(venv: Path, home: Path) -> str:
+    """The virtual environment's ``pyvenv.cfg`` as the sandbox shows it: its base's folder
+    inside, and whether it sees the base's packages (the host's says where it was made)."""
+    try:
+        text = (venv / "pyvenv.cfg").read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    system = any(line.replace(" ", "").lower() == "include-system-site-packages=true"
+                 for line in text.splitlines())
+    return (f"home = {home}\ninclude-system-site-packages = {str(system).lower()}\n"
+            f"version = {platform.python_version()}\n")
+
+
+def layout_of(folders: Sequence[Path]) -> tuple[Path, list[str]]:
+    """The deepest folder holding all of ``folders`` (absolute), and each of them relative to
+    it, in order."""
+    root = Path(os.path.commonpath([str(f) for f in folders]))
+    return root, [f.relative_to(root).as_posix() for f in folders]
+
+
+def _own_folders(root: Path, places: list[str], writable: bool) -> dict[str, tuple[str, bool]]:
+    """{where it appears: (host folder, writable)} of the bot's folder (``places[0]``) and the
+    folders it needs, at their places under ``root`` (:func:`layout_of`), each folder before
+    any inside it: mounted in this order, a build's writable folder is not covered by a folder
+    it needs above it (``..``). Only a build's own folder is ``writable``."""
+    return {str(Path(INSIDE_BOT, place)): (str(root / place), writable and place == places[0])
+            for place in sorted(set(places), key=lambda p: len(Path(p).parts))}
 
 
 def _program(argv0: str, folder: Path) -> str:
@@ -287,12 +439,14 @@ class Sandbox:
         line, which any local user can read.
 
         Args:
-            argv: the command to run inside, as it would run outside (filled in).
+            argv: the command to run inside, as it would run outside (filled in): its program,
+                and any argument that is an absolute path into the bot's folders, are given
+                as the sandbox shows them.
             env: the variables meant for the bot; only ``ARENA_*`` ones pass.
             folder: the bot's folder (absolute): read-only, its working directory.
             needs: other folders (absolute) it reads, read-only.
             python: the command runs ``{python}``, this interpreter: its installation is
-                mounted too.
+                mounted too (:func:`python_view`).
             runtime: the program was named without a path (found on the runner's PATH, as
                 ``node`` is) or is ``{node}``: its installation is mounted too if it is
                 outside /usr. A program given by its path is not: it must be in what the
@@ -304,149 +458,93 @@ class Sandbox:
             writable: ``folder`` is mounted writable (a build step, in a copy of the bot's
                 folder that the runner made for it); never for a game.
         """
+        root, places = layout_of([folder, *needs])
+        view = python_view() if python else PythonView("")
+
+        def inside(arg: str) -> str:
+            if python and arg == sys.executable:
+                return view.program
+            path = Path(os.path.normpath(arg))
+            if path.is_absolute() and any(path.is_relative_to(root / p) for p in places):
+                return str(Path(INSIDE_BOT, path.relative_to(root)))
+            return arg
+
         program = _program(argv[0], folder)
-        binds: list[str] = []
-        if python:
-            binds += _python_binds()
-        if runtime:
-            binds += _program_binds(program)
-        binds = list(dict.fromkeys(binds))
-        own = [str(path) for path in (folder, *needs)]
-        args = [self.bwrap, *_base_args(), *_open_parents([*binds, *own, INSIDE_ENDPOINT_DIR])]
-        for path in binds:
-            args += ["--ro-bind", path, path]
-        # The bot's own folder after the runtimes: a bot inside a bound tree still sees its
-        # folder as it is (read-only all the same).
-        for path in own:
-            args += ["--bind" if writable and path == str(folder) else "--ro-bind", path, path]
+        runtime = runtime and not (python and argv[0] == sys.executable)  # shown as below
+        binds = [(path, path) for path in dict.fromkeys(_program_binds(program))] \
+            if runtime else []
+        binds += view.binds
+        own = _own_folders(root, places, writable)
+        made = [*(path for path, _ in view.files), *(path for _, path in view.links)]
+        args = [self.bwrap, *_base_args(_seen_uid(uid)),
+                *_open_parents([*(b for _, b in binds), *own, *made, INSIDE_ENDPOINT_DIR])]
+        for source, path in binds:
+            args += ["--ro-bind", source, path]
+        for path, text in view.files:
+            args += _written(text, path)
+        for target, path in view.links:
+            args += ["--symlink", target, path]
+        for path, (source, rw) in own.items():
+            args += ["--bind" if rw else "--ro-bind", source, path]
         # Read-only: connecting to a unix socket needs no write access to its folder, and so
         # no bot can remove the socket or plant another beside it for the bots after it.
-        args += ["--ro-bind", self.endpoint_dir, INSIDE_ENDPOINT_DIR, "--chdir", str(folder)]
-        path_var = INSIDE_PATH
-        if runtime and not program.startswith("/usr/"):
-            path_var = f"{Path(program).parent}:{path_var}"
-        inside = {k: v for k, v in env.items() if k.startswith("ARENA_")}
-        inside.update(PATH=path_var, HOME="/tmp", TMPDIR="/tmp",
-                      LANG=os.environ.get("LANG", "C.UTF-8"), PYTHONDONTWRITEBYTECODE="1")
-        return [*args, "--", *inner_command(processes, uid), program, *argv[1:]], inside
+        args += ["--ro-bind", self.endpoint_dir, INSIDE_ENDPOINT_DIR,
+                 "--chdir", inside(str(folder))]
+        # The command's own folder first on PATH: a runtime's, or {python}'s virtual environment.
+        lead = program if runtime else view.program if python else "/usr/"
+        path_var = INSIDE_PATH if lead.startswith("/usr/") else f"{Path(lead).parent}:{INSIDE_PATH}"
+        inside_env = {k: v for k, v in env.items() if k.startswith("ARENA_")}
+        inside_env.update(PATH=path_var, HOME="/tmp", TMPDIR="/tmp",
+                          LANG=os.environ.get("LANG", "C.UTF-8"), PYTHONDONTWRITEBYTECODE="1")
+        inside_env.update(view.env)
+        command = [inside(program), *map(inside, argv[1:])]
+        return [*args, "--", *inner_command(processes, uid), *command], inside_env
+
+
+#: The most a pipe surely holds before a reader takes any.
+PIPE_BYTES = 60_000
+
+
+def _pipe_holding(data: bytes, what: str) -> int:
+    """The read end of a pipe holding ``data`` (its write end closed)."""
+    if len(data) > PIPE_BYTES:
+        raise SandboxError(f"{what} is too long ({len(data)} bytes)")
+    read, write = os.pipe()
+    try:
+        os.write(write, data)
+    except BaseException:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    return read
 
 
 def with_fds(argv: list[str]) -> tuple[list[str], tuple[int, ...]]:
     """The bwrap command line ``argv`` (of :meth:`Sandbox.wrap`) as it is started: with the
-    system-call filter (:mod:`arena.runner.seccomp`, ``--seccomp FD``), and with its options
-    in a pipe (``bwrap --args FD -- COMMAND``), so that the command line of the sandbox's init,
-    which the bot can read, shows none of the host's folders that it binds, only the bot's own
-    command. Returns the command line and the pipes' read ends: pass them to the child and
-    close them after the start. Raises :class:`SandboxError` if the filter cannot be built."""
+    system-call filter (:mod:`arena.runner.seccomp`, ``--seccomp FD``), each file it writes
+    (:class:`Written`) in a pipe of its own, and its options in a pipe (``bwrap --args FD --
+    COMMAND``), so that the command line of the sandbox's init, which the bot can read, shows
+    none of the host's folders that it binds, only the bot's own command. Returns the command
+    line and the pipes' read ends: pass them to the child and close them after the start.
+    Raises :class:`SandboxError` if the filter cannot be built or the options are too long."""
     try:
         seccomp = filter_fd()
     except SeccompError as exc:
         raise SandboxError(str(exc)) from None
-    split = argv.index("--")
-    options = ["--seccomp", str(seccomp), *argv[1:split]]
-    data = b"".join(os.fsencode(a) + b"\0" for a in options)
-    read, write = os.pipe()
+    fds = [seccomp]
     try:
-        if len(data) > 60_000:  # what a pipe surely holds before a reader takes any
-            raise SandboxError(f"the sandbox's command line is too long ({len(data)} bytes)")
-        os.write(write, data)
+        split = argv.index("--")
+        options = ["--seccomp", str(seccomp)]
+        for arg in argv[1:split]:
+            if isinstance(arg, Written):
+                fds.append(_pipe_holding(arg.encode(), "a file of the sandbox"))
+                arg = str(fds[-1])
+            options.append(arg)
+        data = b"".join(os.fsencode(a) + b"\0" for a in options)
+        fds.insert(0, _pipe_holding(data, "the sandbox's command line"))
     except BaseException:
-        os.close(read)
-        os.close(seccomp)
+        for fd in fds:
+            os.close(fd)
         raise
-    finally:
-        os.close(write)
-    return [argv[0], "--args", str(read), *argv[split:]], (read, seccomp)
-
-
-def pid_namespace(pid: int) -> str | None:
-    """The PID namespace of the process ``pid`` (as ``pid:[inode]``), or None if it is gone."""
-    try:
-        return os.readlink(f"/proc/{pid}/ns/pid")
-    except OSError:
-        return None
-
-
-def sandbox_init(bwrap_pid: int) -> int | None:
-    """The pid (as seen here) of bwrap's init inside the sandbox started by the bwrap process
-    ``bwrap_pid``: its child in another PID namespace; None if there is none (yet, or any
-    more)."""
-    try:
-        children = Path(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children").read_text().split()
-    except OSError:
-        return None
-    outside = pid_namespace(bwrap_pid)
-    for child in map(int, children):
-        ns = pid_namespace(child)
-        if ns is not None and ns != outside:
-            return child
-    return None
-
-
-def _running(pid: int) -> bool:
-    """True if the process ``pid`` exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2:][:1] not in ("Z", "X")
-
-
-def process_tree(pid: int) -> list[int]:
-    """``pid`` and every running process below it (the children of each of its threads, and
-    theirs), as far as they can be read. Below a sandbox's init this is everything in the
-    sandbox, in PID namespaces nested in it too: an orphan goes to the init."""
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        if not _running(p):
-            continue
-        found.append(p)
-        try:
-            tasks = list(Path(f"/proc/{p}/task").iterdir())
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                todo += [int(c) for c in (task / "children").read_text().split()]
-            except OSError:
-                continue
-    return found
-
-
-def sandbox_processes(bwrap_pid: int) -> list[int]:
-    """Every running process in the sandbox started by the bwrap process ``bwrap_pid`` (its
-    init first), as seen here; empty if it has none (yet, or any more)."""
-    init = sandbox_init(bwrap_pid)
-    return process_tree(init) if init is not None else []
-
-
-def _nspid(pid: int) -> list[int]:
-    """The pid of ``pid`` in each PID namespace it is in, outermost first (empty if gone)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return []
-    for line in status.splitlines():
-        if line.startswith("NSpid:"):
-            return [int(p) for p in line.split()[1:]]
-    return []
-
-
-def started_by_the_bot(bwrap_pid: int) -> list[int] | None:
-    """The running processes of the sandbox started by ``bwrap_pid`` other than its init and
-    the bot's command (:data:`BOT_PID_INSIDE` in the sandbox's namespace): what the bot
-    started, in namespaces nested in the sandbox's too. None while the bot's command is not
-    running (not yet, or no more: the sandbox is then ending the rest)."""
-    tree = sandbox_processes(bwrap_pid)
-    if not tree:
-        return None
-    depth = len(_nspid(tree[0]))
-    others = [p for p in tree[1:] if _nspid(p)[depth - 1:] != [BOT_PID_INSIDE]]
-    return others if len(others) < len(tree) - 1 else None
-
-
-def still_running(pids: Iterable[int]) -> list[int]:
-    """Those of ``pids`` still running (a check moments after they were seen: a pid is not
-    reused that fast)."""
-    return [p for p in pids if _running(p)]
+    return [argv[0], "--args", str(fds[0]), *argv[split:]], tuple(fds)

@@ -1,5 +1,9 @@
 """Writing the runner's files safely, and recognising a full disk among the errors of its writes.
 
+Folders the runner fills with what it did not write itself (a bot's built copy, an unpacked
+package) are made complete or not at all (:func:`folder_in_place`), and the runner's marker
+that one is complete sits beside what the bot could write, never inside it (:func:`marked`).
+
 A tournament writes its journal (SQLite), the game records (in the workers), the bots' log
 folder and the standings files. On a full disk each fails in its own way: ``OSError`` with
 ``ENOSPC`` (or ``EDQUOT``, a full quota, the same thing to a user), or SQLite's
@@ -16,10 +20,13 @@ import os
 import shutil
 import socket
 import sqlite3
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+
+from arena.runner.trees import remove_tree
 
 _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 #: SQLite could not grow the WAL index (``-shm``): on a full disk, what opening a journal gets.
@@ -83,12 +90,42 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+#: Arena's caches (:func:`cache_folder`) of bots' built copies (arena.runner.build) and of the
+#: packages a cluster's worker unpacks (arena.runner.shipping).
+BUILDS_CACHE = "builds"
+PACKAGES_CACHE = "cluster-bots"
+
+
+def cache_folder(name: str) -> Path:
+    """One of Arena's caches: ``$XDG_CACHE_HOME/arena/<name>``, else ``~/.cache/arena/<name>``."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "arena" / name
+
+
+def marked(folder: Path, marker: str) -> bool:
+    """Whether the folder holds the runner's file ``marker``: a file of its own, never a link
+    to one (the runner writes its markers only where no bot can)."""
+    try:
+        return stat.S_ISREG(os.lstat(folder / marker).st_mode)
+    except OSError:
+        return False
+
+
+def mark(folder: Path, marker: str, text: str) -> None:
+    """Write the runner's file ``marker`` in ``folder``, which must not exist yet."""
+    fd = os.open(folder / marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                 | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
 @contextlib.contextmanager
 def folder_in_place(target: Path, marker: str) -> Iterator[Path]:
     """Make the folder ``target`` complete or not at all: the block fills the folder it is
     given (a path beside ``target``, not yet created), which then becomes ``target`` by one
     rename, unless another process has put a complete one (holding the file ``marker``) there
-    first. The work folder is removed in every case; what the block raises goes on."""
+    first. The work folder is removed in every case, whatever a bot left in it; what the
+    block raises goes on."""
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name[:24]}-", dir=target.parent))
     try:
@@ -97,10 +134,10 @@ def folder_in_place(target: Path, marker: str) -> Iterator[Path]:
         try:
             staged.rename(target)
         except OSError:
-            if not (target / marker).is_file():  # not another's copy: a real failure
+            if not marked(target, marker):  # not another's copy: a real failure
                 raise
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)
 
 
 #: The lock file a running tournament holds in its output folder.

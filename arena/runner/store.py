@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
 import sqlite3
 import tempfile
@@ -24,7 +23,13 @@ from typing import Any
 from arena.protocol.messages import Termination
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.storage import is_disk_full
-from arena.seeds import SeedKeyError, new_seed_key, seed_key_from_text, seed_key_to_text
+from arena.seeds import (
+    SeedKeyError,
+    draw_secret_seed,
+    new_seed_key,
+    seed_key_from_text,
+    seed_key_to_text,
+)
 
 SCHEMA_VERSION = 1
 JOURNAL = "journal.sqlite"
@@ -153,7 +158,7 @@ class Journal:
         generator (:meth:`bind` stores it with the tournament)."""
         drawn = self.meta().get(SECRET_SEED)
         if drawn is None:
-            return secrets.randbits(63)
+            return draw_secret_seed()
         if type(drawn) is not int:
             raise JournalError(f"{self.path}: damaged {SECRET_SEED}: {drawn!r}")
         return drawn

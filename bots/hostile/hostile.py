@@ -4,10 +4,11 @@ sandbox leaves each attack nothing to gain (``tests/test_hostile.py``).
     python hostile.py ATTACK [ARGS]
 
 Each attack is one function below (``ATTACKS`` maps its name to it); each folder here is one
-attack's ``bot.toml``. Apart from its attack a hostile bot plays correctly (a random legal
-index), so that the game goes on. It speaks the protocol through faulty.py's plumbing, imported
-from ``../faulty`` (its manifest names that folder in ``needs``, so the sandbox shows it), and it
-logs every attempt and what came of it to standard error (its log), one line each::
+attack's ``bot.toml``, which names this folder in ``needs`` (its own parent: as far as a bot may
+reach unless the organiser says otherwise). Apart from its attack a hostile bot plays correctly
+(a random legal index), so that the game goes on: through the Python SDK, and, where an attack
+speaks for itself on a connection of its own, with the protocol's own messages. It logs every
+attempt and what came of it to standard error (its log), one line each::
 
     hostile[ATTACK]: WHAT VALUE...
 
@@ -34,24 +35,22 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "faulty"))
+import zmq
 
-import faulty
-from faulty import (
-    connect,
-    hello,
-    leave_orphan,
-    log,
-    random_index,
-    recv,
-    rng,
-    serve,
-)
+from arena.protocol import client
+from arena.protocol.messages import REFEREE_MESSAGES, decode, encode
 
-faulty.NAME = "hostile"  # its log lines and its hello's name: hostile[ATTACK], hostile-ATTACK
-
+ATTACK = sys.argv[1] if len(sys.argv) > 1 else ""
+#: Its hello's name: hostile-ATTACK.
+NAME = f"hostile-{ATTACK}"
+#: How long an escaped process sleeps: longer than any game.
+FOREVER_S = 1000.0
 #: How long an attack waits for the referee to answer a hello it sends on a second connection.
 ANSWER_WAIT_MS = 2000
+
+
+def log(text: str) -> None:
+    print(f"hostile[{ATTACK}]: {text}", file=sys.stderr, flush=True)
 
 
 def report(what: str, *values: object) -> None:
@@ -65,13 +64,33 @@ def why(exc: OSError) -> str:
     return f"({code} {exc.strerror or exc})"
 
 
-def play(on_start: Callable[[dict[str, Any]], None] | None = None,
-         ctx_sock: tuple[Any, Any] | None = None) -> None:
-    """Say hello and play random legal actions until shutdown; ``on_start`` gets each
-    game_start."""
-    _ctx, sock = ctx_sock or connect()
-    hello(sock)
-    serve(sock, random_index(rng()), on_start)
+class RandomPlayer(client.Bot):
+    """Plays a random legal index from a generator seeded by each game's ``bot_seed``, and
+    hands each game_start to ``on_start``."""
+
+    version = "1.0"
+
+    def __init__(self, on_start: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.name = NAME
+        self.rng = random.Random(os.environ.get("ARENA_SEED", "0"))
+        self.on_start = on_start
+
+    def on_game_start(self, info: dict[str, Any]) -> None:
+        self.rng.seed(info["bot_seed"])
+        if self.on_start is not None:
+            self.on_start(info)
+
+    def choose(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]],
+               time_left_ms: int) -> int:
+        return self.rng.randrange(len(legal_actions))
+
+
+def play(on_start: Callable[[dict[str, Any]], None] | None = None) -> None:
+    """Say hello and play random legal actions until shutdown, then exit with status 0;
+    ``on_start`` gets each game_start."""
+    client.serve(RandomPlayer(on_start), os.environ["ARENA_ENDPOINT"], os.environ["ARENA_TOKEN"])
+    log("shutdown: exiting with status 0")
+    sys.exit(0)
 
 
 def pids() -> list[int]:
@@ -119,20 +138,19 @@ def scan_tokens(quiet: bool = False) -> set[str]:
     return found - {own}
 
 
-def second_hello(ctx: Any, token: str, what: str) -> Any | None:
+def second_hello(token: str, what: str) -> Any | None:
     """Say hello with ``token`` on a new connection and log the referee's answer as ``WHAT
     welcome``, ``WHAT refused CODE`` or ``WHAT no-answer``. The socket if welcomed."""
-    import zmq
-
-    sock = ctx.socket(zmq.DEALER)
+    sock = zmq.Context.instance().socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.RECONNECT_IVL, -1)  # one try: a refused connection is not repeated
     sock.connect(os.environ["ARENA_ENDPOINT"])
-    hello(sock, token=token)
+    sock.send(encode({"type": "hello", "token": token, "name": NAME, "version": "1.0"}))
     if not sock.poll(ANSWER_WAIT_MS):
         report(what, "no-answer")
         return None
-    answer = recv(sock)
-    if answer.get("type") == "welcome":
+    answer = decode(sock.recv(), REFEREE_MESSAGES)
+    if answer["type"] == "welcome":
         report(what, "welcome")
         return sock
     report(what, "refused", answer.get("code"))
@@ -159,6 +177,20 @@ def door_probe(what: str) -> None:
     report(what, "greeted" if data else "closed")
 
 
+def play_seat(sock: Any, token: str) -> None:
+    """Play a seat whose hello was welcomed on ``sock``: random legal actions, until shutdown."""
+    rng = random.Random(token)
+    while True:
+        msg = decode(sock.recv(), REFEREE_MESSAGES)
+        if msg["type"] == "request":
+            sock.send(encode({"type": "action", "request_id": msg["request_id"],
+                              "index": rng.randrange(len(msg["legal_actions"]))}))
+        elif msg["type"] == "ping":
+            sock.send(encode({"type": "pong", "nonce": msg["nonce"]}))
+        elif msg["type"] == "shutdown":
+            return
+
+
 #: How often the thief looks again, all the time it lives (idle between games too).
 WATCH_S = 0.01
 
@@ -171,7 +203,6 @@ def thief() -> None:
     and play that seat. At the first game start, also open two more connections (both must
     be refused: :func:`door_probe`). At each game start it logs its watch so far as ``watch
     scans=N found-tokens=N``."""
-    ctx, sock = connect()
     lock = threading.Lock()
     tried: set[str] = set()
     scans = 0
@@ -183,10 +214,10 @@ def thief() -> None:
             scans += 1
             for token in scan_tokens(quiet) - tried:
                 tried.add(token)
-                hijacked = second_hello(ctx, token, "hijack")
+                hijacked = second_hello(token, "hijack")
                 if hijacked is not None:
-                    threading.Thread(target=serve, daemon=True,
-                                     args=(hijacked, random_index(random.Random()))).start()
+                    threading.Thread(target=play_seat, args=(hijacked, token),
+                                     daemon=True).start()
 
     def watch() -> None:
         while True:
@@ -204,7 +235,7 @@ def thief() -> None:
 
     steal()
     threading.Thread(target=watch, daemon=True).start()
-    play(on_start, (ctx, sock))
+    play(on_start)
 
 
 # ---------------------------------------------------------------- killer
@@ -280,7 +311,7 @@ def killer() -> None:
 DEAF_SLEEPER = ("import signal, time\n"
                 "for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):\n"
                 "    signal.signal(s, signal.SIG_IGN)\n"
-                f"time.sleep({faulty.FOREVER_S})\n")
+                f"time.sleep({FOREVER_S})\n")
 #: The same as pid 1 of a user and PID namespace of its own, nested in the sandbox's, whose
 #: parent has gone: unshare(CLONE_NEWUSER | CLONE_NEWPID), fork, and the parent exits.
 NESTED_SLEEPER = ("import ctypes, os, sys\n"
@@ -292,6 +323,19 @@ NESTED_SLEEPER = ("import ctypes, os, sys\n"
                   "os._exit(0)\n")
 #: The ways the escaper leaves a process behind: a name for its log, the code it runs.
 ESCAPES = {"orphan": DEAF_SLEEPER, "nested-orphan": NESTED_SLEEPER}
+
+
+def leave_orphan(marker: str, code: str) -> None:
+    """Leave a process that belongs to no process group of this bot and has no parent of it:
+    a child in a session of its own starts ``python -c code MARKER`` (the marker is the last
+    word of its command line, where a test outside can find it) and exits at once."""
+    child = os.fork()
+    if child == 0:
+        os.setsid()
+        os.posix_spawn(sys.executable, [sys.executable, "-c", code, marker], dict(os.environ))
+        os._exit(0)
+    os.waitpid(child, 0)
+    log(f"left an orphan in its own session ({marker})")
 
 
 def escaped(marker: str, seconds: float = 2.0) -> list[int]:
@@ -446,8 +490,8 @@ ATTACKS: dict[str, Callable[[], None]] = {
 }
 
 if __name__ == "__main__":
-    if faulty.MODE not in ATTACKS:
+    if ATTACK not in ATTACKS:
         print(f"usage: hostile.py ATTACK, where ATTACK is one of: {', '.join(ATTACKS)}",
               file=sys.stderr)
         sys.exit(2)
-    ATTACKS[faulty.MODE]()
+    ATTACKS[ATTACK]()
