@@ -42,7 +42,7 @@ from arena.runner.sandbox import (
     sandbox_problem,
 )
 from arena.runner.sandboxed import sandbox_processes
-from arena.seeds import KEY_FILE_ENV, user_key_path
+from arena.seeds import KEY_FILE_ENV, game_label, user_key_path, user_seed_key
 
 PROBLEM = sandbox_problem()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")
@@ -282,10 +282,11 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
     monkeypatch.delenv(KEY_FILE_ENV)
     default_key = user_key_path()  # where a user's key file would be
     monkeypatch.undo()
+    game_id = f"dicerace-{game_label(user_seed_key(), 1)}"  # what the referee names the game
     targets = [
         tournament, out, out / "journal.sqlite", out / "standings.md", out / "games",
-        out / "games" / "rr-000001.json", logs, logs / "dicerace-1-seat0-random-py.log",
-        logs / "dicerace-1-seat1-hostile-snoop.log", RANDOM_PY, RANDOM_PY / "bot.py",
+        out / "games" / "rr-000001.json", logs, logs / f"{game_id}-seat0-random-py.log",
+        logs / f"{game_id}-seat1-hostile-snoop.log", RANDOM_PY, RANDOM_PY / "bot.py",
         ROOT / "bots" / "examples" / "greedy-py", Path(os.environ[KEY_FILE_ENV]), default_key,
         ROOT / "pyproject.toml", ROOT / "tests" / "conftest.py", ROOT / "tests", ROOT / ".git",
     ]
@@ -298,6 +299,7 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
     record = played.record
     assert reasons(record) == ["ok", "ok"], record.terminations
     assert played_by(record, 0) == {"bot"} and played_by(record, 1) == {"bot"}
+    assert log_of(logs, "hostile-snoop").name == f"{game_id}-seat1-hostile-snoop.log"
     lines = said(log_of(logs, "hostile-snoop"), "snoop")
     assert f"targets {len(targets)}" in lines
     outcome = {line.split()[1]: line.split()[0] for line in lines

@@ -34,7 +34,7 @@ from arena.runner.clock import Clock, TimeControl
 from arena.runner.record import GameRecord, final_ranks
 from arena.runner.sandbox import DEFAULT_MODE
 from arena.runner.stable import SHUTDOWN_GRACE_S, Session, Stable
-from arena.seeds import bot_seed, check_seed_key, fallback_rng, user_seed_key
+from arena.seeds import bot_seed, check_seed_key, fallback_rng, game_label, user_seed_key
 
 MAX_EVENTS = 500
 
@@ -111,7 +111,9 @@ class Referee:
         self.seed = seed
         self.seed_key = check_seed_key(seed_key) if seed_key is not None else user_seed_key()
         self.tc = time_control or TimeControl()
-        self.game_id = game_id or f"{game.name}-{seed}"
+        # Named by a keyed label unless the caller names it: a game named by its seed would tell
+        # every bot the whole game.
+        self.game_id = game_id or f"{game.name}-{game_label(self.seed_key, seed)}"
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.log_cap = log_cap
         self.seats = [
