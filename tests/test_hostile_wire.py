@@ -35,7 +35,7 @@ from test_tournament_e2e import ARENA_WITH_DICERACE, read_journal
 
 from arena.engine import Game
 from arena.protocol.messages import MAX_MESSAGE_BYTES
-from arena.protocol.transport import DOOR_REFUSALS
+from arena.protocol.wire import DOOR_REFUSALS
 from arena.runner.bots import BotManifest
 from arena.runner.checkbot import check_bot
 from arena.runner.record import GameRecord, verify

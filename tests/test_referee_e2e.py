@@ -24,7 +24,7 @@ import pytest
 
 from arena.engine import Game, get_game
 from arena.protocol.messages import MAX_MESSAGE_BYTES, Termination
-from arena.protocol.transport import DOOR_REFUSALS
+from arena.protocol.wire import DOOR_REFUSALS
 from arena.runner.botlog import DEFAULT_LOG_CAP
 from arena.runner.bots import BotManifest, group_alive
 from arena.runner.clock import TimeControl

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine.stoneage import STONE_AGE
-from arena.protocol.transport import ZmtpTransport
+from arena.protocol.wire import ZmtpTransport
 from arena.runner.botlog import BotLog
 from arena.runner.bots import BotManifest, BotProcess, group_alive
 from arena.runner.checkbot import check_bot

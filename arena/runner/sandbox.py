@@ -63,7 +63,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.protocol.transport import SOCKET_NAME
+from arena.protocol.wire import SOCKET_NAME
 from arena.runner.seccomp import SeccompError, filter_fd
 
 #: The sandbox modes a tournament file, ``play`` and ``check-bot`` accept.

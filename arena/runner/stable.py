@@ -9,7 +9,8 @@ from pathlib import Path
 
 from arena.protocol.messages import shutdown
 from arena.protocol.server import Endpoint
-from arena.protocol.transport import Transport, ZmtpTransport
+from arena.protocol.transport import Transport
+from arena.protocol.wire import ZmtpTransport
 from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog
 from arena.runner.bots import BotManifest, BotProcess, Launcher, RunningBot
 from arena.runner.sandbox import DEFAULT_MODE, Sandbox, inside_endpoint, require_sandbox

@@ -1,4 +1,4 @@
-"""The referee's transport over real unix sockets: real ZeroMQ DEALER sockets (libzmq, as bots
+"""The referee's wire transport over real unix sockets: real ZeroMQ DEALER sockets (libzmq, as bots
 use) talk to it, and raw sockets play the bots that break ZeroMQ's wire on purpose. Messages
 arrive whole; a breach of the wire's rules is judged by a frame's header, before its body is
 read; a door holds one connection and blames a bot that keeps opening more; what a connection
@@ -16,15 +16,8 @@ import zmq
 
 from arena.protocol import zmtp
 from arena.protocol.messages import MAX_MESSAGE_BYTES
-from arena.protocol.transport import (
-    DOOR_REFUSALS,
-    OUTBOUND_BYTES,
-    Breach,
-    Door,
-    Lost,
-    SendError,
-    ZmtpTransport,
-)
+from arena.protocol.transport import Breach, Door, Lost, SendError
+from arena.protocol.wire import DOOR_REFUSALS, OUTBOUND_BYTES, ZmtpTransport
 
 Context = zmq.Context[zmq.Socket[bytes]]
 
