@@ -59,6 +59,16 @@ def raw(door: Door, handshake: bool = True) -> socket.socket:
     return sock
 
 
+def connected(transport: ZmtpTransport) -> tuple[Door, socket.socket, bytes]:
+    """A door, a raw connection to it that has sent one message, and that connection's
+    identity."""
+    door = transport.open_door()
+    bot = raw(door)
+    bot.sendall(zmtp.frame(b"hello"))
+    identity, _ = next_event(transport)  # type: ignore[misc]
+    return door, bot, identity
+
+
 def next_event(transport: ZmtpTransport, within_s: float = 5.0) -> list[bytes] | Lost | Breach:
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
@@ -121,10 +131,7 @@ def test_a_dealer_that_sends_heartbeats_is_answered_and_kept(
 def test_a_message_of_more_than_one_frame_is_a_breach_before_its_second_frame_is_read(
     transport: ZmtpTransport,
 ) -> None:
-    door = transport.open_door()
-    bot = raw(door)
-    bot.sendall(zmtp.frame(b"hello"))
-    identity, _ = next_event(transport)  # type: ignore[misc]
+    door, bot, identity = connected(transport)
     # An endless message: one frame marked "more", and only the header of the next.
     bot.sendall(zmtp.frame(b"a" * 1000, zmtp.MORE) + zmtp.header(MAX_MESSAGE_BYTES, zmtp.MORE))
     got = next_event(transport)
@@ -141,10 +148,7 @@ def test_a_message_of_more_than_one_frame_is_a_breach_before_its_second_frame_is
 def test_a_frame_over_the_limit_is_a_breach_as_soon_as_its_size_is_read(
     size: int, transport: ZmtpTransport
 ) -> None:
-    door = transport.open_door()
-    bot = raw(door)
-    bot.sendall(zmtp.frame(b"hello"))
-    identity, _ = next_event(transport)  # type: ignore[misc]
+    _door, bot, identity = connected(transport)
     bot.sendall(zmtp.header(size))  # the body never comes
     got = next_event(transport)
     assert isinstance(got, Breach) and got.fatal and got.identity == identity
@@ -235,10 +239,7 @@ def test_a_connection_that_closes_with_nothing_sent_is_neither_reported_nor_held
 def test_a_lost_connection_is_reported_once_it_had_sent_a_message(
     transport: ZmtpTransport,
 ) -> None:
-    door = transport.open_door()
-    bot = raw(door)
-    bot.sendall(zmtp.frame(b"hello"))
-    identity, _ = next_event(transport)  # type: ignore[misc]
+    _door, bot, identity = connected(transport)
     bot.close()
     assert next_event(transport) == Lost(identity)
     with pytest.raises(SendError, match="Host unreachable"):
@@ -268,10 +269,7 @@ def test_doors_are_apart_and_closing_one_closes_its_connections(
 def test_a_bot_that_reads_nothing_it_is_sent_has_a_bounded_queue(
     transport: ZmtpTransport,
 ) -> None:
-    door = transport.open_door()
-    bot = raw(door)
-    bot.sendall(zmtp.frame(b"hello"))
-    identity, _ = next_event(transport)  # type: ignore[misc]
+    _door, _bot, identity = connected(transport)
     chunk = bytes(MAX_MESSAGE_BYTES)
     with pytest.raises(SendError, match="reads nothing it is sent"):
         for _ in range(OUTBOUND_BYTES // MAX_MESSAGE_BYTES + 64):
