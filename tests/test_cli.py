@@ -174,9 +174,9 @@ def test_check_bot_passes_the_example_bots(
         ("crash-mid-game", "game", "crash"),
         ("never-reply", "game", "timeout"),
         ("flood", "game", "flood"),
-        ("oversized", "game", "1048576 bytes limit"),
+        ("oversized", "game", "over the limit of 1048576 bytes"),
         ("child-left-behind", "shutdown", "left processes behind"),
-        ("impostor", "connections", "bad_token"),
+        ("impostor", "game", "4 connections beyond its one were refused"),
     ],
 )
 def test_check_bot_fails_a_faulty_bot_naming_its_fault(

@@ -42,7 +42,7 @@ from arena.runner.sandbox import (
     sandbox_problem,
 )
 from arena.runner.sandboxed import sandbox_processes
-from arena.seeds import KEY_FILE_ENV, user_key_path
+from arena.seeds import KEY_FILE_ENV, game_label, user_key_path, user_seed_key
 
 PROBLEM = sandbox_problem()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")
@@ -161,12 +161,12 @@ def played_by(record: GameRecord, seat: int) -> set[str]:
 # ---------------------------------------------------------------- thief
 
 
-def test_the_thief_finds_no_other_seats_token_and_its_own_hellos_are_refused(
+def test_the_thief_finds_no_other_seats_token_and_its_extra_connections_are_refused(
     dicerace: Game, tmp_path: Path,
 ) -> None:
     """The victim starts first, so it is running when the thief looks, before hello and at the
     game's start. The thief sees its own token (it can read an environment) and nobody
-    else's; its guessed hello and its own token said again are refused and blame nobody."""
+    else's; the two more connections it opens are closed at its door, unread."""
     played = sandboxed_game(dicerace, [BotManifest.load(RANDOM_PY), hostile("thief")], tmp_path)
     record = played.record
     assert reasons(record) == ["ok", "ok"], record.terminations
@@ -185,9 +185,8 @@ def test_the_thief_finds_no_other_seats_token_and_its_own_hellos_are_refused(
     # and in the meantime on its watch thread
     assert any(re.fullmatch(r"watch scans=\d+ found-tokens=0", line) for line in lines), lines
     assert not [line for line in lines if line.startswith("hijack")]
-    assert "guessed-hello refused bad_token" in lines
-    assert "replayed-own-token refused bad_token" in lines
-    assert len(played.referee.refusals) == 2
+    assert "second-connection closed" in lines and "third-connection closed" in lines
+    assert len(played.referee.refusals) == 2, played.referee.refusals
     assert all(played.alive_at_end)
 
 
@@ -283,10 +282,11 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
     monkeypatch.delenv(KEY_FILE_ENV)
     default_key = user_key_path()  # where a user's key file would be
     monkeypatch.undo()
+    game_id = f"dicerace-{game_label(user_seed_key(), 1)}"  # what the referee names the game
     targets = [
         tournament, out, out / "journal.sqlite", out / "standings.md", out / "games",
-        out / "games" / "rr-000001.json", logs, logs / "dicerace-1-seat0-random-py.log",
-        logs / "dicerace-1-seat1-hostile-snoop.log", RANDOM_PY, RANDOM_PY / "bot.py",
+        out / "games" / "rr-000001.json", logs, logs / f"{game_id}-seat0-random-py.log",
+        logs / f"{game_id}-seat1-hostile-snoop.log", RANDOM_PY, RANDOM_PY / "bot.py",
         ROOT / "bots" / "examples" / "greedy-py", Path(os.environ[KEY_FILE_ENV]), default_key,
         ROOT / "pyproject.toml", ROOT / "tests" / "conftest.py", ROOT / "tests", ROOT / ".git",
     ]
@@ -299,6 +299,7 @@ def test_the_snoop_reads_none_of_the_organisers_files_and_only_what_it_was_shown
     record = played.record
     assert reasons(record) == ["ok", "ok"], record.terminations
     assert played_by(record, 0) == {"bot"} and played_by(record, 1) == {"bot"}
+    assert log_of(logs, "hostile-snoop").name == f"{game_id}-seat1-hostile-snoop.log"
     lines = said(log_of(logs, "hostile-snoop"), "snoop")
     assert f"targets {len(targets)}" in lines
     outcome = {line.split()[1]: line.split()[0] for line in lines
@@ -371,7 +372,8 @@ def test_the_flooders_gibibyte_is_capped_in_its_log_and_the_game_goes_on(
 @pytest.mark.parametrize(
     ("attack", "check", "words"),
     [
-        ("thief", "connections", "refused a connection: bad_token"),
+        ("thief", "connections", "refused a connection: a connection while it held one was "
+                                 "refused: a bot holds one connection to the referee"),
         ("escaper", "shutdown", "exited, but left processes behind in its sandbox"),
         ("flooder", "output", "bytes of output in one game, more than the cap of 10 MiB"),
     ],

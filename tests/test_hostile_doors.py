@@ -24,6 +24,7 @@ import pytest
 from test_tournament_e2e import ARENA_WITH_DICERACE, EXAMPLES
 
 from arena.engine import Game
+from arena.runner import build
 from arena.runner.bots import BotManifest, ManifestError
 from arena.runner.checkbot import check_bot
 from arena.runner.clock import TimeControl
@@ -175,6 +176,30 @@ def test_a_build_that_leaves_the_marker_as_a_fifo_hangs_nothing(organiser: Organ
                              "--log-dir", str(organiser.folder / "logs"))
     assert played.returncode == 2 and ".arena-built is a FIFO" in one_line(played.stderr)
     nothing_cached(organiser)
+
+
+@sandboxed
+def test_a_build_that_fills_the_disk_is_stopped_at_its_cap_and_leaves_nothing(
+    organiser: Organiser, dicerace: Game, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its build writes zeros into its copy until the disk is full: the runner watches the
+    disk's free space and stops it once it wrote more than a build may (a small cap here), in
+    moments; the copy goes, and with it what it wrote."""
+    monkeypatch.setattr(build, "BUILD_DISK_BYTES", 64 << 20)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(organiser.cache))
+    free = shutil.disk_usage(organiser.folder).free
+    checks = check_bot(HOSTILE / "build-disk", dicerace, 1, TimeControl(), organiser.folder,
+                       sandbox="bwrap")
+    failed = [c for c in checks if not c.passed]
+    assert [c.name for c in failed] == ["build"], checks
+    detail = failed[0].detail
+    assert detail.startswith("hostile-build-disk's build (sh -c "), detail
+    assert ("wrote more than 64 MiB to disk (a build may write at most 64 MiB, and half the "
+            "free space it found), and was stopped") in detail, detail
+    assert "hostile[build-disk]: filling the disk" in (
+        organiser.folder / "build-hostile-build-disk.log").read_text()
+    nothing_cached(organiser)
+    assert shutil.disk_usage(organiser.folder).free > free - (32 << 20)  # all of it is gone
 
 
 @sandboxed

@@ -26,7 +26,7 @@ from arena.protocol.server import (
     Reply,
     Server,
 )
-from arena.protocol.transport import MemoryPeer, MemoryTransport
+from arena.protocol.transport import Breach, MemoryPeer, MemoryTransport
 
 TOKEN = "0123456789abcdef0123456789abcdef"
 ACTIONS = [{"type": "decline"}, {"type": "pick_die", "face": 6}]
@@ -57,11 +57,12 @@ class Rig:
     transport: MemoryTransport = field(default_factory=MemoryTransport)
     events: list[str] = field(default_factory=list)
     process: FakeProcess = field(default_factory=FakeProcess)
+    door: int | None = None
 
     def __post_init__(self) -> None:
         self.endpoint = Endpoint(self.transport)
         self.server = Server(self.endpoint, self.events.append)
-        self.connection = self.server.expect("seat 0", TOKEN, self.process)
+        self.connection = self.server.expect("seat 0", TOKEN, self.process, self.door)
 
     def pump(self) -> None:
         """Deal with every message waiting, as the referee does between decisions."""
@@ -371,16 +372,39 @@ def test_a_message_over_a_decoding_limit_is_a_protocol_error_naming_the_limit(
     assert rig.process.kills == 1
 
 
-def test_a_connection_the_transport_closes_is_a_protocol_error_naming_the_size_limit() -> None:
+def test_a_connection_a_live_bot_closes_is_a_protocol_error() -> None:
     rig = Rig()
     peer = rig.bot(lambda peer, _frame: peer.lose() if last(peer)["type"] == "request" else None)
     got = rig.ask()
     assert isinstance(got, Failure)
     assert (got.reason, got.detail) == (Termination.PROTOCOL, LOST_DETAIL)
-    assert f"a message over the {MAX_MESSAGE_BYTES} bytes limit" in LOST_DETAIL
     assert rig.process.kills == 1
     assert rig.events[-1] == f"seat 0: protocol_error: {LOST_DETAIL}"
     assert not peer.connected
+
+
+def test_a_breach_the_transport_reports_fails_the_bot_with_its_detail() -> None:
+    detail = f"a message of {MAX_MESSAGE_BYTES + 1} bytes, over the limit of {MAX_MESSAGE_BYTES}"
+    rig = Rig()
+    rig.bot(lambda peer, _frame: peer.breach(detail) if last(peer)["type"] == "request" else None)
+    got = rig.ask()
+    assert isinstance(got, Failure)
+    assert (got.reason, got.detail) == (Termination.PROTOCOL, detail)
+    assert rig.process.kills == 1
+
+
+def test_a_refusal_at_a_bots_door_is_noted_and_only_the_fatal_one_fails_it() -> None:
+    rig = Rig(door=7)
+    rig.transport.inbound.append(Breach(b"", 7, "a connection was refused", False))
+    rig.pump()
+    assert rig.connection.failure is None
+    assert rig.server.refusals == ["refused a connection: a connection was refused"]
+    rig.transport.inbound.append(Breach(b"", 8, "another door's", True))
+    rig.pump()
+    assert rig.connection.failure is None  # not this bot's door
+    rig.transport.inbound.append(Breach(b"", 7, "4 connections refused", True))
+    rig.pump()
+    assert failure(rig.connection) == (Termination.PROTOCOL, "4 connections refused")
 
 
 def test_a_connection_closed_by_a_bot_that_exits_meanwhile_is_its_crash() -> None:

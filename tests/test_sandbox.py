@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine.stoneage import STONE_AGE
+from arena.protocol.wire import ZmtpTransport
 from arena.runner.botlog import BotLog
 from arena.runner.bots import BotManifest, BotProcess, group_alive
 from arena.runner.checkbot import check_bot
@@ -209,21 +210,26 @@ def test_a_sandboxed_bot_sees_only_its_own_processes_files_and_no_network(
 def test_kept_sandboxed_bots_serve_the_next_games(tmp_path: Path) -> None:
     bots = [BotManifest.load(EXAMPLES / "random-py"), BotManifest.load(EXAMPLES / "random-js")]
     stable = Stable(keep=4, sandbox="bwrap")
-    private = stable._private_dir
+    transport = stable.endpoint.transport
+    assert isinstance(transport, ZmtpTransport)
     try:
-        assert stable.bot_address == "ipc:///run/arena/arena.sock"
-        # Only this user may enter the private folder; the endpoint folder in it and the
-        # socket are open, for bots that run as users of their own.
-        assert private is not None and os.stat(private).st_mode & 0o777 == 0o700
-        assert os.stat(os.path.join(private, "endpoint")).st_mode & 0o777 == 0o711
-        assert os.stat(os.path.join(private, "endpoint", "arena.sock")).st_mode & 0o777 == 0o666
-        pids = []
+        pids, doors = [], []
         for seed in (1, 2):
             record = play_game(STONE_AGE, seed, bots[::1 if seed == 1 else -1], FAST,
                                stable=stable)
             assert [t["reason"] for t in record.terminations] == ["ok", "ok"]
             pids.append({name: s.process.pid for name, s in stable.idle.items()})
+            doors.append({name: s.door for name, s in stable.idle.items()})
         assert pids[0] == pids[1] and set(pids[0]) == {"random-py", "random-js"}
+        assert doors[0] == doors[1] and len(set(doors[0].values())) == 2  # one door each
+        # Only this user may enter the private folder; each bot's door in it, and its socket,
+        # are open, for bots that run as users of their own.
+        private = transport.folder
+        assert private is not None and os.stat(private).st_mode & 0o777 == 0o700
+        for door in doors[0].values():
+            assert os.stat(os.path.join(private, f"d{door}")).st_mode & 0o777 == 0o711
+            sock = os.path.join(private, f"d{door}", "arena.sock")
+            assert os.stat(sock).st_mode & 0o777 == 0o666
     finally:
         stable.close()
     assert not any(group_alive(pid) for pid in pids[0].values())

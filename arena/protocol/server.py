@@ -6,7 +6,8 @@ Three layers over a :class:`~arena.protocol.transport.Transport`:
   identities of bots kept waiting between games (whose messages are ignored), and request ids,
   unique across the endpoint's games so that a stale answer can never match a new request.
 - :class:`Server`: one game's bots on an endpoint. It routes each incoming message to its
-  connection, matches a ``hello`` to a connection by token, and refuses everyone else.
+  connection, matches a ``hello`` to a connection by its door and token, refuses everyone
+  else, and fails a bot for what its transport reports of it (a breach of the wire's rules).
 - :class:`Connection`: one bot of the game: its handshake, requests, pings and the rules a bot
   must keep (one frame per message, at most 1 MiB, no flood, no second hello, no closing its
   connection). A request ends in a :class:`Reply` or a :class:`Failure`; a failure is final
@@ -30,7 +31,6 @@ from typing import Any, Protocol
 from arena import __version__
 from arena.protocol.messages import (
     BOT_MESSAGES,
-    MAX_MESSAGE_BYTES,
     ProtocolError,
     Termination,
     decode,
@@ -41,7 +41,7 @@ from arena.protocol.messages import (
     shutdown,
     welcome,
 )
-from arena.protocol.transport import POLL_SLICE_MS, Lost, SendError, Transport
+from arena.protocol.transport import POLL_SLICE_MS, Event, Lost, SendError, Transport
 
 #: Messages a bot may send without answering a request before it counts as flooding.
 FLOOD_LIMIT = 64
@@ -51,8 +51,7 @@ STALE_IDS_NAMED = 3
 #: its protocol error. An exiting process closes its sockets a moment before it can be reaped.
 EXIT_GRACE_S = 0.2
 #: The detail of a connection lost while its bot's process lives on.
-LOST_DETAIL = (f"the connection was closed: a message over the {MAX_MESSAGE_BYTES} bytes "
-               "limit, or the bot closed it")
+LOST_DETAIL = "the bot closed its connection to the referee"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +100,9 @@ class Endpoint:
         self.refused: set[bytes] = set()
         #: Kept bots waiting for their next game: what they send is ignored, not refused.
         self.idle: set[bytes] = set()
+        #: Doors whose bot, waiting for its next game, lost its connection or broke the wire's
+        #: rules: it is stopped rather than kept.
+        self.unfit: set[int] = set()
         self.request_ids = itertools.count(1)
 
     @property
@@ -138,17 +140,20 @@ class Server:
         #: when the referee gets round to reading it.
         self.received_at = 0.0
 
-    def expect(self, label: str, token: str, process: Process) -> Connection:
-        """A connection for a bot just started with ``token``; it is bound to the first
-        connection whose hello carries that token. ``label`` prefixes its events."""
-        connection = Connection(self, label, token, process)
+    def expect(self, label: str, token: str, process: Process,
+               door: int | None = None) -> Connection:
+        """A connection for a bot just started with ``token`` and given ``door``; it is bound to
+        the first connection through that door whose hello carries that token. ``label``
+        prefixes its events."""
+        connection = Connection(self, label, token, process, door=door)
         self.connections.append(connection)
         return connection
 
-    def resume(self, label: str, token: str, identity: bytes, process: Process) -> Connection:
+    def resume(self, label: str, token: str, identity: bytes, process: Process,
+               door: int | None = None) -> Connection:
         """A connection for a bot already handshaken on this endpoint (kept from an earlier
         game); it is pinged at once, and its pong completes its handshake."""
-        connection = Connection(self, label, token, process, identity)
+        connection = Connection(self, label, token, process, identity, door)
         self.connections.append(connection)
         self.by_identity[identity] = connection
         connection.send_ping()
@@ -161,13 +166,8 @@ class Server:
         frames = self.transport.receive(wait_ms)
         if frames is None:
             return None
-        if isinstance(frames, Lost):
-            # A refused connection that has gone is forgotten: ZeroMQ never reuses its
-            # identity, so the set holds only connections still open.
-            self.endpoint.refused.discard(frames.identity)
-            connection = self.by_identity.get(frames.identity)
-            if connection is not None:
-                connection.lost()
+        if frames.__class__ is not list:
+            self._news(frames)  # type: ignore[arg-type]
             return None
         self.received_at = time.perf_counter()
         identity = frames[0]
@@ -191,6 +191,34 @@ class Server:
             return None
         return connection._take(message, connection is waiting_for)
 
+    def _news(self, event: Event) -> None:
+        """A connection lost or refused, or a breach of the wire's rules."""
+        # A connection that has gone is forgotten: identities are never reused, so the set
+        # holds only connections still open.
+        self.endpoint.refused.discard(event.identity)
+        connection = self.by_identity.get(event.identity)
+        if isinstance(event, Lost):
+            if connection is not None:
+                connection.lost()
+            elif event.identity in self.endpoint.idle:
+                self._unfit(self.transport.door_of(event.identity))
+            return
+        if connection is None and event.door is not None:
+            connection = next((c for c in self.connections if c.door == event.door), None)
+        if connection is None:
+            self.event(f"a connection was closed: {event.detail}")
+            if event.fatal:
+                self._unfit(event.door)
+        elif event.fatal:
+            connection.fail(Termination.PROTOCOL, event.detail)
+        else:
+            self.event(f"{connection.label}: refused a connection: {event.detail}")
+            self._note_refusal(f"refused a connection: {event.detail}")
+
+    def _unfit(self, door: int | None) -> None:
+        if door is not None:
+            self.endpoint.unfit.add(door)
+
     def _stranger(self, identity: bytes, frames: list[bytes]) -> None:
         """A message from a connection not yet bound to a bot: it must be a valid hello."""
         if len(frames) != 2:
@@ -212,8 +240,9 @@ class Server:
         # Compared as bytes: compare_digest refuses str with non-ASCII characters, and a bot
         # must not be able to break the referee with the token it sends.
         token = message["token"].encode()
+        door = self.transport.door_of(identity)
         for connection in self.connections:
-            if connection.identity is None and hmac.compare_digest(
+            if connection.identity is None and connection.door == door and hmac.compare_digest(
                 connection.token.encode(), token
             ):
                 connection.identity = identity
@@ -254,8 +283,11 @@ class Connection:
         token: str,
         process: Process,
         identity: bytes | None = None,
+        door: int | None = None,
     ) -> None:
         self.server = server
+        #: The door the bot was given (its connection must come through it).
+        self.door = door
         self.label = label
         self.token = token
         self.process = process
@@ -277,6 +309,7 @@ class Connection:
         self.server.event(f"{self.label}: {reason}: {detail}")
         if self.identity is not None:
             self.send(error(reason, detail), quiet=True)
+            self.server.transport.drop(self.identity)  # nothing it sends is read any more
         self.process.kill()
         return self.failure
 

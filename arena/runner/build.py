@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog, log_tail
+from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog, log_tail, size_text
 from arena.runner.bots import (
     MANIFEST,
     MANIFEST_MAX_BYTES,
@@ -45,6 +45,12 @@ from arena.runner.trees import LINK, TreeError, check_program, chown_tree, kind_
 
 #: The longest a build may take.
 BUILD_TIMEOUT_S = 600.0
+#: The most a build may add to the disk holding its copy (and never more than half the free
+#: space it found there): its copy is the one place a bot may write to the host's disk.
+#: Measured by the disk's free space every :data:`BUILD_POLL_S` (what else writes there
+#: meanwhile counts too).
+BUILD_DISK_BYTES = 4 << 30
+BUILD_POLL_S = 0.02
 #: The file that marks a finished copy, beside its folder ``files``.
 DONE = ".arena-built"
 FILES = "files"
@@ -161,22 +167,34 @@ def _run(manifest: BotManifest, files: Path, sandbox: str, log_dir: Path | None,
             raise BuildError(f"{manifest.name}'s build cannot start: {exc}") from None
         owned = proc.uid is not None  # run as a user of its own: the copy is given back
         deadline = time.monotonic() + timeout_s
+        free_before, overflow = shutil.disk_usage(files).free, ""
         try:
-            while proc.alive() and time.monotonic() < deadline:
-                time.sleep(0.02)
-            timed_out = proc.alive()
+            while proc.alive() and time.monotonic() < deadline and not overflow:
+                time.sleep(BUILD_POLL_S)
+                overflow = _disk_overflow(free_before, shutil.disk_usage(files).free)
+            timed_out = proc.alive() and not overflow
         finally:
             proc.kill()
             log.close()
             if owned:
                 give_back(manifest, files)
-    if timed_out or proc.returncode != 0:
-        how = (f"took longer than {timeout_s:.0f} s" if timed_out
-               else proc.describe_exit())
+    if overflow or timed_out or proc.returncode != 0:
+        how = overflow or (f"took longer than {timeout_s:.0f} s" if timed_out
+                           else proc.describe_exit())
         where = f"; its log, {log_path}" if log_path is not None else ""
         tail = log_tail(log_path, 5) if log_path is not None else []
         raise BuildError(f"{manifest.name}'s build ({' '.join(manifest.build)}) {how}{where}"
                          + "".join(f"\n  | {line}" for line in tail))
+
+
+def _disk_overflow(free_before: int, free: int) -> str:
+    """Why a build must stop for what it wrote (the disk's free space ``free`` now, and
+    ``free_before`` as it began), or nothing."""
+    allowed = min(BUILD_DISK_BYTES, free_before // 2)
+    if free_before - free <= allowed:
+        return ""
+    return (f"wrote more than {size_text(allowed)} to disk (a build may write at most "
+            f"{size_text(BUILD_DISK_BYTES)}, and half the free space it found), and was stopped")
 
 
 def give_back(manifest: BotManifest, files: Path) -> None:

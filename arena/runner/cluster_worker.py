@@ -293,18 +293,10 @@ class _Slot:
         place = self.places.get(cjob.run)
         if place is None:
             keep = self.pool.keep() if cjob.reuse else 0
-            stable = Stable(keep=keep, sandbox=cjob.job.sandbox)
+            started: list[RunningBot] = []
+            stable = Stable(keep=keep, sandbox=cjob.job.sandbox, on_start=started.append)
             folder = Path(tempfile.mkdtemp(prefix=f"run-{cjob.run[:12]}-", dir=self.pool.scratch))
-            place = self.places[cjob.run] = _Place(stable, folder, keep)
-            started = place.bots
-            launch = stable.launch
-
-            def tracked(*args: Any) -> RunningBot:
-                bot = launch(*args)
-                started.append(bot)
-                return bot
-
-            stable.launch = tracked
+            place = self.places[cjob.run] = _Place(stable, folder, keep, bots=started)
         place.used = time.monotonic()
         return place
 

@@ -34,7 +34,7 @@ from arena.runner.clock import Clock, TimeControl
 from arena.runner.record import GameRecord, final_ranks
 from arena.runner.sandbox import DEFAULT_MODE
 from arena.runner.stable import SHUTDOWN_GRACE_S, Session, Stable
-from arena.seeds import bot_seed, check_seed_key, fallback_rng, user_seed_key
+from arena.seeds import bot_seed, check_seed_key, fallback_rng, game_label, user_seed_key
 
 MAX_EVENTS = 500
 
@@ -53,6 +53,7 @@ class _Seat:
     process: RunningBot | None = None
     log: BotLog | None = None
     connection: Connection | None = None  # from launch on, for a bot
+    door: int | None = None  # where its bot connects, for a transport with doors
 
     @property
     def failure(self) -> Failure | None:
@@ -110,7 +111,9 @@ class Referee:
         self.seed = seed
         self.seed_key = check_seed_key(seed_key) if seed_key is not None else user_seed_key()
         self.tc = time_control or TimeControl()
-        self.game_id = game_id or f"{game.name}-{seed}"
+        # Named by a keyed label unless the caller names it: a game named by its seed would tell
+        # every bot the whole game.
+        self.game_id = game_id or f"{game.name}-{game_label(self.seed_key, seed)}"
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.log_cap = log_cap
         self.seats = [
@@ -150,20 +153,19 @@ class Referee:
             label = f"seat {seat.seat}"
             session = self.stable.take(seat.manifest.name)
             if session is not None:
-                seat.process, seat.log = session.process, session.log
+                seat.process, seat.log, seat.door = session.process, session.log, session.door
                 seat.log.begin_game(self.game_id, self.log_cap)
                 self._games_before[seat.seat] = session.games
                 seat.connection = self.server.resume(label, session.token, session.identity,
-                                                     session.process)
+                                                     session.process, session.door)
                 continue
             token = new_token()
             seat.log = self.stable.new_log(self.log_dir, self.game_id, seat.seat, seat.manifest,
                                            self.log_cap)
             try:
-                seat.process = self.stable.launch(
+                seat.process, seat.door = self.stable.launch(
                     seat.manifest,
                     {
-                        "ARENA_ENDPOINT": self.stable.bot_address,
                         "ARENA_TOKEN": token,
                         "ARENA_PROTOCOL": str(PROTOCOL_VERSION),
                         "ARENA_SEED": str(self.bot_seed(seat.seat)),
@@ -173,7 +175,7 @@ class Referee:
             except BotStartError as exc:
                 seat.log.close()  # no process: close() below skips this seat
                 raise VoidGame(str(exc)) from None
-            seat.connection = self.server.expect(label, token, seat.process)
+            seat.connection = self.server.expect(label, token, seat.process, seat.door)
 
     def handshake(self) -> None:
         """Wait for every bot's hello and a pong, within the handshake limit. VoidGame if not."""
@@ -306,7 +308,7 @@ class Referee:
             if (not self.owns_stable and self.finished and c is not None and c.failure is None
                     and c.identity is not None and not c.shut_down and s.process.alive()):
                 self.stable.put(Session(s.manifest, c.token, s.process, c.identity, s.log,
-                                        self._games_before.get(s.seat, 0)))
+                                        self._games_before.get(s.seat, 0), s.door))
             else:
                 stop.append(s)
                 self.send_shutdown(s)
@@ -315,6 +317,7 @@ class Referee:
             assert s.process is not None and s.log is not None
             s.process.stop(max(0.0, deadline - time.monotonic()))
             s.log.close()
+            self.stable.close_door(s.door)
         if self.owns_stable:
             self.stable.close()
 

@@ -63,6 +63,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.protocol.wire import SOCKET_NAME
 from arena.runner.seccomp import SeccompError, filter_fd
 
 #: The sandbox modes a tournament file, ``play`` and ``check-bot`` accept.
@@ -71,8 +72,6 @@ MODES = ("none", "bwrap")
 DEFAULT_MODE = "bwrap"
 #: Where the endpoint folder appears inside the sandbox.
 INSIDE_ENDPOINT_DIR = "/run/arena"
-#: The socket's name in the endpoint folder.
-SOCKET_NAME = "arena.sock"
 #: Files of the host's /etc a bot may need (names, or patterns of them): the dynamic linker's
 #: cache and configuration (libraries in multiarch folders are found through it), the time
 #: zone, the links through which the system names its chosen programs (``/usr/bin/cc`` is a

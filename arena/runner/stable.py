@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import functools
 import os
-import shutil
-import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.protocol.messages import shutdown
 from arena.protocol.server import Endpoint
-from arena.protocol.transport import Transport, ZmqTransport
+from arena.protocol.transport import Transport
+from arena.protocol.wire import ZmtpTransport
 from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog
 from arena.runner.bots import BotManifest, BotProcess, Launcher, RunningBot
-from arena.runner.sandbox import (
-    DEFAULT_MODE,
-    SOCKET_NAME,
-    Sandbox,
-    inside_endpoint,
-    require_sandbox,
-)
+from arena.runner.sandbox import DEFAULT_MODE, Sandbox, inside_endpoint, require_sandbox
 
 #: How long a bot gets to exit by itself after shutdown before its group is killed.
 SHUTDOWN_GRACE_S = 1.0
@@ -36,6 +29,8 @@ class Session:
     identity: bytes
     log: BotLog
     games: int = 0
+    #: The door it connected through (None for a transport without doors).
+    door: int | None = None
 
 
 class Stable:
@@ -47,11 +42,11 @@ class Stable:
     stopped first), and a process is retired after ``max_games`` games or half its CPU-time
     limit. With ``keep`` = 0 every bot is stopped after its game.
 
-    The endpoint is a ZeroMQ socket on a random loopback port (none if not ``bind``), or with
-    the sandbox a unix socket in a private folder (``bot_address`` is where bots connect, as
-    they see it), unless a ``transport`` is given; bots are started as processes
-    (:class:`BotProcess`) unless a ``launch`` is given. Both seams let tests play whole games
-    inside one process.
+    Bots connect to the endpoint, each through a door of its own
+    (:class:`~arena.protocol.transport.ZmtpTransport`): a unix socket in a private folder,
+    which the sandbox shows the bot at a fixed path, unless a ``transport`` is given; bots are
+    started as processes (:class:`BotProcess`) unless a ``launch`` is given. Both seams let
+    tests play whole games inside one process.
     """
 
     def __init__(
@@ -62,8 +57,11 @@ class Stable:
         transport: Transport | None = None,
         launch: Launcher | None = None,
         sandbox: str = DEFAULT_MODE,
+        on_start: Callable[[RunningBot], None] | None = None,
     ) -> None:
-        """``sandbox``: "none", or "bwrap" to start every bot in a bubblewrap sandbox
+        """``bind``: bot processes will be started (the sandbox must then work here).
+        ``on_start`` is told of every bot process started.
+        ``sandbox``: "none", or "bwrap" to start every bot in a bubblewrap sandbox
         (:mod:`arena.runner.sandbox`); raises :class:`~arena.runner.sandbox.SandboxError` if
         the sandbox cannot work here (never falls back to running bots unsandboxed)."""
         if launch is None and bind:
@@ -71,33 +69,45 @@ class Stable:
         self.keep = keep
         self.max_games = max_games
         self.sandbox = sandbox
-        # Sandboxed bots have no network: the endpoint is a unix socket in a folder that the
-        # sandbox mounts in (bots see it at a fixed path). That folder sits in a private one
-        # (only this user may enter it), and is itself open to all, as is the socket, because
-        # a root runner's bots run as users of their own.
-        self._private_dir: str | None = None
-        bot_sandbox: Sandbox | None = None
-        self.bot_address = ""
-        if transport is None and bind and sandbox == "bwrap":
-            self._private_dir = tempfile.mkdtemp(prefix="arena-endpoint-")  # mode 0700
-            endpoint_dir = os.path.join(self._private_dir, "endpoint")
-            os.mkdir(endpoint_dir)
-            os.chmod(endpoint_dir, 0o711)
-            socket_path = os.path.join(endpoint_dir, SOCKET_NAME)
-            transport = ZmqTransport(endpoint=f"ipc://{socket_path}")
-            os.chmod(socket_path, 0o666)
-            self.bot_address = inside_endpoint()
-            bot_sandbox = Sandbox(endpoint_dir)
-        elif transport is None:
-            transport = ZmqTransport(bind)
-        self.endpoint = Endpoint(transport)
-        self.bot_address = self.bot_address or self.endpoint.address
-        if launch is None:
-            launch = (BotProcess if bot_sandbox is None
-                      else functools.partial(BotProcess, sandbox=bot_sandbox))
-        self.launch: Launcher = launch
+        self.endpoint = Endpoint(transport if transport is not None else ZmtpTransport())
+        self._launch = launch
+        self._on_start = on_start
         self.idle: dict[str, Session] = {}  # by bot name, oldest first
         self.launches = 0
+
+    def launch(self, manifest: BotManifest, env: dict[str, str],
+               log: BotLog) -> tuple[RunningBot, int | None]:
+        """Start a bot process with ``env`` (``ARENA_ENDPOINT`` added: a door of its own when
+        the transport has doors). Returns it and its door. Raises
+        :class:`~arena.runner.bots.BotStartError`."""
+        transport = self.endpoint.transport
+        door = transport.open_door()
+        sandbox = None
+        if door is None:
+            address = transport.address
+        elif self._launch is None and self.sandbox == "bwrap":
+            address, sandbox = inside_endpoint(), Sandbox(door.folder)
+        else:
+            address = door.address
+        env = {**env, "ARENA_ENDPOINT": address}
+        try:
+            if self._launch is not None:
+                process = self._launch(manifest, env, log)
+            else:
+                process = BotProcess(manifest, env, log, sandbox=sandbox)
+        except BaseException:
+            if door is not None:
+                transport.close_door(door.key)
+            raise
+        if self._on_start is not None:
+            self._on_start(process)
+        return process, None if door is None else door.key
+
+    def close_door(self, door: int | None) -> None:
+        """Close a stopped bot's door."""
+        if door is not None:
+            self.endpoint.transport.close_door(door)
+            self.endpoint.unfit.discard(door)
 
     def take(self, name: str) -> Session | None:
         """A waiting, still healthy process of bot ``name``, or None."""
@@ -105,7 +115,8 @@ class Stable:
         if session is None:
             return None
         self.endpoint.idle.discard(session.identity)
-        if session.process.alive() and not self._worn(session):
+        if (session.process.alive() and not self._worn(session)
+                and session.door not in self.endpoint.unfit):
             return session
         self._stop(session)
         return None
@@ -151,12 +162,10 @@ class Stable:
         self.endpoint.tell(session.identity, shutdown("retired"))
         session.process.stop(SHUTDOWN_GRACE_S)
         session.log.close()
+        self.close_door(session.door)
 
     def close(self) -> None:
         """Stop every waiting bot and close the endpoint."""
         while self.idle:
             self._stop(self.idle.pop(next(iter(self.idle))))
         self.endpoint.close()
-        if self._private_dir is not None:
-            shutil.rmtree(self._private_dir, ignore_errors=True)
-            self._private_dir = None

@@ -316,28 +316,35 @@ def child_left_behind() -> None:
     serve(sock, random_index(rng()))
 
 
+#: How many more connections the impostor opens.
+IMPOSTORS = 8
+
+
 def impostor() -> None:
-    """Play randomly and correctly on the main socket (ok). At game start, also open a second
-    DEALER that says hello with a wrong token and then sends actions (index 0) for request ids
-    1..50; log to stderr whatever comes back on it. The referee must refuse it (bad_token) and
-    never let it act for any seat."""
+    """Play randomly and correctly on the main socket. At game start, also open IMPOSTORS more
+    DEALER sockets, each of which says hello with a wrong token and then sends actions (index
+    0) for request ids 1..50; log to stderr whatever comes back on them. The referee must
+    refuse them at the bot's door, never let them act for any seat, and blame the bot for
+    them (protocol_error)."""
     ctx, sock = connect()
-    second: zmq.Socket | None = None
+    seconds: list[zmq.Socket] = []
 
     def on_message(msg: dict[str, Any]) -> None:
-        nonlocal second
         if msg.get("type") == "game_start":
             rng().seed(msg["bot_seed"])
-        if msg.get("type") != "game_start" or second is not None:
+        if msg.get("type") != "game_start" or seconds:
             return
-        second = ctx.socket(zmq.DEALER)
-        second.setsockopt(zmq.LINGER, 0)
-        second.connect(os.environ["ARENA_ENDPOINT"])
-        hello(second, token=wrong_token())
-        for request_id in range(1, 51):
-            action(second, request_id, 0)
-        log("second socket: hello with a wrong token and actions for requests 1..50 sent")
-        poller.register(second, zmq.POLLIN)
+        for _ in range(IMPOSTORS):
+            second = ctx.socket(zmq.DEALER)
+            second.setsockopt(zmq.LINGER, 0)
+            second.connect(os.environ["ARENA_ENDPOINT"])
+            hello(second, token=wrong_token())
+            for request_id in range(1, 51):
+                action(second, request_id, 0)
+            poller.register(second, zmq.POLLIN)
+            seconds.append(second)
+        log(f"{IMPOSTORS} more sockets: hello with a wrong token and actions for requests "
+            f"1..50 sent on each")
 
     hello(sock)
     # The loop of serve(), with a poller, so that the second socket (opened mid-game) is read
@@ -347,8 +354,9 @@ def impostor() -> None:
     poller.register(sock, zmq.POLLIN)
     while True:
         ready = dict(poller.poll())
-        if second is not None and second in ready:
-            log(f"on the second socket: {second.recv()!r}")
+        for second in seconds:
+            if second in ready:
+                log(f"on another socket: {second.recv()!r}")
         if sock not in ready:
             continue
         msg = recv(sock)

@@ -20,6 +20,7 @@ README here.
 from __future__ import annotations
 
 import errno
+import functools
 import itertools
 import os
 import random
@@ -36,7 +37,7 @@ from typing import Any
 
 import zmq
 
-from arena.protocol import client
+from arena.protocol import client, zmtp
 from arena.protocol.messages import REFEREE_MESSAGES, decode, encode
 
 ATTACK = sys.argv[1] if len(sys.argv) > 1 else ""
@@ -142,6 +143,7 @@ def second_hello(token: str, what: str) -> Any | None:
     welcome``, ``WHAT refused CODE`` or ``WHAT no-answer``. The socket if welcomed."""
     sock = zmq.Context.instance().socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.RECONNECT_IVL, -1)  # one try: a refused connection is not repeated
     sock.connect(os.environ["ARENA_ENDPOINT"])
     sock.send(encode({"type": "hello", "token": token, "name": NAME, "version": "1.0"}))
     if not sock.poll(ANSWER_WAIT_MS):
@@ -153,6 +155,26 @@ def second_hello(token: str, what: str) -> Any | None:
         return sock
     report(what, "refused", answer.get("code"))
     return None
+
+
+def door_probe(what: str) -> None:
+    """Open one more connection to the endpoint, as a second ZeroMQ socket would, and log what
+    became of it: ``WHAT closed`` (the referee closed it unread), ``WHAT greeted`` (it sent
+    its ZeroMQ greeting: the connection was taken), ``WHAT unanswered`` or ``WHAT failed
+    (WHY)``."""
+    path = os.environ["ARENA_ENDPOINT"].removeprefix("ipc://")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(ANSWER_WAIT_MS / 1000)
+        try:
+            s.connect(path)
+            data = s.recv(64)
+        except TimeoutError:
+            report(what, "unanswered")
+            return
+        except OSError as exc:
+            report(what, "failed", why(exc))
+            return
+    report(what, "greeted" if data else "closed")
 
 
 def play_seat(sock: Any, token: str) -> None:
@@ -178,9 +200,9 @@ def thief() -> None:
     hello (a victim may not have said hello yet), at each game start, and every 10 ms on a
     thread of its own all the time it lives (a kept process waiting between games too, as
     other games' bots start). Say hello with each token found on a connection of its own
-    and play that seat. At the first game start, also say hello with a guessed token and
-    with its own token again (both must be refused). At each game start it logs its watch
-    so far as ``watch scans=N found-tokens=N``."""
+    and play that seat. At the first game start, also open two more connections (both must
+    be refused: :func:`door_probe`). At each game start it logs its watch so far as ``watch
+    scans=N found-tokens=N``."""
     lock = threading.Lock()
     tried: set[str] = set()
     scans = 0
@@ -208,8 +230,8 @@ def thief() -> None:
         report("watch", f"scans={scans}", f"found-tokens={len(tried)}")
         if not guessed:
             guessed = True
-            second_hello(secrets.token_hex(16), "guessed-hello")
-            second_hello(os.environ["ARENA_TOKEN"], "replayed-own-token")
+            door_probe("second-connection")
+            door_probe("third-connection")
 
     steal()
     threading.Thread(target=watch, daemon=True).start()
@@ -229,10 +251,12 @@ def in_own_sandbox() -> bool:
     return os.getpid() < 100 and init == "bwrap"
 
 
+@functools.cache
 def referee_pid() -> int | None:
     """The pid of the process at the other end of the endpoint's unix socket, as this bot's
     PID namespace sees it (SO_PEERCRED: 0 if it is outside the namespace); None if the
-    endpoint is not a unix socket."""
+    endpoint is not a unix socket. Asked once, before the bot's own connection: a connection
+    more than its one would be refused, and the bot blamed for it."""
     endpoint = os.environ["ARENA_ENDPOINT"]
     if not endpoint.startswith("ipc://"):
         return None
@@ -457,12 +481,133 @@ def flooder() -> None:
     play(on_start)
 
 
+# ---------------------------------------------------------------- connection flood
+
+#: How many children the connection flood forks, and how many connections each opens: 64
+#: connections, with processes to spare under the default limit of 64 processes and threads.
+FLOOD_CHILDREN = 8
+FLOOD_CONNECTIONS = 8
+
+
+def flood_connections(child: int) -> None:
+    """In a forked child: open :data:`FLOOD_CONNECTIONS` connections to the endpoint, one after
+    another, and hold every one open, silent; log ``child N connected=A held=B closed=C
+    reset=D refused=E busy=F`` (of those connected: still open after half a second, closed by
+    the referee, reset as the door closed with them queued; of the others: refused, nobody
+    listening any more, or the kernel's queue full), then sleep until the sandbox ends."""
+    path = os.environ["ARENA_ENDPOINT"].removeprefix("ipc://")
+    held = []
+    counts = dict.fromkeys(("connected", "held", "closed", "reset", "refused", "busy"), 0)
+    for _ in range(FLOOD_CONNECTIONS):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(0.5)
+        try:
+            s.connect(path)
+        except ConnectionRefusedError:
+            counts["refused"] += 1  # nobody listens there any more
+            s.close()
+            continue
+        except OSError:
+            counts["busy"] += 1  # the kernel's queue for it is full
+            s.close()
+            continue
+        counts["connected"] += 1
+        try:
+            counts["closed" if s.recv(1) == b"" else "held"] += 1
+        except ConnectionResetError:
+            counts["reset"] += 1
+        except OSError:
+            counts["held"] += 1  # open and silent
+        held.append(s)
+    report("child", child, *(f"{k}={v}" for k, v in counts.items()))
+    time.sleep(FOREVER_S)
+
+
+def connection_flood() -> None:
+    """After its hello, at each game start, fork :data:`FLOOD_CHILDREN` children that each open
+    :data:`FLOOD_CONNECTIONS` connections to the referee and hold them, silent, as a ZeroMQ
+    library would hold its own: through a ZeroMQ socket, the referee would spend a file
+    descriptor on each, without end. Then play on."""
+
+    def on_start(_msg: dict[str, Any]) -> None:
+        report("forking", FLOOD_CHILDREN, "children")
+        for child in range(FLOOD_CHILDREN):
+            if os.fork() == 0:
+                try:
+                    flood_connections(child)
+                finally:
+                    os._exit(0)
+
+    play(on_start)
+
+
+# ---------------------------------------------------------------- endless message
+
+#: How long the endless message goes on at most, and the size of each of its frames.
+ENDLESS_S = 10.0
+FRAME_BYTES = 1 << 20
+
+
+def read_exactly(sock: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        more = sock.recv(size - len(data))
+        if not more:
+            raise ConnectionResetError("the referee closed the connection")
+        data += more
+    return data
+
+
+def read_message(sock: socket.socket) -> dict[str, Any]:
+    """The next message the referee sends on a ZMTP connection spoken by hand (commands are
+    passed over)."""
+    while True:
+        flags = read_exactly(sock, 1)[0]
+        size = int.from_bytes(read_exactly(sock, 8 if flags & zmtp.LONG else 1), "big")
+        body = read_exactly(sock, size)
+        if not flags & zmtp.COMMAND:
+            return decode(body, REFEREE_MESSAGES)
+
+
+def endless_message() -> None:
+    """Speak ZeroMQ's wire by hand (as the protocol allows: any ZMTP 3 DEALER will do), say
+    hello and answer the handshake's ping, then answer the first request with a message that
+    never ends: frames of 1 MiB, each marked "more", sent as fast as the connection takes them
+    for up to :data:`ENDLESS_S` seconds. A ZeroMQ socket hands a message over only once its
+    last frame has come, holding all the others meanwhile. Log ``bytes-sent N
+    frames-begun=N`` and how the sending ended."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(os.environ["ARENA_ENDPOINT"].removeprefix("ipc://"))
+    hello = encode({"type": "hello", "token": os.environ["ARENA_TOKEN"], "name": NAME,
+                    "version": "1.0"})
+    sock.sendall(zmtp.GREETING + zmtp.ready(b"DEALER") + zmtp.frame(hello))
+    read_exactly(sock, zmtp.GREETING_SIZE)
+    while True:
+        msg = read_message(sock)
+        if msg["type"] == "ping":
+            sock.sendall(zmtp.frame(encode({"type": "pong", "nonce": msg["nonce"]})))
+        elif msg["type"] == "request":
+            break
+    frame = memoryview(zmtp.frame(bytes(FRAME_BYTES), zmtp.MORE))
+    sent, until, ended = 0, time.monotonic() + ENDLESS_S, "time-up"
+    try:
+        while time.monotonic() < until:
+            sent += sock.send(frame[sent % len(frame):])
+    except OSError as exc:
+        ended = f"connection-closed {why(exc)}"
+    report("bytes-sent", sent, f"frames-begun={sent // len(frame) + 1}")
+    report("ended", ended)
+    time.sleep(FOREVER_S)
+
+
 ATTACKS: dict[str, Callable[[], None]] = {
     "thief": thief,
     "killer": killer,
     "escaper": escaper,
     "snoop": snoop,
     "flooder": flooder,
+    "connection-flood": connection_flood,
+    "endless-message": endless_message,
 }
 
 if __name__ == "__main__":
