@@ -311,7 +311,7 @@ def test_a_100_mb_message_is_a_protocol_error_naming_the_limit_and_is_never_buff
     assert growth_mib < 20, f"the referee's peak memory grew by {growth_mib:.0f} MiB"
     assert outcome.seconds < FAST.decision_ms / 1000 + 2
     log = next(tmp_path.glob("*-faulty-oversized.log")).read_text(encoding="utf-8")
-    assert "sent a message of 104857" in log
+    assert "sending a message of 104857" in log
 
 
 def test_a_bot_that_answers_only_wrong_request_ids_has_them_ignored_then_times_out() -> None:

@@ -574,8 +574,8 @@ def endless_message() -> None:
     hello and answer the handshake's ping, then answer the first request with a message that
     never ends: frames of 1 MiB, each marked "more", sent as fast as the connection takes them
     for up to :data:`ENDLESS_S` seconds. A ZeroMQ socket hands a message over only once its
-    last frame has come, holding all the others meanwhile. Log ``bytes-sent N
-    frames-begun=N`` and how the sending ended."""
+    last frame has come, holding all the others meanwhile. Log ``sending ...`` as it starts, and
+    ``bytes-sent N frames-begun=N ended HOW`` if it lives to see the sending end."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(os.environ["ARENA_ENDPOINT"].removeprefix("ipc://"))
     hello = encode({"type": "hello", "token": os.environ["ARENA_TOKEN"], "name": NAME,
@@ -590,13 +590,14 @@ def endless_message() -> None:
             break
     frame = memoryview(zmtp.frame(bytes(FRAME_BYTES), zmtp.MORE))
     sent, until, ended = 0, time.monotonic() + ENDLESS_S, "time-up"
+    report("sending", f"frames of {FRAME_BYTES} bytes marked more")
     try:
         while time.monotonic() < until:
             sent += sock.send(frame[sent % len(frame):])
     except OSError as exc:
         ended = f"connection-closed {why(exc)}"
-    report("bytes-sent", sent, f"frames-begun={sent // len(frame) + 1}")
-    report("ended", ended)
+    # (The referee may kill it before it says this: what it says first is the attack.)
+    report("bytes-sent", sent, f"frames-begun={sent // len(frame) + 1}", "ended", ended)
     time.sleep(FOREVER_S)
 
 
