@@ -1,5 +1,7 @@
-"""The committed tournament files say what they do: the demo's bots all play by the rules, and
-the faulty-bot example fails each faulty bot the way its comments say. Real `arena run`
+"""The committed tournament files say what they do, and a file's results go where a user looks
+for them: the demo's bots all play by the rules, the faulty-bot example fails each faulty bot
+the way its comments say, every example writes under the repository's leaderboards/ whatever
+the current directory, and a file without `output` writes beside itself. Real `arena run`
 processes for the two examples a newcomer runs first."""
 
 from __future__ import annotations
@@ -10,12 +12,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_tournament_e2e import read_journal
+import pytest
+from test_tournament_e2e import read_journal, signals_kept
+from typer.testing import CliRunner
 
+from arena.cli import app
 from arena.runner.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 TOURNAMENTS = ROOT / "tournaments"
+LEADERBOARDS = ROOT / "leaderboards"
 #: Where the bots that misbehave on purpose live.
 MISBEHAVING = (ROOT / "bots" / "faulty", ROOT / "bots" / "hostile")
 
@@ -81,3 +87,50 @@ def test_the_faulty_bot_example_fails_each_faulty_bot_as_its_comments_say(tmp_pa
         assert seen[name] == {promised[folder]}, (name, seen[name])
     for name in set(config.bot_names) - set(faulty):
         assert seen[name] == {"ok"}, (name, seen[name])
+
+
+def test_every_example_writes_under_the_repositorys_leaderboards_wherever_it_is_run_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Run from anywhere, a committed tournament file writes in leaderboards/ of the
+    repository: into its committed leaderboard, or into a folder git ignores."""
+    monkeypatch.chdir(tmp_path)
+    ignored = [line.strip() for line in (ROOT / ".gitignore").read_text().splitlines()]
+    assert "leaderboards/example-*/" in ignored
+    files = sorted(TOURNAMENTS.glob("*.toml"))
+    assert TOURNAMENTS / "faulty-bots.toml" in files
+    for file in files:
+        output = load_config(file).output.resolve()
+        assert output.parent == LEADERBOARDS, (file.name, output)
+        assert (output / "standings.json").is_file() or output.name.startswith("example-"), \
+            file.name
+
+
+def test_without_output_results_go_beside_the_file_whatever_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file that sets no `output` writes to leaderboards/<name> in its own folder, not under
+    the current directory; `arena run --help` says so."""
+    cups = tmp_path / "cups"
+    cups.mkdir()
+    file = cups / "spring.toml"
+    file.write_text(
+        'name = "spring"\ngame = "stoneage"\nformat = "round-robin"\nplayers = 2\nseed = 4\n'
+        'concurrency = 1\nsandbox = "none"\n\n'
+        f'[[bots]]\npath = "{ROOT / "bots/examples/random-py"}"\n\n'
+        f'[[bots]]\npath = "{ROOT / "bots/examples/greedy-py"}"\n', encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert load_config(file).output.resolve() == cups / "leaderboards" / "spring"
+    assert load_config(Path("../cups/spring.toml")).output.resolve() == \
+        cups / "leaderboards" / "spring"
+
+    with signals_kept():
+        r = CliRunner().invoke(app, ["run", str(file), "--plain"])
+    assert r.exit_code == 0, r.output
+    assert (cups / "leaderboards" / "spring" / "standings.json").is_file()
+    assert not (elsewhere / "leaderboards").exists()
+
+    help_text = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "200"}).output
+    assert "leaderboards/NAME in the folder holding the file" in " ".join(help_text.split())
