@@ -214,6 +214,21 @@ def processes() -> Iterator[Proc]:
                    int(fields_[3]), cmdline.strip())
 
 
+def children(pid: int) -> list[Proc]:
+    return [p for p in processes() if p.ppid == pid]
+
+
+#: What the command line of a fork server of game workers, and of each worker, holds.
+FORKSERVER = "multiprocessing.forkserver"
+
+
+def workers_under(parent: int) -> list[Proc]:
+    """The game workers (each a supervisor, see arena.runner.supervise) of the executors of
+    process ``parent``: the children of its fork server."""
+    servers = [p for p in children(parent) if FORKSERVER in p.cmdline]
+    return [w for server in servers for w in children(server.pid)]
+
+
 def tagged(tag: str) -> dict[int, Proc]:
     """Live processes started (directly or not) by a run carrying ``tag``, and their
     descendants (a sandboxed bot's environment is cleared, so it and its bwrap processes are

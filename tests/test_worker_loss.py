@@ -22,10 +22,12 @@ from test_live_and_outputs import printed, snapshot
 from test_tournament_e2e import (
     EXAMPLES,
     FAULTY,
+    FORKSERVER,
     Proc,
     Runs,
     assert_nothing_left,
     assert_schedule_played_once,
+    children,
     deterministic_bots,
     pid_alive,
     processes,
@@ -35,6 +37,7 @@ from test_tournament_e2e import (
     standings_doc,
     try_read_journal,
     wait_until,
+    workers_under,
     write_tournament,
 )
 
@@ -55,14 +58,7 @@ from arena.runner.schedule.base import Pairing
 
 __all__ = ["arena", "runs"]  # the fixtures of the league's and the tournament's end-to-end tests
 
-FORKSERVER = "multiprocessing.forkserver"
-
-
 # ---------------------------------------------------------------------------- processes
-
-
-def children(pid: int) -> list[Proc]:
-    return [p for p in processes() if p.ppid == pid]
 
 
 def descendants(pid: int) -> list[Proc]:
@@ -72,13 +68,6 @@ def descendants(pid: int) -> list[Proc]:
         found += below
         todo += [p.pid for p in below]
     return found
-
-
-def workers_under(parent: int) -> list[Proc]:
-    """The game workers (each a supervisor, see arena.runner.supervise) of the executors of
-    process ``parent``: the children of its fork server."""
-    servers = [p for p in children(parent) if FORKSERVER in p.cmdline]
-    return [w for server in servers for w in children(server.pid)]
 
 
 def player_of(worker: int) -> Proc | None:
