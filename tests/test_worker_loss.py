@@ -242,15 +242,19 @@ def test_the_live_view_shows_the_latest_notices_and_counts_the_earlier() -> None
 # ---------------------------------------------------------------------------- a whole run
 
 
+@pytest.mark.parametrize(("rounds", "kills"), [
+    (3, 3),
+    pytest.param(100, 8, marks=pytest.mark.slow),  # 600 games, as a long unattended run
+], ids=["18-games", "600-games"])
 def test_a_run_whose_workers_are_killed_at_random_ends_with_the_standings_of_an_undisturbed_one(
-    tmp_path: Path, runs: Runs,
+    tmp_path: Path, runs: Runs, rounds: int, kills: int,
 ) -> None:
-    """`arena run` with its game workers SIGKILLed three times (a worker's playing process or
-    its supervisor, chosen by a seeded generator), each after more games have finished: the
-    run goes on to the end (exit 0), says each replacement on its output, plays each game once
-    (an attempt more for each game a dead worker held), leaves nothing behind, and writes the
-    standings of the same tournament run undisturbed."""
-    common: dict[str, Any] = dict(name="killed", bots=deterministic_bots(), rounds=3,
+    """`arena run` with its game workers SIGKILLed several times (a worker's playing process
+    or its supervisor, chosen by a seeded generator), spread over the run: the run goes on to
+    the end (exit 0), says each replacement on its output, plays each game once (an attempt
+    more for each game a dead worker held), leaves nothing behind, and writes the standings
+    of the same tournament run undisturbed."""
+    common: dict[str, Any] = dict(name="killed", bots=deterministic_bots(), rounds=rounds,
                                   sandbox="none")
     file = write_tournament(tmp_path, "killed.toml", output=tmp_path / "out", **common)
     ref_file = write_tournament(tmp_path, "ref.toml", output=tmp_path / "ref", **common)
@@ -258,14 +262,14 @@ def test_a_run_whose_workers_are_killed_at_random_ends_with_the_standings_of_an_
     chance = random.Random(24)
     run = runs.start(file)
     reference = runs.start(ref_file)
-    kills = 3
+    every = len(schedule) // (kills + 1)
     for k in range(1, kills + 1):
-        wait_until(f"{3 * k} games done before kill {k}",
-                   lambda games=3 * k: games_done(tmp_path / "out") >= games, 60, run)
+        wait_until(f"{every * k} games done before kill {k}",
+                   lambda games=every * k: games_done(tmp_path / "out") >= games, 600, run)
         worker = chance.choice(sorted(w.pid for w in workers_under(run.pid)))
         player = player_of(worker)
         kill(player.pid if player is not None and chance.random() < 0.5 else worker)
-    runs.finish(run, reference)
+    runs.finish(run, reference, timeout=60 * rounds)
     assert run.rc == 0, run.text
     assert reference.rc == 0, reference.text
     assert "Traceback" not in run.text
