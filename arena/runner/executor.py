@@ -295,10 +295,12 @@ class LocalExecutor(Executor):
     A worker that dies (the out-of-memory killer, a crash in a native library) is replaced at
     once, and the games it held are handed out again, each counted as restarted
     (:meth:`restarted`); a game that loses its worker more than :data:`LOST_RETRIES` times is
-    void, for the caller's void policy. Each replacement is said in :meth:`notices`. Only
-    pipes pass between the runner and its workers: a worker killed at any moment leaves no
-    lock held and nothing to clean up (a queue's named semaphores, which outlive a process
-    killed while it holds them).
+    void, for the caller's void policy. Each replacement is said in :meth:`notices`.
+
+    Only pipes pass between the runner and its workers, no queue: a shared queue's lock, held
+    by a worker killed while it wrote, would stop every other worker's results, and a queue's
+    named semaphores outlive a runner interrupted at the wrong moment (Python's resource
+    tracker then warns of them, or, killed with the runner, leaves them in /dev/shm).
     """
 
     def __init__(self, workers: int, keep_bots: int = KEEP_BOTS_PER_WORKER) -> None:
@@ -313,9 +315,7 @@ class LocalExecutor(Executor):
         self._again: list[str] = []  # games handed out again since restarted() was called
         self._said: list[str] = []  # notices not yet taken
         self._deaths_in_a_row = 0  # workers lost since a game last finished
-        self._workers: list[_Worker] = []
-        for _ in range(workers):
-            self._workers.append(self._start())
+        self._workers = [self._start() for _ in range(workers)]
 
     def _start(self) -> _Worker:
         """Start a worker process. The runner keeps only its ends of the worker's pipes, so a
