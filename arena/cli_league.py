@@ -52,15 +52,17 @@ def _journal(config: Any, readonly: bool = False) -> Any:
 
 
 def _entrant(journal: Any, which: str) -> Any:
-    """The bot version ``which`` names, or a one-line error listing the league's."""
-    entrants = journal.entrants()
-    found = [e for e in entrants if e.key == which] or [e for e in entrants if e.name == which]
+    """The bot version ``which`` names, or a one-line error listing its versions (or, for a
+    name the league does not know, the league's)."""
+    from arena.league.store import versions_named
+
+    entrants = {e.key: e for e in journal.entrants()}
+    found = versions_named(which, entrants)
     if len(found) == 1:
-        return found[0]
-    known = ", ".join(e.key for e in entrants) or "none yet"
+        return entrants[found[0]]
     if found:
-        fail(f"{which} has {len(found)} versions in the league: name one ({known})")
-    fail(f"no bot version {which!r} in the league (it has: {known})")
+        fail(f"{which} has {len(found)} versions in the league: name one ({', '.join(found)})")
+    fail(f"no bot version {which!r} in the league (it has: {', '.join(entrants) or 'none yet'})")
 
 
 @league_app.command()

@@ -27,12 +27,13 @@ from arena.stats.synthetic import play_table
 BOTS = ("a@1", "b@1", "c@1", "d@1")
 
 
-def _league(tmp_path: Path) -> LeagueJournal:
+def _league(tmp_path: Path, bots: tuple[str, ...] = BOTS) -> LeagueJournal:
+    """A league of ``bots`` entered straight into its journal (no validation game)."""
     folder = tmp_path / "league"
     r = CliRunner().invoke(app, ["league", "init", str(folder), "--game", "stoneage"])
     assert r.exit_code == 0, r.output
     journal = LeagueJournal(load_league(folder))
-    for key in BOTS:
+    for key in bots:
         name, version = key.split("@")
         journal.add_entrant(name, version, "0" * 12, f"bots/{name}")
     return journal
@@ -42,7 +43,7 @@ def _play(journal: LeagueJournal, rng: random.Random, tables: int,
           bots: tuple[str, ...] = BOTS, last_first: bool = False) -> None:
     """Issue and finish ``tables`` 2-player duplicate sets of ``bots``, as a league commits
     them (``last_first``: each table's last game finished first, as on several workers)."""
-    theta = {b: i * 0.5 for i, b in enumerate(BOTS)}
+    theta = {b: i * 0.5 for i, b in enumerate(bots)}
     for _ in range(tables):
         table, index = journal.next_table()
         games = play_table(theta, rng.sample(bots, 2), rng, table, index)
