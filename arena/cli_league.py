@@ -220,7 +220,8 @@ def run(
     executor: Annotated[str | None, typer.Option(
         "--executor", help="local, or dask://HOST:PORT (default: league.toml's).")] = None,
     until_sigma: Annotated[float | None, typer.Option(
-        "--until-sigma", help="Stop once every active bot version's sigma is under this.")
+        "--until-sigma", help="Stop once every active bot version's sigma is under this "
+        "(exit 1 once one is seen unable to get there: see README, Running a league).")
     ] = None,
     games: Annotated[int | None, typer.Option(
         "--games", help="Stop after this many games (default: play on).")] = None,
@@ -274,6 +275,8 @@ def run(
               f"all; {result.why}", soft_wrap=True, markup=False)
     if stop.level:
         raise typer.Exit(130)
+    if result.out_of_reach:
+        raise typer.Exit(1)
 
 
 @league_app.command()

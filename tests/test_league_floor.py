@@ -5,12 +5,21 @@ real league runner with real bots ending a run whose target is out of reach."""
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
+from test_league import Arena, add, arena, done_games, init  # noqa: F401 (a fixture)
+from test_tournament_e2e import EXAMPLES, assert_nothing_left
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.league.config import load_league
 from arena.league.floor import SETTLING, FloorWatch, table_floor
 from arena.league.matchmaking import Entrant, choose_table
+from arena.league.store import LeagueJournal
 from arena.protocol.messages import Termination
 from arena.runner.ratings import RatingTracker, make_environment
-from arena.runner.schedule.base import GameOutcome
+from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.stats.synthetic import play_table, synthetic_bots
 
 OK2 = (Termination.OK,) * 2
@@ -84,3 +93,67 @@ def test_a_field_of_near_equals_reaches_a_target_above_the_floor_without_being_s
     for seed, players in ((0, 2), (1, 2), (0, 4), (1, 4)):
         reached, judged = _near_equals(1.0, seed, players)
         assert judged is None, (seed, players, reached, judged)
+
+
+def test_a_target_no_table_can_reach_is_refused_before_anything(tmp_path: Path) -> None:
+    folder = tmp_path / "lg"
+    r = CliRunner().invoke(app, ["league", "init", str(folder), "--game", "stoneage"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["league", "run", str(folder), "--until-sigma", "0.75"])
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (
+        "error: --until-sigma 0.75 cannot be reached: TrueSkill's drift keeps a σ above "
+        f"{table_floor(2):.2f} at 2-player tables, even when every game is between equals "
+        "(README: Running a league)")
+
+
+def _history(folder: Path, tables: dict[tuple[str, str], int]) -> None:
+    """Finished games in the league's journal: ``tables[(a, b)]`` duplicate sets of a and b,
+    greedy-py winning every game it plays, the others even."""
+    rng = random.Random(7)
+    journal = LeagueJournal(load_league(folder))
+    try:
+        sets = [pair for pair, n in tables.items() for _ in range(n)]
+        rng.shuffle(sets)
+        for a, b in sets:
+            table, index = journal.next_table()
+            games = []
+            for s, seats in enumerate(((a, b), (b, a))):
+                winner = next((x for x in seats if x.startswith("greedy")), rng.choice(seats))
+                games.append(GameOutcome(f"t{table:06d}-s{s}", index + s, table, table, seats,
+                                         table, (0, 0),
+                                         tuple(1 if x == winner else 2 for x in seats), OK2))
+            journal.issue([Pairing(o.game_id, o.index, table, table, o.bots, o.seed)
+                           for o in games])
+            for o in games:
+                journal.record_result(o, f"games/{o.game_id}.json", 0.1)
+    finally:
+        journal.close()
+
+
+def test_a_run_whose_target_is_out_of_reach_ends_with_one_line_and_the_next_is_refused(
+        tmp_path: Path, arena: Arena) -> None:  # noqa: F811 (the fixture)
+    league = tmp_path / "lg"
+    init(arena, league, "--players", "2", "-j", "2")
+    greedy, rpy, rjs = (add(arena, league, EXAMPLES / b)
+                        for b in ("greedy-py", "random-py", "random-js"))
+    # random-js is two games short of what every bot plays before a floor is judged.
+    _history(league, {(greedy, rpy): SETTLING // 2, (greedy, rjs): SETTLING // 2 - 1})
+    before = len(done_games(league))
+
+    run = arena.start("league", "run", str(league), "--plain", "--until-sigma", "1.5")
+    assert run.wait(120) == 1, run.text
+    played = len(done_games(league)) - before
+    assert played >= 2
+    line = run.stdout.strip().splitlines()[-1]
+    assert line.startswith(f"lg: {played} games this run, {before + played} in all; every σ "
+                           f"under 1.5 is out of reach: TrueSkill's drift holds {greedy}'s σ")
+    floor = re.search(r"at ([\d.]+) or more against this field$", line)
+    assert floor is not None and float(floor.group(1)) >= 1.5
+    assert rpy not in line and rjs not in line
+    assert_nothing_left(arena.tag, sessions=(run.pid,))
+
+    again = arena.start("league", "run", str(league), "--plain", "--until-sigma", "1.5")
+    assert again.wait(60) == 1, again.text
+    assert "lg: 0 games this run" in again.stdout and "is out of reach" in again.stdout
+    assert len(done_games(league)) == before + played
