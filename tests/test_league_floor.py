@@ -157,3 +157,17 @@ def test_a_run_whose_target_is_out_of_reach_ends_with_one_line_and_the_next_is_r
     assert again.wait(60) == 1, again.text
     assert "lg: 0 games this run" in again.stdout and "is out of reach" in again.stdout
     assert len(done_games(league)) == before + played
+
+
+def test_the_nearest_spans_are_found_as_a_search_of_every_bot_finds_them() -> None:
+    from arena.league.floor import _Field
+
+    rng = random.Random(2)
+    for _ in range(300):
+        ratings = {f"b{i}": (rng.gauss(25, 8), rng.uniform(0.1, 6))
+                   for i in range(rng.randint(2, 40))}
+        name, at, count = rng.choice(list(ratings)), rng.gauss(25, 10), rng.randint(1, 5)
+        every = sorted(abs(min(max(at, m - s), m + s) - at)
+                       for b, (m, s) in ratings.items() if b != name)[:count]
+        found = _Field(list(ratings), ratings.__getitem__).nearest(name, at, count)
+        assert sorted(abs(x - at) for x in found) == every

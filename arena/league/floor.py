@@ -30,6 +30,8 @@ tells a settled bot most.
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import math
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -76,13 +78,14 @@ def field_floor(mu: float, opponents: Sequence[float]) -> float:
     """The sigma a rating at ``mu`` settles at in games against all of ``opponents`` (their
     mu) at once, each counted as a two-player game whose result is in the doubt the ratings
     give it, the opponents' ratings sure (at most :data:`CEILING`)."""
-    sure = [Entrant("", o, 0.0, 0) for o in opponents]
+    return _root(lambda sigma: _net_gain(mu, sigma, opponents))
 
-    def net_gain(sigma: float) -> float:
-        bot = Entrant("", mu, sigma, 0)
-        return _DRIFT - math.fsum(expected_shrink(bot, o) for o in sure)
 
-    return _root(net_gain)
+def _net_gain(mu: float, sigma: float, opponents: Sequence[float]) -> float:
+    """What such a game adds to the variance of a rating (mu, sigma), less what it takes off
+    (:func:`field_floor`)."""
+    bot = Entrant("", mu, sigma, 0)
+    return _DRIFT - math.fsum(expected_shrink(bot, Entrant("", o, 0.0, 0)) for o in opponents)
 
 
 def _root(net_gain: Callable[[float], float]) -> float:
@@ -156,31 +159,61 @@ class FloorWatch:
         seen = [self._bots.get(b) for b in active]
         if not all(b is not None and b.games >= SETTLING for b in seen):
             return []
+        field = _Field(active, rating)
         found = []
         for name, bot in zip(active, seen, strict=True):
             assert bot is not None
             sigma = rating(name)[1]
             if sigma < target:
                 continue
-            floor = self._floor(name, rating, active)
-            if floor >= target:
-                found.append(Floor(name, sigma, floor))
+            spots = self._spots(name, field)
+            if all(_net_gain(at, target, nearest) > 0 for at, nearest in spots):
+                # Even at its closest games it would not get under the target.
+                found.append(Floor(name, sigma, min(field_floor(*spot) for spot in spots)))
             elif bot.since >= PATIENCE and min(bot.sigmas) >= target:
                 found.append(Floor(name, sigma, min(bot.sigmas), stalled=True))
         return found
 
-    def _floor(self, name: str, rating: Rating, active: Sequence[str]) -> float:
-        """``name``'s floor against the nearest in rating of the others, each mu (its own and
-        theirs) anywhere within a sigma of where it is: the lowest such floor."""
-        mu, sigma = rating(name)
-        others = [rating(b) for b in active if b != name]
-        floors = []
-        # The ends of its span, its middle, and every point of it within another's span
-        # (where a game is most in doubt).
+    def _spots(self, name: str, field: _Field) -> list[tuple[float, list[float]]]:
+        """Where ``name``'s games could be most in doubt, each mu (its own and its opponents')
+        anywhere within a sigma of where it is: each point of its span worth trying (its ends
+        and middle, and the points nearest the spans of the others nearest it), with the
+        nearest point of the span of each of the others nearest that point."""
+        mu, sigma = field.ratings[name]
+        seats = self.players - 1
         spots = {mu - sigma, mu, mu + sigma}
-        spots.update(min(max(m, mu - sigma), mu + sigma) for m, _ in others)
-        for at in spots:
-            nearest = sorted((min(max(at, m - s), m + s) for m, s in others),
-                             key=lambda m: abs(m - at))
-            floors.append(field_floor(at, nearest[: self.players - 1]))
-        return min(floors)
+        spots.update(min(max(m, mu - sigma), mu + sigma)
+                     for m in field.nearest(name, mu, 2 * seats))
+        return [(at, field.nearest(name, at, seats)) for at in sorted(spots)]
+
+
+class _Field:
+    """The active bots' ratings, sorted by mu to find the nearest ones fast."""
+
+    def __init__(self, active: Sequence[str], rating: Rating) -> None:
+        self.ratings = {b: rating(b) for b in active}
+        self._sorted = sorted((mu, sigma, b) for b, (mu, sigma) in self.ratings.items())
+        self._mus = [mu for mu, _, _ in self._sorted]
+        self._widest = max((sigma for _, sigma, _ in self._sorted), default=0.0)
+
+    def nearest(self, name: str, at: float, count: int) -> list[float]:
+        """The points nearest ``at`` of the spans (mu ± sigma) of the ``count`` bots other
+        than ``name`` whose spans come nearest it."""
+        # The count nearest by mu bound how far the nearest spans can be; only bots whose mu
+        # is within that bound and the widest sigma can hold one of them.
+        by_mu = heapq.nsmallest(count + 1, self._window(at, 0.0, count + 1),
+                                key=lambda r: abs(r[0] - at))
+        reach = max((abs(m - at) for m, _, b in by_mu if b != name), default=0.0)
+        near = (min(max(at, m - s), m + s)
+                for m, s, b in self._window(at, reach + self._widest) if b != name)
+        return heapq.nsmallest(count, near, key=lambda m: abs(m - at))
+
+    def _window(self, at: float, width: float,
+                least: int = 0) -> list[tuple[float, float, str]]:
+        """The bots whose mu is within ``width`` of ``at``, widened to at least ``least`` on
+        each side."""
+        low = min(bisect.bisect_left(self._mus, at - width),
+                  max(0, bisect.bisect_left(self._mus, at) - least))
+        high = max(bisect.bisect_right(self._mus, at + width),
+                   bisect.bisect_right(self._mus, at) + least)
+        return self._sorted[low:high]
