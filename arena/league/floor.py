@@ -159,14 +159,14 @@ class FloorWatch:
         seen = [self._bots.get(b) for b in active]
         if not all(b is not None and b.games >= SETTLING for b in seen):
             return []
-        field = _Field(active, rating)
+        now = _Field(active, rating)
         found = []
         for name, bot in zip(active, seen, strict=True):
             assert bot is not None
             sigma = rating(name)[1]
             if sigma < target:
                 continue
-            spots = self._spots(name, field)
+            spots = self._spots(name, now)
             if all(_net_gain(at, target, nearest) > 0 for at, nearest in spots):
                 # Even at its closest games it would not get under the target.
                 found.append(Floor(name, sigma, min(field_floor(*spot) for spot in spots)))
@@ -174,17 +174,17 @@ class FloorWatch:
                 found.append(Floor(name, sigma, min(bot.sigmas), stalled=True))
         return found
 
-    def _spots(self, name: str, field: _Field) -> list[tuple[float, list[float]]]:
+    def _spots(self, name: str, now: _Field) -> list[tuple[float, list[float]]]:
         """Where ``name``'s games could be most in doubt, each mu (its own and its opponents')
         anywhere within a sigma of where it is: each point of its span worth trying (its ends
         and middle, and the points nearest the spans of the others nearest it), with the
         nearest point of the span of each of the others nearest that point."""
-        mu, sigma = field.ratings[name]
+        mu, sigma = now.ratings[name]
         seats = self.players - 1
         spots = {mu - sigma, mu, mu + sigma}
         spots.update(min(max(m, mu - sigma), mu + sigma)
-                     for m in field.nearest(name, mu, 2 * seats))
-        return [(at, field.nearest(name, at, seats)) for at in sorted(spots)]
+                     for m in now.nearest(name, mu, 2 * seats))
+        return [(at, now.nearest(name, at, seats)) for at in sorted(spots)]
 
 
 class _Field:
