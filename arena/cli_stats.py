@@ -12,7 +12,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli_common import fail, out
+from arena.cli_common import err, fail, out
 from arena.stats.common import Interval, rounded
 from arena.stats.text import interval
 from arena.stats.text import num as _num
@@ -34,6 +34,25 @@ def _read(folder: Path) -> tuple[str, list[str], list[Any]]:
     if not progress.outcomes:
         fail(f"{folder}: no game has finished yet")
     return progress.name, progress.bots, progress.outcomes
+
+
+def _played(folder: Path, which: str, bots: list[str], outcomes: list[Any]) -> str:
+    """The bot that has played here that ``which`` names: itself, or in a league the one
+    version of that name that has (said on stderr); or a one-line error."""
+    from arena.league.store import versions_named
+
+    played = {x for o in outcomes for x in o.bots}
+    known = [x for x in dict.fromkeys([*bots, *sorted(played)]) if x in played]
+    found = versions_named(which, known)
+    if len(found) > 1:
+        fail(f"{folder}: {which} has played here as {len(found)} versions: name one "
+             f"({', '.join(found)})")
+    if not found:
+        fail(f"{folder}: no bot named {which!r} has played here (bots: {', '.join(known)})")
+    if found[0] != which:
+        err.print(f"{which}: {found[0]}, the one version of it that has played here",
+                  markup=False)
+    return found[0]
 
 
 def _table(title: str, caption: str = "") -> Table:
@@ -129,11 +148,7 @@ def compare(
     from arena.stats.match import match
 
     _, bots, outcomes = _read(folder)
-    played = {x for o in outcomes for x in o.bots}
-    for bot in (a, b):
-        if bot not in played:
-            known = ", ".join(x for x in dict.fromkeys([*bots, *sorted(played)]) if x in played)
-            fail(f"{folder}: no bot named {bot!r} has played here (bots: {known})")
+    a, b = (_played(folder, bot, bots, outcomes) for bot in (a, b))
     try:
         m = match(outcomes, a, b)
         if m.games == 0:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.protocol.messages import Termination
+from arena.runner.ratings import numbered
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.storage import is_disk_full
 from arena.seeds import (
@@ -327,6 +328,16 @@ class Journal:
             _OUTCOMES + "ORDER BY " + ("r.rowid" if as_finished else "p.idx")).fetchall()
         return [self._outcome(r) for r in rows]
 
+    def rated_outcomes(self) -> list[GameOutcome]:
+        """Every finished game in the order the ratings take them, with the indices they are
+        rated by: a tournament's as the schedule issued them; a league's as their results were
+        committed (the order the league rated them), numbered from 0 in that order. A league's
+        own numbers follow the tables it issued, and a removed bot version's games leave gaps
+        in them that would hold every later game's rating back."""
+        if self.meta().get("identity", {}).get("kind") != "league":
+            return self.outcomes()
+        return numbered(self.outcomes(as_finished=True))
+
     def finished_after(self, mark: int) -> list[tuple[int, GameOutcome]]:
         """The games whose results were committed after the result numbered ``mark`` (0:
         every game), in the order they were committed, each with its result's number: to
@@ -369,7 +380,7 @@ class Journal:
         return Progress(
             name=identity.get("name", ""),
             bots=[b["name"] for b in identity.get("bots", [])],
-            outcomes=self.outcomes(),
+            outcomes=self.rated_outcomes(),
             issued=self.pairing_count(),
             total=total if type(total) is int else None,
             stopped_by=meta.get(STOPPED_BY),
