@@ -241,6 +241,25 @@ def test_a_tournaments_key_follows_from_its_master_seed_and_its_journal_keeps_th
     resumed.journal.close()
 
 
+def test_a_tournament_that_played_nothing_takes_its_files_new_seed_and_keeps_a_seed_drawn_then(
+    tmp_path: Path,
+) -> None:
+    """Until a game is played the file may change, its seed too: the key follows the new seed,
+    and a seed drawn when the file drops its own is kept like any other."""
+    opened(tmp_path, "out", seed=1).journal.close()
+    changed = opened(tmp_path, "out", seed=2)
+    assert changed.journal.rebound == ["seed"]
+    assert changed._job(PAIRING).seed_key == tournament_key(2)
+    changed.journal.close()
+    unseeded = opened(tmp_path, "out")
+    drawn = unseeded.master_seed
+    assert unseeded._job(PAIRING).seed_key == tournament_key(drawn)
+    unseeded.journal.close()
+    again = opened(tmp_path, "out")
+    assert again.master_seed == drawn and again._job(PAIRING).seed_key == tournament_key(drawn)
+    again.journal.close()
+
+
 def test_a_tournaments_key_is_the_same_for_the_same_master_seed_and_another_for_another() -> None:
     assert tournament_key(7) == tournament_key(7) and len(tournament_key(7)) == KEY_BYTES
     assert len({tournament_key(seed) for seed in range(1000)}) == 1000

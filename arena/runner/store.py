@@ -166,9 +166,10 @@ class Journal:
 
     def bind(self, identity: dict[str, Any], describe: str,
              extra: dict[str, Any] | None = None) -> bool:
-        """Tie the journal to a tournament (a new journal also stores ``extra``'s entries).
-        Returns True if it already held this tournament (a resume); raises JournalError
-        naming what differs if it held another one."""
+        """Tie the journal to a tournament (a new journal, or one whose tournament played
+        nothing and changed, also stores ``extra``'s entries). Returns True if it already held
+        this tournament (a resume); raises JournalError naming what differs if it held another
+        one."""
         meta = self.meta()
         if not meta:
             with self._tx():
@@ -187,11 +188,14 @@ class Journal:
         old = meta.get("identity", {})
         differ = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
         if differ and not self.has_results():
-            # Nothing was played: the file may still change (a bot dropped or fixed). Its new
-            # settings replace the old, and the schedule is issued again.
+            # Nothing was played: the file may still change (a bot dropped or fixed, another
+            # seed). Its new settings replace the old, with ``extra``'s entries (a seed drawn
+            # now), the schedule is issued again, and the key goes, to follow the new seed.
             with self._tx():
                 self.db.execute("DELETE FROM pairings")
-                for key, value in (("identity", identity), ("schedule", describe)):
+                self.db.execute("DELETE FROM meta WHERE key = ?", (SEED_KEY,))
+                for key, value in (*(extra or {}).items(), ("identity", identity),
+                                   ("schedule", describe)):
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                     (key, json.dumps(value)))
             self.rebound = differ
