@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -35,6 +36,16 @@ def test_a_piped_replay_lists_every_move_whole() -> None:
     expected = [m.action for m in moves(GameRecord.load(record))]
     assert shown == expected and len(expected) > 20
     assert not any("…" in line for line in lines)
+
+
+def test_piped_stats_keep_each_row_and_note_on_one_line() -> None:
+    lines = piped("stats", str(LEADERBOARDS / "search-2p"), "--bootstrap", "20")
+    assert not any("…" in line for line in lines)
+    note = [line for line in lines if line.startswith("G games together")]
+    assert len(note) == 1 and note[0].rstrip().endswith("one-sided bound).")
+    sweep = next(line for line in lines if re.match(r"^ mcts-py +random-py +34 +34-0-0", line))
+    assert "won every pair: no finite estimate; at least 286.0 at 95%" in sweep
+    assert all(line.count("[") == line.count("]") for line in lines)
 
 
 def test_the_piped_league_bench_table_keeps_every_column_on_its_line() -> None:
