@@ -1,9 +1,15 @@
 """``arena stats`` and ``arena compare``: a tournament's statistics with their uncertainty,
-from its journal (see :mod:`arena.stats`)."""
+from its journal (see :mod:`arena.stats`).
+
+``compare`` runs its SPRT with the tournament's own settings when its file has an SPRT in
+``[stop]`` (the journal keeps them), so that it tests what the run tested; an option given
+overrides one setting, and the table says where each came from."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -178,18 +184,24 @@ def compare(
     folder: Folder,
     a: Annotated[str, typer.Argument(help="A bot (the figures are from its side).")],
     b: Annotated[str, typer.Argument(help="The bot it is compared with.")],
-    elo0: Annotated[float, typer.Option(
-        "--elo0", help="The SPRT's H0: A is better by elo0.")] = 0.0,
-    elo1: Annotated[float, typer.Option(
-        "--elo1", help="The SPRT's H1: A is better by elo1.")] = 10.0,
-    alpha: Annotated[float, typer.Option(help="The SPRT's false positive rate.")] = 0.05,
-    beta: Annotated[float, typer.Option(help="The SPRT's false negative rate.")] = 0.05,
-    model: Annotated[str, typer.Option(
-        help="What elo0 and elo1 are: logistic or normalized (nElo) Elo.")] = "logistic",
+    elo0: Annotated[float | None, typer.Option(
+        "--elo0", help="The SPRT's H0: A is better by elo0. Default: the tournament's "
+                       "[stop] sprt, else 0.")] = None,
+    elo1: Annotated[float | None, typer.Option(
+        "--elo1", help="The SPRT's H1: A is better by elo1. Default: the tournament's, "
+                       "else 10.")] = None,
+    alpha: Annotated[float | None, typer.Option(
+        help="The SPRT's false positive rate. Default: the tournament's, else 0.05.")] = None,
+    beta: Annotated[float | None, typer.Option(
+        help="The SPRT's false negative rate. Default: the tournament's, else 0.05.")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="What elo0 and elo1 are: logistic or normalized (nElo) Elo. Default: the "
+             "tournament's, else logistic.")] = None,
     as_json: AsJson = False,
 ) -> None:
     """Bot A against bot B over their two-player games, counted by game pair (the two seat
-    rotations of one table): Elo with a 95% interval, LOS, draw ratio, and an SPRT."""
+    rotations of one table): Elo with a 95% interval, LOS, draw ratio, and an SPRT, by default
+    with the settings of the tournament's own SPRT if its file has one."""
     from arena.stats.match import match
 
     progress = _read(folder)
@@ -199,20 +211,23 @@ def compare(
             known = ", ".join(x for x in dict.fromkeys([*progress.bots, *sorted(played)])
                               if x in played)
             fail(f"{folder}: no bot named {bot!r} has played here (bots: {known})")
+    settings, sources = sprt_settings(progress, {"elo0": elo0, "elo1": elo1, "alpha": alpha,
+                                                 "beta": beta, "model": model})
     try:
         m = match(progress.outcomes, a, b)
         if m.games == 0:
             fail(f"{a} and {b} never met at a two-player table in {folder}; `arena stats` "
                  "compares bots at tables of any size")
-        test = m.sprt(elo0, elo1, alpha, beta, model)  # type: ignore[arg-type]
+        test = m.sprt(**settings)
     except ValueError as exc:
         fail(str(exc))
     if as_json:
-        typer.echo(json.dumps(rounded({**m.to_dict(), "sprt": test.to_dict()})))
+        typer.echo(json.dumps(rounded({**m.to_dict(),
+                                       "sprt": {**test.to_dict(), "settings_from": sources}})))
         return
     unit = (f"{m.pairs} pairs" if m.pairs else "no pairs: each game counted alone")
     caption = "Intervals are 95%. Elo ± is half the interval's width, as fastchess prints it."
-    if m.alike and m.elo is not None and abs(m.elo) < float("inf"):
+    if m.alike and m.elo is not None and math.isfinite(m.elo):
         caption += (f" Every {m.unit} scored the same: the interval holds whatever the spread "
                     "of results, which so uniform a record cannot show.")
     t = _table(f"{escape(a)} vs {escape(b)}: {m.games} games, {unit}")
@@ -228,15 +243,52 @@ def compare(
               else f"undefined: every {m.unit} scored the same, no spread to scale by")
     t.add_row("LOS", _pct(m.los, "%"))
     t.add_row("Draws (games, pairs)", f"{_pct(m.draw_ratio, '%')}, {_pct(m.pair_draw_ratio, '%')}")
-    t.add_row("SPRT", _sprt_text(test, a))
+    t.add_row("SPRT", _sprt_text(test, a, sources))
     _print(t, caption)
 
 
-def _sprt_text(test: Any, a: str) -> str:
-    """The SPRT's row (Rich markup): its settings, the LLR and the verdict."""
+def sprt_settings(progress: Progress, given: dict[str, Any]) -> tuple[dict[str, Any],
+                                                                      dict[str, str]]:
+    """The SPRT's settings: each one given (not None), else the tournament's own (its file's
+    ``[stop] sprt``, which the journal keeps), else compare's default; and where each came
+    from ("option", "tournament" or "default")."""
+    from arena.runner.stop import SPRT_MODELS, SprtRule
+
+    stop = progress.identity.get("stop")
+    own = stop.get("sprt") if isinstance(stop, dict) else None
+    own = own if isinstance(own, dict) else {}
+    settings: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for key, default in dataclasses.asdict(SprtRule()).items():
+        kept = own.get(key)
+        valid = (kept in SPRT_MODELS if key == "model"
+                 else type(kept) in (int, float))
+        if given.get(key) is not None:
+            settings[key], sources[key] = given[key], "option"
+        elif valid:
+            settings[key], sources[key] = kept, "tournament"
+        else:
+            settings[key], sources[key] = default, "default"
+    return settings, sources
+
+
+#: Where the SPRT's settings came from, said of all of them, and of some.
+_ALL_FROM = {"option": "as given", "tournament": "the tournament's own [stop] sprt",
+             "default": "compare's defaults"}
+_SOME_FROM = {"option": "given", "tournament": "from the tournament's [stop] sprt",
+              "default": "by default"}
+
+
+def _sprt_text(test: Any, a: str, sources: dict[str, str]) -> str:
+    """The SPRT's row (Rich markup): its settings and where they came from, the LLR and the
+    verdict."""
     verdict = {"H1": f"H1 accepted: {a} is better by {test.elo1:g} or more",
                "H0": f"H0 accepted: {a} is not better by more than {test.elo0:g}",
                "continue": "continue: play more"}[test.verdict]
+    kinds = list(dict.fromkeys(sources.values()))
+    origin = _ALL_FROM[kinds[0]] if len(kinds) == 1 else "; ".join(
+        f"{', '.join(k for k, v in sources.items() if v == kind)} {_SOME_FROM[kind]}"
+        for kind in kinds)
     return escape(f"{test.model} Elo [{test.elo0:g}, {test.elo1:g}], α {test.alpha:g}, β "
-                  f"{test.beta:g}: LLR {test.llr:.2f} in ({test.lower:.2f}, "
+                  f"{test.beta:g} ({origin}): LLR {test.llr:.2f} in ({test.lower:.2f}, "
                   f"{test.upper:.2f}): {verdict}")

@@ -1,7 +1,8 @@
 """Records too one-sided or too uniform for the usual figures: every pair won, lost or split,
 bots that always finished ahead of others. Each place that prints figures (the statistics
 themselves, `arena stats`, `arena compare`, standings.md and .json, the HTML report) says what
-is known instead of an estimate that is none."""
+is known instead of an estimate that is none; and `arena compare` on a real tournament with an
+SPRT tests what the tournament tested."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_report import write_journal
+from test_tournament_e2e import ROOT, Runs, runs
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -24,6 +26,8 @@ from arena.stats.groups import groups
 from arena.stats.match import Match, elo_from_score, match
 from arena.stats.plackett_luce import plackett_luce
 from arena.stats.summary import tournament_stats
+
+__all__ = ["runs"]
 
 runner = CliRunner()
 OK = Termination.OK
@@ -260,3 +264,27 @@ def test_the_standings_files_and_the_report_say_it_too(tmp_path: Path) -> None:
 def test_a_match_through_the_pairing_code_keeps_its_record() -> None:
     m = match(pair_games("a", "b", 4, (True, True)), "a", "b")
     assert m.pentanomial == (0, 0, 0, 0, 4) and m.alike and m.unit == "pair"
+
+
+# ---------------------------------------------------------------------------- compare's SPRT
+
+
+def test_compare_tests_with_the_tournaments_own_sprt(tmp_path: Path, runs: Runs) -> None:
+    """tournaments/sprt.toml tests elo 0 against 200: its run accepts H1, and so does compare,
+    saying whose settings it used; an option given overrides one of them."""
+    out = tmp_path / "sprt"
+    run = runs.complete(ROOT / "tournaments" / "sprt.toml", "--output", str(out))
+    assert run.rc == 0, run.text
+    assert "SPRT H1 accepted" in run.stdout
+    r = runner.invoke(app, ["compare", str(out), "greedy-py", "random-py"])
+    assert r.exit_code == 0, r.output
+    shown = " ".join(r.output.split())
+    assert "logistic Elo [0, 200], α 0.05, β 0.05 (the tournament's own [stop] sprt)" in shown
+    assert "H1 accepted: greedy-py is better by 200 or more" in shown
+    r = runner.invoke(app, ["compare", str(out), "greedy-py", "random-py", "--elo1", "300",
+                            "--json"])
+    sprt = json.loads(r.output)["sprt"]
+    assert (sprt["elo0"], sprt["elo1"]) == (0, 300)
+    assert sprt["settings_from"] == {"elo0": "tournament", "elo1": "option",
+                                     "alpha": "tournament", "beta": "tournament",
+                                     "model": "tournament"}
