@@ -1,6 +1,7 @@
 """Output that is whole: `arena` writing to a pipe gives whole lines (no cut, no wrap at 80
-columns), and help paragraphs are not broken where the source breaks them. Each runs the real
-command, a subprocess with its stdout a pipe."""
+columns), help paragraphs are not broken where the source breaks them, and a bot's log tail
+shows long lines cut and says so. Each runs the real command (a subprocess with its stdout a
+pipe, or a real bot)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 from test_tournament_e2e import ROOT
+from typer.testing import CliRunner
 
+from arena.cli import app
+from arena.runner.botlog import TAIL_LINE_WIDTH, log_tail
 from arena.runner.record import GameRecord
 from arena.runner.replay import moves
 
@@ -69,3 +74,30 @@ def test_help_keeps_each_paragraph_whole() -> None:
             "-j and --executor.") in text
     assert any(line.startswith("Ctrl-C once: finish") and line.endswith("where it stopped.")
                for line in text)
+
+
+def test_check_bot_cuts_a_long_log_line_and_says_so(tmp_path: Path) -> None:
+    """A bot that writes a line of 8,000 characters to stderr and exits before its hello."""
+    bot = tmp_path / "long-line"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('name = "long-line"\nversion = "1.0"\nlanguage = "python"\n'
+                                  'command = ["{python}", "bot.py"]\n')
+    (bot / "bot.py").write_text('import sys\nsys.stderr.write("x" * 8000 + "\\n")\n'
+                                'sys.stderr.write("last words\\n")\nsys.exit(1)\n')
+    r = CliRunner().invoke(app, ["check-bot", str(bot), "--log-dir", str(tmp_path / "logs"),
+                                 "--handshake-ms", "3000"])
+    assert r.exit_code == 1
+    tail = [line for line in r.output.splitlines() if "| " in line and "x" * 50 in line]
+    assert tail and all(len(line) < TAIL_LINE_WIDTH + 80 for line in tail)
+    assert all(f"… (8,000 characters, cut to {TAIL_LINE_WIDTH})" in line for line in tail)
+    assert "| last words" in r.output
+
+
+def test_a_log_of_one_line_longer_than_the_tail_reads_shows_its_end(tmp_path: Path) -> None:
+    """One line of 20,000 characters: the tail reads its last 8 KB, which are all there is to
+    show (not an empty log), cut and marked as the end of a longer line."""
+    log = tmp_path / "bot.log"
+    log.write_text("y" * 20_000)
+    (line,) = log_tail(log)
+    assert line.startswith("…" + "y" * TAIL_LINE_WIDTH)
+    assert line.endswith(f"… (the last 8,192 characters, cut to {TAIL_LINE_WIDTH})")
