@@ -1,7 +1,7 @@
 """Output that is whole: `arena` writing to a pipe gives whole lines (no cut, no wrap at 80
-columns), help paragraphs are not broken where the source breaks them, and a bot's log tail
-shows long lines cut and says so. Each runs the real command (a subprocess with its stdout a
-pipe, or a real bot)."""
+columns), help paragraphs are not broken where the source breaks them, a bot's log tail shows
+long lines cut and says so, and a Swiss tournament's progress never goes back. Each runs the
+real command (a subprocess with its stdout a pipe, a real bot, a real tournament)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_tournament_e2e import ROOT
+from test_tournament_e2e import ROOT, Runs, example, random_py_twin, runs, write_tournament
 from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.runner.botlog import TAIL_LINE_WIDTH, log_tail
 from arena.runner.record import GameRecord
 from arena.runner.replay import moves
+
+__all__ = ["runs"]
 
 LEADERBOARDS = ROOT / "leaderboards"
 #: What a terminal of 80 columns says of itself; a pipe's lines must not follow it.
@@ -101,3 +103,20 @@ def test_a_log_of_one_line_longer_than_the_tail_reads_shows_its_end(tmp_path: Pa
     (line,) = log_tail(log)
     assert line.startswith("…" + "y" * TAIL_LINE_WIDTH)
     assert line.endswith(f"… (the last 8,192 characters, cut to {TAIL_LINE_WIDTH})")
+
+
+def test_a_swiss_tournaments_progress_never_goes_back(tmp_path: Path, runs: Runs) -> None:
+    """Three bots at two-player tables, 3 rounds: one table and a bye a round, both seat
+    orders, 6 games. Each round is paired once the last has finished, yet every progress
+    line counts the whole 6."""
+    file = write_tournament(tmp_path, "swiss.toml", name="swiss", format="swiss", rounds=3,
+                            seat_rotation=True, output=tmp_path / "swiss",
+                            bots=[example("greedy-py"), example("random-py"),
+                                  random_py_twin(tmp_path)])
+    run = runs.complete(file)
+    assert run.rc == 0, run.text
+    progress = re.findall(r"^\[(\d+)/(\d+)\] ([\d.]+)%", run.stdout, re.MULTILINE)
+    assert progress and {total for _, total, _ in progress} == {"6"}
+    done = [float(pct) for _, _, pct in progress]
+    assert done == sorted(done) and done[-1] == 100.0
+    assert "swiss: 6/6 games, complete" in run.stdout
