@@ -297,8 +297,8 @@ def test_standings_files_carry_the_statistics_with_their_intervals(
     pl = st.plackett_luce
     assert pl.separated  # each bot finished ahead of the next in every game
     for i in pl.order():
-        assert (f"| {pl.bots[i]} | {pl.groups.of[i] + 1} | none: alone in its group | – |"
-                in md)
+        assert (f"| {pl.bots[i]} | {pl.groups.of[i] + 1} | no finite estimate (alone in its "
+                "group) | – |") in md
     mixed = [*GAMES, game(4, ("slowpoke", "random-py", "greedy-py"), (1, 2, 3), (50, 40, 30))]
     pl = tournament_stats(mixed, BOTS, replicates=50).plackett_luce
     assert not pl.separated  # slowpoke once finished ahead of both others

@@ -147,7 +147,7 @@ def test_two_bots_one_of_which_always_won_get_no_finite_rating() -> None:
     assert d["groups"] == [["greedy"], ["random"]]
     assert [(b["group"], b["rating"], b["interval"]) for b in d["bots"]] == [
         (1, None, None), (2, None, None)]
-    assert text.rating_cells(pl, 0) == ("none: alone in its group", "–")
+    assert text.rating_cells(pl, 0) == ("no finite estimate (alone in its group)", "–")
 
 
 def test_ratings_in_separated_groups_are_centred_within_each_group() -> None:
@@ -217,7 +217,7 @@ def test_stats_says_what_is_known_and_shows_the_elo_table_and_the_los_matrix(
     assert "+∞ ±" not in shown and "±  -" not in shown and "–-" not in shown
     assert "won every pair: no finite estimate; at least" in shown
     assert "The bots fall into 2 groups (1 strong; 2 mid, weak)" in shown
-    assert "none: alone in its group" in shown
+    assert "no finite estimate (alone in its group)" in shown
     split = next(line for line in lines if line.lstrip().startswith("mid") and "6-0-6" in line)
     assert "0.0 ±" in split and "0.0 ± 0.0" not in split
     los = lines.index(next(line for line in lines if line.startswith("LOS matrix")))
@@ -245,7 +245,7 @@ def test_the_standings_files_and_the_report_say_it_too(tmp_path: Path) -> None:
     st = tournament_stats(games, bots, replicates=20)
     standings = compute_standings(bots, games)
     md = standings_markdown(standings, {"name": "t"}, st)
-    assert "| 1 | strong | 1 | none: alone in its group | – |" in md
+    assert "| 1 | strong | 1 | no finite estimate (alone in its group) | – |" in md
     assert "| no finite estimate (won every pair) | at least " in md
     assert "+∞" not in md
     doc = json.loads(standings_json(standings, {"name": "t"}, st))["statistics"]

@@ -93,7 +93,7 @@ def rating_cells(pl: PlackettLuce, i: int) -> tuple[str, str]:
     bots are separated, and "alone in its group" when there is nothing to rate it against."""
     rating = pl.shown_rating(i)
     if rating is None:
-        return "none: alone in its group", "–"
+        return "no finite estimate (alone in its group)", "–"
     return num(rating), bracket(pl.rating_interval(i))
 
 
