@@ -31,6 +31,7 @@ from arena.cli_common import (
     stop_on_signals,
     terminate_on_sigterm,
     time_control,
+    whole_paragraphs,
 )
 from arena.cli_league import league_app
 from arena.cli_report import report
@@ -517,3 +518,6 @@ def _standings_title(folder: Path, name: str, games: int, issued: int,
     if total is not None:
         return f"{name}: {games} of {total} games"
     return f"{name}: {games} of {issued} games issued so far"
+
+
+whole_paragraphs(app)  # last: every command is registered by now

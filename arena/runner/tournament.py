@@ -295,10 +295,10 @@ class Tournament:
         return bool(self.scheduler.next_round(self.journal.outcomes(), self.issued))
 
     def _games_total(self) -> int:
-        """The schedule's games: all of a fixed schedule's, a Swiss tournament's issued so far,
-        or those issued when the stopping rule stopped it."""
-        total = self.scheduler.fixed_total
-        return self.issued if total is None or self.stopped_by is not None else total
+        """The schedule's games: all it will play (a Swiss tournament's too, so that progress
+        never goes back as its rounds are paired), or those issued when the stopping rule
+        stopped it."""
+        return self.issued if self.stopped_by is not None else self.scheduler.planned_total
 
     def _top_up(self, queue: list[Pairing], capacity: int) -> None:
         """Issue the next games into ``queue`` when it runs short: a fixed schedule's next parts
