@@ -3,7 +3,7 @@ local cluster that ``arena bench fields --cluster`` plays on).
 
 A local Dask scheduler and ``arena worker`` processes of one slot each are started for the
 benchmark (127.0.0.1, free ports) and stopped at its end. The same small round-robin of
-random bots (:func:`arena.bench.random_field`, the same games in every run: one seed key) is
+random bots (:func:`arena.bench.random_field`, the same games in every run: one seed) is
 played by the local executor with 1 and 2 worker processes, and on the cluster with 1 and
 then 2 workers. The bots think a little before each answer, by default (see
 :func:`bench_cluster`). Each run is timed from its executor being ready to the run's end, so the
@@ -28,8 +28,6 @@ from typing import Any
 
 from arena.bench import random_field, random_field_rounds
 
-#: The seed key of every run: the same games each time.
-KEY = bytes(range(32))
 #: How long the scheduler or a worker may take to come up.
 UP_S = 60.0
 
@@ -132,7 +130,7 @@ def bench_cluster(games: int, seed: int, think_ms: int) -> dict[str, Any]:
             ready.append(time.perf_counter())
             return executor
 
-        result = Tournament(config, make, seed_key=KEY).run()
+        result = Tournament(config, make).run()
         return time.perf_counter() - ready[0], result.games_done
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-cluster-") as tmp:

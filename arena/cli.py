@@ -31,6 +31,7 @@ from arena.cli_common import (
     stop_on_signals,
     terminate_on_sigterm,
     time_control,
+    whole_paragraphs,
 )
 from arena.cli_league import league_app
 from arena.cli_report import report
@@ -377,7 +378,6 @@ def run(
     from arena.runner.live import render
     from arena.runner.store import JournalError
     from arena.runner.tournament import Tournament, TournamentError
-    from arena.seeds import SeedKeyError, configured_key_file, load_or_create_key_file
 
     overrides: dict[str, Any] = {}
     if output is not None:
@@ -395,13 +395,6 @@ def run(
     try:
         config = load_config(file, overrides)
     except ConfigError as exc:
-        fail(str(exc))
-    # A new tournament makes its own key, kept in its journal, unless ARENA_SEED_KEY_FILE
-    # names one (to play the same games as another run that used that key).
-    key_file = configured_key_file()
-    try:
-        seed_key = load_or_create_key_file(key_file) if key_file is not None else None
-    except SeedKeyError as exc:
         fail(str(exc))
     if concurrency is not None:
         if concurrency < 1:
@@ -422,12 +415,11 @@ def run(
             with Live(console=out, refresh_per_second=4, transient=False) as live:
                 tournament = Tournament(config, factory,
                                         on_snapshot=lambda s: live.update(render(s)),
-                                        stop=stop, seed_key=seed_key)
+                                        stop=stop)
                 _say_rebound(tournament)
                 result = tournament.run()
         else:
-            tournament = Tournament(config, factory, on_snapshot=show_plain, stop=stop,
-                                    seed_key=seed_key)
+            tournament = Tournament(config, factory, on_snapshot=show_plain, stop=stop)
             if tournament.resumed:
                 typer.echo(f"resuming {config.name} in {config.output}")
             _say_rebound(tournament)
@@ -444,6 +436,9 @@ def run(
                   highlight=False)
     for path in result.outputs:
         out.print(f"  {path}")
+    if result.complete and config.seed is None:
+        # Its end makes the secret master seed public: with it anyone plays it again.
+        say_drawn_seed(tournament.master_seed, "this tournament")
     if not result.complete:
         raise typer.Exit(130 if stop.level else 1)
 
@@ -469,14 +464,11 @@ def rebuild(
     from arena.runner.rebuild import rebuild_journal
     from arena.runner.storage import FolderBusyError
     from arena.runner.store import JournalError
-    from arena.seeds import SeedKeyError, configured_key_file, load_or_create_key_file
 
     try:
         config = load_config(file)
-        key_file = configured_key_file()
-        seed_key = load_or_create_key_file(key_file) if key_file is not None else None
-        report = rebuild_journal(config, seed_key)
-    except (ConfigError, SeedKeyError, JournalError, FolderBusyError) as exc:
+        report = rebuild_journal(config)
+    except (ConfigError, JournalError, FolderBusyError) as exc:
         fail(str(exc))
     if report.kept_as is not None:
         out.print(f"the old journal is kept as {report.kept_as}")
@@ -531,3 +523,6 @@ def _standings_title(folder: Path, name: str, games: int, issued: int,
     if total is not None:
         return f"{name}: {games} of {total} games"
     return f"{name}: {games} of {issued} games issued so far"
+
+
+whole_paragraphs(app)  # last: every command is registered by now

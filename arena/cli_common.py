@@ -3,13 +3,14 @@ option checks that turn a library error into that message."""
 
 from __future__ import annotations
 
+import inspect
 import signal
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
 from arena.engine import UnknownGameError, get_game
@@ -22,8 +23,44 @@ if TYPE_CHECKING:
     from arena.runner.needs import NeedsRule
     from arena.runner.tournament import StopRequest
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+#: The width a console writes at when its output is not a terminal (a pipe, a file): wide
+#: enough that no line is ever cut or wrapped, so a reader of the output gets whole lines.
+UNCUT_WIDTH = 1_000_000
+
+
+class WholeLines(Console):
+    """A console that writes at a terminal's width, and at :data:`UNCUT_WIDTH` to anything
+    else: Rich would otherwise cut and wrap a pipe's output at 80 columns, or at ``COLUMNS``
+    (which describes a terminal, not a pipe). A width set on the console still holds."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._width = kwargs.get("width")  # not COLUMNS: the terminal's size is read as it is
+
+    def _get_size(self) -> ConsoleDimensions:
+        size = Console.size.fget(self)  # type: ignore[attr-defined]
+        if self._width is None and not self.is_terminal:
+            return ConsoleDimensions(UNCUT_WIDTH, size.height)
+        return size
+
+    size = property(_get_size, Console.size.fset)  # type: ignore[attr-defined]
+
+
+out = WholeLines(highlight=False)
+err = WholeLines(stderr=True, highlight=False, soft_wrap=True)
+
+
+def whole_paragraphs(app: typer.Typer) -> None:
+    """Give every command of ``app`` and of its groups its docstring with each paragraph on
+    one line, as its help: Typer keeps the source's line breaks in the paragraphs after the
+    first, and the help, wrapped again to the terminal, came out ragged."""
+    for info in app.registered_commands:
+        doc = inspect.getdoc(info.callback) if info.callback is not None else None
+        if info.help is None and doc:
+            info.help = "\n\n".join(" ".join(p.split()) for p in doc.split("\n\n"))
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            whole_paragraphs(group.typer_instance)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

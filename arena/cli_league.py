@@ -52,15 +52,17 @@ def _journal(config: Any, readonly: bool = False) -> Any:
 
 
 def _entrant(journal: Any, which: str) -> Any:
-    """The bot version ``which`` names, or a one-line error listing the league's."""
-    entrants = journal.entrants()
-    found = [e for e in entrants if e.key == which] or [e for e in entrants if e.name == which]
+    """The bot version ``which`` names, or a one-line error listing its versions (or, for a
+    name the league does not know, the league's)."""
+    from arena.league.store import versions_named
+
+    entrants = {e.key: e for e in journal.entrants()}
+    found = versions_named(which, entrants)
     if len(found) == 1:
-        return found[0]
-    known = ", ".join(e.key for e in entrants) or "none yet"
+        return entrants[found[0]]
     if found:
-        fail(f"{which} has {len(found)} versions in the league: name one ({known})")
-    fail(f"no bot version {which!r} in the league (it has: {known})")
+        fail(f"{which} has {len(found)} versions in the league: name one ({', '.join(found)})")
+    fail(f"no bot version {which!r} in the league (it has: {', '.join(entrants) or 'none yet'})")
 
 
 @league_app.command()
@@ -218,7 +220,8 @@ def run(
     executor: Annotated[str | None, typer.Option(
         "--executor", help="local, or dask://HOST:PORT (default: league.toml's).")] = None,
     until_sigma: Annotated[float | None, typer.Option(
-        "--until-sigma", help="Stop once every active bot version's sigma is under this.")
+        "--until-sigma", help="Stop once every active bot version's sigma is under this "
+        "(exit 1 once one is seen unable to get there: see README, Running a league).")
     ] = None,
     games: Annotated[int | None, typer.Option(
         "--games", help="Stop after this many games (default: play on).")] = None,
@@ -272,6 +275,8 @@ def run(
               f"all; {result.why}", soft_wrap=True, markup=False)
     if stop.level:
         raise typer.Exit(130)
+    if result.out_of_reach:
+        raise typer.Exit(1)
 
 
 @league_app.command()

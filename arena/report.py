@@ -29,6 +29,7 @@ from arena.protocol.messages import Termination
 from arena.runner.ratings import RatingTracker, Standings
 from arena.runner.schedule.base import GameOutcome
 from arena.runner.store import Progress
+from arena.stats import text
 from arena.stats.common import Interval
 from arena.stats.match import Match
 from arena.stats.summary import TournamentStats, tournament_stats
@@ -171,10 +172,7 @@ def _pct(x: float | None) -> str:
 
 
 def _ci(ci: Interval | None, digits: int = 1, scale: float = 1.0) -> str:
-    if ci is None:
-        return ""
-    return (f' <span class="ci">{_num(ci.low * scale, digits)}–'
-            f"{_num(ci.high * scale, digits)}</span>")
+    return "" if ci is None else f' <span class="ci">{text.bracket(ci, digits, scale)}</span>'
 
 
 def _v(x: float | None) -> str:
@@ -471,15 +469,18 @@ def _strengths(stats: TournamentStats) -> str:
     pl = stats.plackett_luce
     rows = []
     for rank, i in enumerate(pl.order(), start=1):
-        ci = pl.rating_interval(i)
-        rows.append(f'<tr><td>{rank}</td><td class="l bot">{escape(pl.bots[i])}</td>'
-                    f'<td data-v="{pl.rating(i):.3f}">{_num(pl.rating(i))}{_ci(ci)}</td></tr>')
+        rating, within = text.rating_cells(pl, i)
+        group = f"<td>{pl.groups.of[i] + 1}</td>" if pl.separated else ""
+        ci = "" if within == "–" else f' <span class="ci">{within}</span>'
+        rows.append(f'<tr><td>{rank}</td><td class="l bot">{escape(pl.bots[i])}</td>{group}'
+                    f'<td data-v="{_v(pl.shown_rating(i))}">{escape(rating)}{ci}</td></tr>')
+    head = ("#", "Bot", "Group", "Rating (95%)") if pl.separated else ("#", "Bot", "Rating (95%)")
     return ('<h2 id="strengths">Plackett–Luce strengths</h2><p class="note">Fitted to the '
             "finishing orders, on the Elo scale (400 log10 of the strength, centred), so two "
             "bots' difference reads as a two-player Elo difference. 95% intervals: "
             f"{pl.replicates} bootstrap resamplings of the {pl.duplicate_sets} duplicate sets "
-            f"(seed {pl.seed}).</p>"
-            + _table(("#", "Bot", "Rating (95%)"), rows, "strengths-table", left=(1,)))
+            f"(seed {pl.seed}). {escape(text.groups_note(pl))}</p>"
+            + _table(head, rows, "strengths-table", left=(1,)))
 
 
 def _elo(matches: Sequence[Match]) -> str:
@@ -487,22 +488,20 @@ def _elo(matches: Sequence[Match]) -> str:
     nothing without two-player games)."""
     rows = []
     for m in matches:
-        err, ci = m.elo_error, m.elo_interval()
-        # A pair one bot always won has no finite Elo: the bare "+∞" says all there is.
-        shown = "" if err is None or not math.isfinite(err) else f" ± {_num(err)}"
-        if ci is not None and not (math.isfinite(ci.low) or math.isfinite(ci.high)):
-            ci = None
+        elo, within = text.elo_cells(m)
         rows.append(
             f'<tr><td class="l bot">{escape(m.a)}</td><td class="l bot">{escape(m.b)}</td>'
             f"<td>{m.games}</td><td>{m.pairs}</td><td>{m.wins}-{m.draws}-{m.losses}</td>"
-            f'<td data-v="{_v(m.elo)}">{_num(m.elo)}{shown}{_ci(ci)}</td>'
-            f'<td data-v="{_v(m.los)}">{_pct(m.los)}</td></tr>')
+            f'<td data-v="{_v(m.elo)}">{escape(elo)} <span class="ci">{escape(within)}</span>'
+            f'</td><td data-v="{_v(m.los)}">{_pct(m.los)}</td></tr>')
     if not rows:
         return ""
     return ('<h2 id="elo">Two-player Elo</h2><p class="note">Each pair that met at two-player '
             "tables, from the first bot's side, counted by game pair (the two seat rotations "
             "of one deal) as <code>arena compare</code> does: Elo ± half its 95% interval "
-            "(the interval after it), and LOS, the likelihood that the first is stronger.</p>"
+            "(the interval after it; a pair won or lost in every game pair has no finite "
+            "Elo, only a one-sided bound), and LOS, the likelihood that the first is "
+            "stronger.</p>"
             + _table(("A", "B", "Games", "Pairs", "W-D-L", "Elo (95%)", "LOS"), rows,
                      "elo-table", left=(0, 1)))
 

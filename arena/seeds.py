@@ -14,10 +14,15 @@ under a secret **seed key** that never reaches a bot: without the key a bot seed
 looking number that says nothing about the game seed, and with the same key the same game seed
 and seat always give the same bot seed, so games still replay exactly.
 
-Where keys live: a tournament keeps its key in its journal (created with it, so a resumed run
-hands bots the same seeds); single games (``arena play``, ``arena check-bot``, and
-:func:`arena.runner.referee.play_game` without a key) use the user's key file,
-:func:`user_key_path`, created on first use.
+Where keys come from: a tournament's key follows from its master seed
+(:func:`tournament_key`), so the master seed alone decides every game, bots' seeds included,
+on any machine: a seed in the tournament file is public, and makes the tournament
+reproducible by anyone; a tournament that draws its master seed in secret has a secret key
+with it, until it publishes the seed at its end. The journal keeps the key it was made with
+(one made before keys followed from seeds keeps its random key, and resumes with it). A
+league, which never ends and publishes nothing, draws its key at random. Single games
+(``arena play``, ``arena check-bot``, and :func:`arena.runner.referee.play_game` without a
+key) use the user's key file, :func:`user_key_path`, created on first use.
 
 The game seed must stay secret as well: whoever knows it can deal the game. A seed the user
 did not choose is therefore never a default anyone could guess (0, 1) but
@@ -66,6 +71,14 @@ def derive_seed(master: int, *parts: object) -> int:
 def new_seed_key() -> bytes:
     """A fresh secret seed key from the operating system's cryptographic generator."""
     return secrets.token_bytes(KEY_BYTES)
+
+
+def tournament_key(master: int) -> bytes:
+    """The key of the bots' seeds in a tournament of master seed ``master``: a pure function
+    of it, as secret as the master seed is. Anyone who knows the seed computes the key, which
+    is the point: a tournament is then replayed, bot seeds and all, from its seed alone."""
+    return blake2b(_label(master, ("seed-key",)), digest_size=KEY_BYTES,
+                   person=b"arena-seed-key").digest()
 
 
 def draw_secret_seed() -> int:

@@ -170,7 +170,8 @@ def test_check_bot_passes_the_example_bots(
         ("crash-start", "hello", "exited with status 1"),
         ("wrong-protocol", "hello", "protocol version 2"),
         ("illegal-index", "game", "illegal_action"),
-        ("garbage-bytes", "game", "protocol_error"),
+        ("garbage-bytes", "game", "protocol_error: not a msgpack message: the value at byte 0 "
+                                  "begins with 0xc1"),
         ("crash-mid-game", "game", "crash"),
         ("never-reply", "game", "timeout"),
         ("flood", "game", "flood"),

@@ -32,6 +32,7 @@ pytest.importorskip("distributed", reason="the cluster tests need Dask: pip inst
                                           "-e '.[dev,cluster]' (./test installs it)")
 
 from distributed import Client
+from test_reproducible import key_files, standings_files
 from test_tournament_e2e import (
     EXAMPLES,
     TAG_VAR,
@@ -254,17 +255,19 @@ def standings(folder: Path) -> dict[str, object]:
 def test_a_cluster_run_gives_the_local_runs_standings(
     tmp_path: Path, runs: Runs, cluster: LocalCluster
 ) -> None:
-    """The same file, run locally and on the cluster: the same games, the same standings.
-    An executable bot arrives executable, mcts-py's needed folder arrives beside it, and the
-    records and logs come home to the organiser's folder."""
+    """The same file, run locally and on the cluster by two organisers with key files of
+    their own: the same games, the same standings files byte for byte. An executable bot
+    arrives executable, mcts-py's needed folder arrives beside it, and the records and logs
+    come home to the organiser's folder."""
     bots = [EXAMPLES / "greedy-py", EXAMPLES / "random-py", exec_bot(tmp_path / "bots")]
     common = {"name": "both", "bots": bots, "seed": 5}
     local = write_tournament(tmp_path, "local.toml", output=tmp_path / "local", **common)
     there = write_tournament(tmp_path, "cluster.toml", output=tmp_path / "cluster", **common)
     schedule = schedule_of(there)
 
-    local_run = runs.start(local)  # beside the cluster's run
-    run = runs.start(there, "--executor", cluster.dask_address)
+    here_env, there_env = key_files(tmp_path)
+    local_run = runs.start(local, env=here_env)  # beside the cluster's run
+    run = runs.start(there, "--executor", cluster.dask_address, env=there_env)
     runs.finish(local_run, run)
     assert local_run.rc == 0, local_run.text
     assert run.rc == 0, run.text
@@ -273,7 +276,7 @@ def test_a_cluster_run_gives_the_local_runs_standings(
     view = read_journal(tmp_path / "cluster")
     assert_schedule_played_once(view, schedule)
     assert view.outcomes() == read_journal(tmp_path / "local").outcomes()
-    assert standings(tmp_path / "cluster") == standings(tmp_path / "local")
+    assert standings_files(tmp_path / "cluster") == standings_files(tmp_path / "local")
     for gid, row in view.results.items():
         assert verify(GameRecord.load(tmp_path / "cluster" / row["record"])).ok, gid
     assert {p["started"] for p in view.pairings.values()} == {1}

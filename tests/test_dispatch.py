@@ -119,11 +119,9 @@ def test_a_field_larger_than_the_old_keep_starts_each_bot_once_per_worker_and_st
         return LocalExecutor(workers, keep)
 
     kept_file = fields_file(tmp_path, "kept", bots, max_games=12)
-    kept = Tournament(load_config(kept_file), executor_factory=local,
-                      seed_key=TEST_SEED_KEY).run()
+    kept = Tournament(load_config(kept_file), executor_factory=local).run()
     fresh_file = fields_file(tmp_path, "fresh", bots, reuse_bots=False, max_games=12)
-    fresh = Tournament(load_config(fresh_file), executor_factory=local,
-                       seed_key=TEST_SEED_KEY).run()
+    fresh = Tournament(load_config(fresh_file), executor_factory=local).run()
 
     assert keeps == [keep_for_memory(8 * GIB, 2), 0] == [16, 0]
     assert kept.complete and fresh.complete and kept.games_done == fresh.games_done == 12
@@ -162,8 +160,8 @@ def test_the_look_ahead_changes_only_the_order_of_play_and_never_passes_a_game_o
     ahead_file, plain_file = file("ahead"), file("plain")
     ahead = Keeping(ahead_file.parent / "out" / "journal.sqlite", "r0", names)
     plain = Scripted(plain_file.parent / "out" / "journal.sqlite")
-    Tournament(load_config(ahead_file), executor_factory=ahead, seed_key=TEST_SEED_KEY).run()
-    Tournament(load_config(plain_file), executor_factory=plain, seed_key=TEST_SEED_KEY).run()
+    Tournament(load_config(ahead_file), executor_factory=ahead).run()
+    Tournament(load_config(plain_file), executor_factory=plain).run()
 
     schedule = schedule_of(ahead_file)
     played = [p.index for p, _, _ in ahead.submitted]

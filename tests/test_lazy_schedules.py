@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_SEED_KEY
 from test_tournament_e2e import (
     assert_schedule_played_once,
     example,
@@ -248,7 +247,6 @@ def run(file: Path, executor: Scripted, stop: StopRequest | None = None,
         snapshots: list[Snapshot] | None = None) -> Any:
     with signals_kept():
         return Tournament(load_config(file), executor_factory=executor, stop=stop,
-                          seed_key=TEST_SEED_KEY,
                           on_snapshot=None if snapshots is None else snapshots.append).run()
 
 
@@ -329,7 +327,7 @@ def test_a_journal_with_every_pairing_issued_up_front_still_resumes(tmp_path: Pa
     assert_schedule_played_once(read_journal(out), schedule)
     # A journal of the whole schedule, nothing played yet, plays it all.
     fresh_file, fresh_out = three_repeats(tmp_path, "fresh-upfront")
-    Tournament(load_config(fresh_file), seed_key=TEST_SEED_KEY).lock.release()
+    Tournament(load_config(fresh_file)).lock.release()
     issue_the_rest(fresh_out, schedule_of(fresh_file))
     assert run(fresh_file, Scripted(fresh_out / JOURNAL)).complete
     assert_schedule_played_once(read_journal(fresh_out), schedule_of(fresh_file))

@@ -20,7 +20,12 @@ from arena.runner.live import (
     render,
     standings_table,
 )
-from arena.runner.outputs import CSV_COLUMNS, standings_json, write_standings
+from arena.runner.outputs import (
+    CSV_COLUMNS,
+    standings_json,
+    standings_markdown,
+    write_standings,
+)
 from arena.runner.ratings import Standings, compute_standings
 from arena.runner.schedule.base import GameOutcome
 from arena.stats.common import FIGURE_DIGITS, rounded
@@ -265,8 +270,8 @@ def test_standings_json_does_not_depend_on_the_last_digits_of_a_figure(
     plain = standings_json(standings, META, st)
     assert standings_json(Nudged(standings), META, Nudged(st)) == plain  # type: ignore[arg-type]
     doc = json.loads(plain)
-    rating = doc["statistics"]["plackett_luce"]["bots"][0]["rating"]
-    assert rating == float(f"{rating:.{FIGURE_DIGITS}g}")
+    low = doc["statistics"]["head_to_head"][0]["interval"][0]
+    assert 0 < low == float(f"{low:.{FIGURE_DIGITS}g}")
     assert doc["standings"]["bots"][0]["mu"] == rounded(standings.bots[0].mu)
     assert rounded(1 / 3) == 0.333333 and rounded(123456.7) == 123457.0
     assert rounded({"a": [2.0, 7, None, "x", 1e-30 / 3]}) == {"a": [2.0, 7, None, "x",
@@ -290,11 +295,20 @@ def test_standings_files_carry_the_statistics_with_their_intervals(
 
     md = (tmp_path / "standings.md").read_text()
     pl = st.plackett_luce
+    assert pl.separated  # each bot finished ahead of the next in every game
+    for i in pl.order():
+        assert (f"| {pl.bots[i]} | {pl.groups.of[i] + 1} | no finite estimate (alone in its "
+                "group) | – |") in md
+    mixed = [*GAMES, game(4, ("slowpoke", "random-py", "greedy-py"), (1, 2, 3), (50, 40, 30))]
+    pl = tournament_stats(mixed, BOTS, replicates=50).plackett_luce
+    assert not pl.separated  # slowpoke once finished ahead of both others
+    md_mixed = standings_markdown(compute_standings(BOTS, mixed), META,
+                                  tournament_stats(mixed, BOTS, replicates=50))
     for i in pl.order():
         ci = pl.rating_interval(i)
         assert ci is not None
         assert (f"| {pl.bots[i]} | {pl.rating(i):.1f} | [{ci.low:.1f}, {ci.high:.1f}] |"
-                in md)
+                in md_mixed)
     pair = next(h for h in st.head_to_head if {h.a, h.b} == {"greedy-py", "slowpoke"})
     ci = pair.interval()
     assert (f"| {pair.a} | {pair.b} | {pair.games} | {pair.ahead} | {pair.behind} | "

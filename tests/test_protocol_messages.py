@@ -117,6 +117,19 @@ def test_bytes_that_are_not_msgpack_are_a_protocol_error(frame: bytes) -> None:
     assert "not a msgpack message" in protocol_error(frame)
 
 
+@pytest.mark.parametrize(
+    ("frame", "at"),
+    [(b"\xc1\xc1 this is not msgpack \xc1", 0), (pack(action())[:-1] + b"\xc1", None),
+     (b"\x83\xa4type\xa6action\xa8protocol\x01\xa5index\xc1" + b"\x00" * 5000, 29)],
+    ids=["garbage", "last-value", "inside-a-long-frame"],
+)
+def test_a_byte_msgpack_never_uses_is_named_with_where_it_is(frame: bytes, at: int | None) -> None:
+    """msgpack's decoder refuses 0xc1 without a word: the message says where it is."""
+    where = frame.rindex(b"\xc1") if at is None else at
+    assert protocol_error(frame) == (f"not a msgpack message: the value at byte {where} begins "
+                                     "with 0xc1, a byte msgpack never uses")
+
+
 def test_trailing_bytes_after_the_map_are_a_protocol_error() -> None:
     frame = pack(action()) + b"\x00"
     assert "not a msgpack message" in protocol_error(frame)

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_SEED_KEY
 from test_tournament_e2e import example, signals_kept, write_tournament
 from typer.testing import CliRunner, Result
 
@@ -235,13 +234,13 @@ def test_a_bot_changed_between_stop_and_resume_is_refused_and_its_old_files_resu
 
     with signals_kept():
         first = Tournament(load_config(file), executor_factory=stops_after_a_result,
-                           stop=stop, seed_key=TEST_SEED_KEY).run()
+                           stop=stop).run()
     assert not first.complete and first.games_done == 1
     script = bot / "bot.py"
     original = script.read_text()
     script.write_text(original + "\n# a different program under the same name and version\n")
     with pytest.raises(TournamentError, match="random-py changed since this tournament began"):
-        Tournament(load_config(file), seed_key=TEST_SEED_KEY)
+        Tournament(load_config(file))
     one_error(invoke("run", str(file), "--plain"), "random-py changed", "mix the results")
     script.write_text(original)  # the old files again: the tournament resumes
     r = invoke("run", str(file), "--plain")
@@ -259,7 +258,7 @@ def test_a_tournament_that_played_no_game_takes_the_file_as_it_now_is(tmp_path: 
     bots = [example("random-py"), example("greedy-py"), example("random-js")]
     file = write_tournament(tmp_path, "t.toml", name="fixed", output=out, bots=bots)
     # Bound to the journal, nothing played.
-    Tournament(load_config(file), seed_key=TEST_SEED_KEY).lock.release()
+    Tournament(load_config(file)).lock.release()
     write_tournament(tmp_path, "t.toml", name="fixed", output=out, bots=bots[:2])
     r = invoke("run", str(file), "--plain")
     assert r.exit_code == 0, r.output
@@ -294,8 +293,8 @@ def test_workers_ending_while_the_run_stops_are_a_stop_not_an_error(tmp_path: Pa
         return executor
 
     with signals_kept():
-        result = Tournament(load_config(file), executor_factory=workers_die_on_stop, stop=stop,
-                            seed_key=TEST_SEED_KEY).run()
+        result = Tournament(load_config(file), executor_factory=workers_die_on_stop,
+                            stop=stop).run()
     assert not result.complete and result.games_done >= 1
     r = invoke("run", str(file), "--plain")
     assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output

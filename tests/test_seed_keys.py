@@ -36,6 +36,7 @@ from arena.seeds import (
     load_or_create_key_file,
     new_seed_key,
     seed_key_to_text,
+    tournament_key,
     user_key_path,
     user_seed_key,
 )
@@ -199,70 +200,95 @@ def test_the_key_is_not_part_of_the_journals_identity(tmp_path: Path) -> None:
     journal.close()
 
 
-def test_a_tournament_hands_its_workers_the_journals_key_and_a_resumed_run_the_same(
-    tmp_path: Path,
-) -> None:
+def two_bot_file(tmp_path: Path, out: str, seed: int | None) -> Path:
+    """A tournament file of random-py and greedy-py, ``out.toml`` writing to ``out``."""
+    bots = ROOT / "bots" / "examples"
+    file = tmp_path / f"{out}.toml"
+    file.write_text(
+        'name = "keyed"\ngame = "stoneage"\nformat = "round-robin"\nplayers = 2\nrounds = 1\n'
+        + ("" if seed is None else f"seed = {seed}\n") + f'output = "{tmp_path / out}"\n'
+        f'[[bots]]\npath = "{bots / "random-py"}"\n[[bots]]\npath = "{bots / "greedy-py"}"\n',
+        encoding="utf-8")
+    return file
+
+
+def opened(tmp_path: Path, out: str, seed: int | None = None) -> Any:
+    """The tournament of :func:`two_bot_file` as a run opens it, its folder unlocked again."""
     from arena.runner.config import load_config
     from arena.runner.tournament import Tournament
 
-    bots = ROOT / "bots" / "examples"
-    file = tmp_path / "t.toml"
-    file.write_text(
-        'name = "keyed"\ngame = "stoneage"\nformat = "round-robin"\nplayers = 2\nrounds = 1\n'
-        f'seed = 1\noutput = "{tmp_path / "out"}"\n'
-        f'[[bots]]\npath = "{bots / "random-py"}"\n[[bots]]\npath = "{bots / "greedy-py"}"\n',
-        encoding="utf-8",
-    )
-    config = load_config(file)
-    first = Tournament(config)
-    pairing = Pairing("g1", 0, 0, 0, ("random-py", "greedy-py"), 5)
-    key = first._job(pairing).seed_key
-    assert len(key) == KEY_BYTES
-    first.journal.close()
-    resumed = Tournament(config)
-    assert resumed._job(pairing).seed_key == key
-    resumed.journal.close()
-    with pytest.raises(JournalError):
-        Tournament(config, seed_key=new_seed_key())
+    tournament = Tournament(load_config(two_bot_file(tmp_path, out, seed)))
+    tournament.lock.release()
+    return tournament
 
+
+PAIRING = Pairing("g1", 0, 0, 0, ("random-py", "greedy-py"), 5)
+
+
+def test_a_tournaments_key_follows_from_its_master_seed_and_its_journal_keeps_the_key_it_has(
+    tmp_path: Path,
+) -> None:
+    """The workers are handed the key the master seed gives, whatever the user's key file
+    holds (the tests' is fixed), and so is a resumed run; a journal that holds another key (made
+    before keys followed from seeds) resumes with its own."""
+    first = opened(tmp_path, "out", seed=1)
+    assert first._job(PAIRING).seed_key == tournament_key(1) != user_seed_key()
+    assert first.journal.meta()[SEED_KEY] == tournament_key(1).hex()
+    first.journal.set_meta(SEED_KEY, KEY_B.hex())  # as an older journal holds
+    first.journal.close()
+    resumed = opened(tmp_path, "out", seed=1)
+    assert resumed._job(PAIRING).seed_key == KEY_B
+    resumed.journal.close()
+
+
+def test_a_tournament_that_played_nothing_takes_its_files_new_seed_and_keeps_a_seed_drawn_then(
+    tmp_path: Path,
+) -> None:
+    """Until a game is played the file may change, its seed too: the key follows the new seed,
+    and a seed drawn when the file drops its own is kept like any other."""
+    opened(tmp_path, "out", seed=1).journal.close()
+    changed = opened(tmp_path, "out", seed=2)
+    assert changed.journal.rebound == ["seed"]
+    assert changed._job(PAIRING).seed_key == tournament_key(2)
+    changed.journal.close()
+    unseeded = opened(tmp_path, "out")
+    drawn = unseeded.master_seed
+    assert unseeded._job(PAIRING).seed_key == tournament_key(drawn)
+    unseeded.journal.close()
+    again = opened(tmp_path, "out")
+    assert again.master_seed == drawn and again._job(PAIRING).seed_key == tournament_key(drawn)
+    again.journal.close()
+
+
+def test_a_tournaments_key_is_the_same_for_the_same_master_seed_and_another_for_another() -> None:
+    assert tournament_key(7) == tournament_key(7) and len(tournament_key(7)) == KEY_BYTES
+    assert len({tournament_key(seed) for seed in range(1000)}) == 1000
 
 
 def test_a_tournament_without_a_seed_draws_a_secret_one_and_keeps_it(tmp_path: Path) -> None:
     """A seed in the file is public (anyone who knows or guesses it can compute every deck and
     die). Without one, each tournament draws its own from the system's generator and keeps it
     in its journal: a resume plays the same games; another tournament other games."""
-    from arena.runner.config import load_config
     from arena.runner.store import SECRET_SEED
-    from arena.runner.tournament import Tournament
 
-    bots = ROOT / "bots" / "examples"
-
-    def config(out: str, seed: str = "") -> Any:
-        file = tmp_path / f"{out}.toml"
-        file.write_text(
-            'name = "secret"\ngame = "stoneage"\nformat = "round-robin"\nplayers = 2\n'
-            f'{seed}rounds = 1\noutput = "{tmp_path / out}"\n'
-            f'[[bots]]\npath = "{bots / "random-py"}"\n[[bots]]\npath = "{bots / "greedy-py"}"\n',
-            encoding="utf-8")
-        return load_config(file)
-
-    def game_seeds(t: Tournament) -> list[int]:
+    def game_seeds(t: Any) -> list[int]:
         seeds = [p.seed for p in t.scheduler.next_round([]) or []]
         t.journal.close()
         return seeds
 
-    first = Tournament(config("a"))
+    first = opened(tmp_path, "a")
     drawn = first.master_seed
     assert first.journal.meta()[SECRET_SEED] == drawn and drawn >= 1 << 20
     seeds = game_seeds(first)
-    resumed = Tournament(config("a"))
+    resumed = opened(tmp_path, "a")
     assert resumed.master_seed == drawn and game_seeds(resumed) == seeds
-    other = Tournament(config("b"))
+    other = opened(tmp_path, "b")
     assert other.master_seed != drawn and not set(game_seeds(other)) & set(seeds)
     # A seed in the file is used as it is, and nothing is drawn.
-    public = Tournament(config("c", "seed = 7\n"))
+    public = opened(tmp_path, "c", seed=7)
     assert public.master_seed == 7 and SECRET_SEED not in public.journal.meta()
     public.journal.close()
+
 
 # ---------------------------------------------------------------------------- what bots see
 SPY_BOT = """\

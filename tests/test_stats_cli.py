@@ -118,12 +118,12 @@ def test_stats_on_an_80_column_terminal_cuts_no_figure() -> None:
     rather than cutting counts to "…"."""
     from arena.cli_common import out
 
-    width = out.width
+    made = out._width  # None: the output's own width
     out.width = 80
     try:
         r = CliRunner().invoke(app, ["stats", str(LEADERBOARDS / "search-4p"), "--bootstrap", "20"])
     finally:
-        out.width = width
+        out._width = made
     assert r.exit_code == 0, r.output
     assert "…" not in r.output
     assert all(len(line) <= 80 for line in r.output.splitlines())

@@ -726,7 +726,7 @@ def issue_the_rest(folder: Path, schedule: list[Pairing]) -> None:
 
 #: Per game, a tournament seed with which crash-mid-game (it crashes after 5 decisions) gets
 #: more than 5 decisions in each of its games, so that it crashes in every one.
-FAULTY_SEED = {"stoneage": 11, "dicerace": 14}
+FAULTY_SEED = {"stoneage": 11, "dicerace": 16}
 
 
 def test_a_tournament_with_faulty_bots_completes_and_counts_their_failures(

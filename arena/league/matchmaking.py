@@ -49,7 +49,8 @@ The rule (in plain words):
 5. With a ``target`` sigma (``arena league run --until-sigma S``) the league's goal is every
    sigma under S, whatever it costs: a bot already under it has a weight of 0 (it still
    sits at tables as a sure opponent where it informs the others most), and the drift is
-   not counted, so a bot whose floor is near S keeps getting the games it needs.
+   not counted, so a bot whose floor is near S keeps getting the games it needs (until
+   :mod:`arena.league.floor` finds that it cannot get there).
 
    :data:`NEED_POWER` and :data:`CANDIDATES` were chosen with ``arena bench league``, which
    plays with a target: need powers 0, 2, 4 and 8 measured within a few per cent of one

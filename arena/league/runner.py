@@ -12,7 +12,9 @@ reason, and its games not yet handed out are dropped; so are those of a retired 
 
 Stopping: Ctrl-C once finishes the games in progress, twice abandons them (they are played
 again on the next run); ``--games N`` and ``--until-sigma S`` stop issuing tables once this
-run has finished N games, or once every active bot version's sigma is under S.
+run has finished N games, or once every active bot version's sigma is under S, or once some
+active version's sigma is seen unable to get under S (:mod:`arena.league.floor`: a target
+under what TrueSkill's drift allows at the league's tables is refused before any game).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 from arena.engine import get_game
 from arena.league import matchmaking
 from arena.league.config import LeagueConfig
+from arena.league.floor import Floor, FloorWatch, out_of_reach_line, table_floor
 from arena.league.store import Entrant, LeagueJournal
 from arena.protocol.messages import FAILURES, Termination
 from arena.runner.affinity import available_memory, keep_for_memory
@@ -64,6 +67,7 @@ class LeagueResult:
     games_played: int  #: by this run
     games_total: int  #: in the journal
     why: str  #: why the run ended
+    out_of_reach: bool = False  #: it ended because --until-sigma cannot be reached
 
 
 def league_ratings(journal: LeagueJournal) -> tuple[RatingTracker, list[GameOutcome]]:
@@ -89,8 +93,10 @@ class LeagueRatings:
         self._mark = 0  # the number of the last result read
         self._last: str | None = None  # and its game
 
-    def update(self, journal: LeagueJournal) -> list[GameOutcome]:
-        """Bring the ratings up to the journal's results; returns the games added."""
+    def update(self, journal: LeagueJournal,
+               each: Callable[[GameOutcome], None] | None = None) -> list[GameOutcome]:
+        """Bring the ratings up to the journal's results, calling ``each`` with every game
+        once it is rated; returns the games added."""
         if self._mark and journal.results_through(self._mark) != (self.games, self._last):
             self._start()
         for e in journal.entrants():
@@ -103,7 +109,19 @@ class LeagueRatings:
             self.games += 1
             self._mark, self._last = mark, o.game_id
             added.append(o)
+            if each is not None:
+                each(o)
         return added
+
+
+def check_target(until_sigma: float, players: int) -> None:
+    """Refuse (TournamentError) a target no league at tables of ``players`` can reach."""
+    floor = table_floor(players)
+    if until_sigma <= floor:
+        raise TournamentError(
+            f"--until-sigma {until_sigma:g} cannot be reached: TrueSkill's drift keeps a σ "
+            f"above {floor:.2f} at {players}-player tables, even when every game is between "
+            "equals (README: Running a league)")
 
 
 class League:
@@ -120,6 +138,8 @@ class League:
         until_sigma: float | None = None,
         seed_key: bytes | None = None,
     ) -> None:
+        if until_sigma is not None:
+            check_target(until_sigma, config.players)
         self.config = config
         self.folder = Path(config.folder)
         self.on_snapshot = on_snapshot
@@ -140,8 +160,12 @@ class League:
         except BaseException:
             self.lock.release()
             raise
-        self.tracker, done = league_ratings(self.journal)
+        self.floors = FloorWatch(config.players)
+        ratings = LeagueRatings()
+        done = ratings.update(self.journal, lambda o: self.floors.add(o, ratings.tracker))
+        self.tracker = ratings.tracker
         self.rated = len(done)
+        self._beyond: tuple[tuple[int, tuple[str, ...]], list[Floor]] | None = None
         self.recent: deque[GameOutcome] = deque(reversed(done[-RECENT:]), maxlen=RECENT)
         self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
         self.history: dict[str, deque[bool]] = {}  # per bot version: its last games, failed?
@@ -156,6 +180,7 @@ class League:
         self.started = time.monotonic()
         self.why = ""
         self.idle_said = False  # whether the wait for more bot versions was said
+        self.unreachable = False  # whether the run ends for a target it cannot reach
 
     # ------------------------------------------------------------------ bookkeeping
     def _remember(self, o: GameOutcome) -> None:
@@ -169,6 +194,7 @@ class League:
         for bot in o.bots:
             self.tracker.add_bot(bot)
         self.tracker.add(dataclasses.replace(o, index=self.rated))
+        self.floors.add(o, self.tracker)
         self.rated += 1
         self.recent.appendleft(o)
         self._remember(o)
@@ -243,13 +269,25 @@ class League:
         return bool(active) and all(self.tracker.rating(e.key)[1] < self.until_sigma
                                     for e in active)
 
+    def _out_of_reach(self) -> list[Floor]:
+        """The active bot versions whose sigma cannot get under the target (judged again once
+        a game was rated or the active versions changed)."""
+        if self.until_sigma is None:
+            return []
+        active = tuple(e.key for e in self._active())
+        if self._beyond is None or self._beyond[0] != (self.rated, active):
+            self._beyond = ((self.rated, active),
+                            self.floors.out_of_reach(active, self.until_sigma,
+                                                     self.tracker.rating))
+        return self._beyond[1]
+
     def _should_issue(self) -> bool:
         if self.stop.level:
             return False
         if self.games_wanted is not None and \
                 self.played + len(self.in_flight) >= self.games_wanted:
             return False
-        return not self._sure_enough()
+        return not self._sure_enough() and not self._out_of_reach()
 
     def _job(self, p: Pairing) -> GameJob:
         folders = {e.key: str(self.folder / e.folder) for e in self.entrants}
@@ -338,7 +376,8 @@ class League:
                                     "on the next run)" if self.stop.level >= 2 else "")
         if self.on_snapshot is not None:
             self.on_snapshot(self.snapshot(queue))
-        return LeagueResult(self.tracker.standings(), self.played, self.rated, self.why)
+        return LeagueResult(self.tracker.standings(), self.played, self.rated, self.why,
+                            self.unreachable and not self.stop.level)
 
     def _why_idle(self) -> str:
         """Why nothing is left to play now ("" if something is, or a bot may yet come)."""
@@ -348,6 +387,11 @@ class League:
             return f"{self.played} games played, as asked"
         if self._sure_enough():
             return f"every active bot version's sigma is under {self.until_sigma:g}"
+        beyond = self._out_of_reach()
+        if beyond:
+            assert self.until_sigma is not None
+            self.unreachable = True
+            return out_of_reach_line(self.until_sigma, beyond)
         if len(self._active()) < self.config.players:
             short = f"fewer active bot versions than the {self.config.players} a table needs"
             if self.games_wanted is None and self.until_sigma is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,15 @@ class Entrant:
 
 def entrant_key(name: str, version: str) -> str:
     return f"{name}@{version}"
+
+
+def versions_named(which: str, keys: Iterable[str]) -> list[str]:
+    """The bot versions among ``keys`` (``name@version``) that ``which`` names: itself if it
+    is one of them, else every version of the bot called ``which``, in the order given."""
+    known = list(dict.fromkeys(keys))
+    if which in known:
+        return [which]
+    return [k for k in known if k.rpartition("@")[0] == which]
 
 
 class LeagueJournal(Journal):

@@ -194,6 +194,23 @@ def _unpack_bot_message(frame: bytes) -> Any:
         raise _too_long(over.group(2), int(over.group(1))) from None
 
 
+def _format_error(frame: bytes) -> str:
+    """Where bytes that msgpack's decoder refused with its (wordless) FormatError go wrong: a
+    value that begins with 0xc1, the one byte msgpack never uses. msgpack's decoder, skipping
+    the frame, stops at that byte."""
+    unpacker = msgpack.Unpacker(max_buffer_size=max(1, len(frame)))
+    unpacker.feed(frame)
+    try:
+        unpacker.skip()
+    except msgpack.FormatError:
+        at = unpacker.tell()
+        if at < len(frame) and frame[at] == 0xC1:
+            return f"the value at byte {at} begins with 0xc1, a byte msgpack never uses"
+    except Exception:  # any other fault: the general words below
+        pass
+    return "a value begins with a byte msgpack never uses (0xc1)"
+
+
 # Field schemas: name -> type. ``int`` never accepts a bool.
 BOT_MESSAGES: Final[dict[str, dict[str, type]]] = {
     "hello": {"token": str, "name": str, "version": str},
@@ -246,6 +263,8 @@ def decode(frame: bytes, schemas: dict[str, dict[str, type]]) -> dict[str, Any]:
             message = ormsgpack.unpackb(frame)
     except ProtocolError:
         raise
+    except msgpack.FormatError:  # says nothing of its own
+        raise ProtocolError(f"not a msgpack message: {_format_error(frame)}") from None
     except Exception as exc:  # each decoder raises several unrelated types for bad input
         raise ProtocolError(f"not a msgpack message: {exc.__class__.__name__}: {exc}") from None
     if type(message) is not dict:

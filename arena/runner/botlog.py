@@ -191,9 +191,16 @@ class BotLog:
                 self._file = None
 
 
-def log_tail(path: Path, lines: int = 10, limit: int = 8192) -> list[str]:
+#: The most characters of one log line that a tail shows: a bot may write lines of kilobytes,
+#: and a message about why it failed should stay readable.
+TAIL_LINE_WIDTH = 200
+
+
+def log_tail(path: Path, lines: int = 10, limit: int = 8192,
+             width: int = TAIL_LINE_WIDTH) -> list[str]:
     """The last ``lines`` lines of a bot's log (at most ``limit`` bytes read from its end),
-    for a message about why the bot failed; [] when there is no log."""
+    each cut to ``width`` characters saying so, for a message about why the bot failed; []
+    when there is no log."""
     try:
         with path.open("rb") as f:
             f.seek(0, 2)
@@ -203,6 +210,16 @@ def log_tail(path: Path, lines: int = 10, limit: int = 8192) -> list[str]:
     except OSError:
         return []
     text = data.decode("utf-8", "replace").splitlines()
-    if size > limit and text:
+    if size > limit and len(text) == 1:  # the end of one longer line: all there is to show
+        return [f"…{_cut(text[0], width, 'the last ')}"]
+    if size > limit:
         text = text[1:]  # the first line read is probably cut
-    return text[-lines:]
+    return [_cut(line, width) for line in text[-lines:]]
+
+
+def _cut(line: str, width: int, part: str = "") -> str:
+    """``line``, or its first ``width`` characters and how long it was (``part``: what of the
+    line it is)."""
+    if len(line) <= width:
+        return line
+    return f"{line[:width]}… ({part}{len(line):,} characters, cut to {width})"

@@ -9,9 +9,11 @@
     seat_rotation = true             # play every seat rotation of each table (same seed);
                                      # default: true, except swiss (one game per table, seats
                                      # assigned to even out each bot's seat history)
-    seed = 1                         # optional master seed: the same seed gives the same
-                                     # games; without it, a secret one is drawn (a known or
-                                     # guessable seed tells a bot every deck and die)
+    seed = 1                         # optional master seed, public: it decides every game
+                                     # (schedule, dice, bots' seeds), here or anywhere;
+                                     # without it, a secret one is drawn and published when
+                                     # a run ends (a known or guessable seed tells a bot
+                                     # every deck and die)
     concurrency = 2                  # optional: games at once (default: the number of cores)
     output = "leaderboards/example"  # optional (default: leaderboards/<name> beside this file)
     void_retries = 2                 # optional: retries of a void game before the run stops
@@ -321,7 +323,8 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
         raise fail("reuse_bots", f"must be true or false, got {reuse!r}")
     if max_games is not None and fmt == "swiss":
         raise fail("max_games", "does not apply to a swiss tournament: its size is 'rounds'")
-    # No seed: the tournament draws a secret one (Tournament), which no entrant can guess.
+    # No seed: the tournament draws a secret one (Tournament), which no entrant can guess
+    # until the standings publish it.
     seed = whole("seed", 0) if "seed" in data else None
     concurrency = whole("concurrency", 1, 64, default=os.cpu_count() or 1)
     void_retries = whole("void_retries", 0, 100, default=2)

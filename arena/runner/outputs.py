@@ -184,18 +184,20 @@ def _statistics_markdown(st: TournamentStats) -> list[str]:
     out = ["", "## Strength (Plackett–Luce)", "",
            "Strengths fitted to the finishing orders, on an Elo scale (400 log10 of the "
            f"strength, centred). 95% intervals: {pl.replicates} bootstrap resamplings of the "
-           f"{pl.duplicate_sets} duplicate sets (seed {pl.seed}).", ""]
-    out.extend(_table_head(["Rank", "Bot", "Rating", "95% interval"], right_from=2))
+           f"{pl.duplicate_sets} duplicate sets (seed {pl.seed}). {text.groups_note(pl)}"
+           .rstrip(), ""]
+    group = ["Group"] if pl.separated else []
+    out.extend(_table_head(["Rank", "Bot", *group, "Rating", "95% interval"], right_from=2))
     for rank, i in enumerate(pl.order(), start=1):
-        out.append(_row([str(rank), _cell(pl.bots[i]), text.num(pl.rating(i)),
-                         text.bracket(pl.rating_interval(i))]))
+        shown = [str(pl.groups.of[i] + 1)] if pl.separated else []
+        out.append(_row([str(rank), _cell(pl.bots[i]), *shown, *text.rating_cells(pl, i)]))
 
     index = {b: i for i, b in enumerate(pl.bots)}
     out += ["", "### Pairs", "",
             "For each pair that met: games together, how often each finished ahead of the "
             "other and level; A ahead: the share of the decided ones, with its Wilson 95% "
             "interval and the exact sign test's p; Plackett–Luce: P(A ahead of B) under the "
-            "fit, with its bootstrap 95% interval.", ""]
+            "fit, with its bootstrap 95% interval (across groups, a one-sided bound).", ""]
     out.extend(_table_head(["A", "B", "Games", "A ahead", "B ahead", "Level", "A ahead %",
                             "95% interval", "p", "Plackett–Luce %", "95% interval"],
                            right_from=2))
@@ -215,7 +217,8 @@ def _statistics_markdown(st: TournamentStats) -> list[str]:
         out += ["", "## Two-player matches", "",
                 "Each pair's two-player games from A's side, counted by game pair (the two "
                 "seat orders of one table and seed), as chess engine testers count them: "
-                "Elo with its 95% interval, likelihood of superiority (LOS), draws. "
+                "Elo with its 95% interval (one-sided when every pair was won or lost: "
+                "then there is no finite estimate), likelihood of superiority (LOS), draws. "
                 "`arena compare` runs an SPRT on them.", ""]
         out.extend(_table_head(["A", "B", "Games", "W-D-L", "Pairs (LL LD WL+DD WD WW)",
                                 "Score %", "Elo", "95% interval", "LOS %", "Draws %"],
@@ -225,7 +228,7 @@ def _statistics_markdown(st: TournamentStats) -> list[str]:
                 _cell(m.a), _cell(m.b), str(m.games), f"{m.wins}-{m.draws}-{m.losses}",
                 " ".join(map(str, m.pentanomial))
                 + (f" ({m.unpaired} unpaired)" if m.unpaired else ""),
-                text.pct(m.score), text.num(m.elo), text.bracket(m.elo_interval()),
+                text.pct(m.score), *text.elo_cells(m),
                 text.pct(m.los), text.pct(m.draw_ratio),
             ]))
 

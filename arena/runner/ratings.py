@@ -35,6 +35,7 @@ players and the results averaged (see ``RatingTracker._rate``).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Iterable, Sequence
@@ -416,3 +417,10 @@ def compute_standings(bots: Sequence[str], outcomes: Iterable[GameOutcome]) -> S
     tracker = RatingTracker(bots)
     tracker.add_all(outcomes)
     return tracker.standings()
+
+
+def numbered(outcomes: Iterable[GameOutcome], first: int = 0) -> list[GameOutcome]:
+    """``outcomes`` numbered ``first``, ``first + 1``, ... in the order given: to rate games in
+    an order of their own (a league's, as their results were committed) rather than by the
+    indices they were issued with."""
+    return [dataclasses.replace(o, index=n) for n, o in enumerate(outcomes, start=first)]

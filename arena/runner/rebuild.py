@@ -38,6 +38,7 @@ from arena.runner.store import (
     JournalError,
 )
 from arena.runner.tournament import make_tournament_scheduler
+from arena.seeds import tournament_key
 
 
 @dataclass
@@ -51,11 +52,12 @@ class RebuildReport:
     kept_as: Path | None = None
 
 
-def rebuild_journal(config: TournamentConfig, seed_key: bytes | None = None) -> RebuildReport:
+def rebuild_journal(config: TournamentConfig) -> RebuildReport:
     """Write a new journal for ``config``'s tournament from the records in its output folder.
-    ``seed_key``: the key of the bots' seeds for the games still to play (the old journal's is
-    lost with it; None makes a fresh one). Raises JournalError when it cannot (a secret master
-    seed that no standings file kept), FolderBusyError while a run holds the folder."""
+    The games still to play get the key of the bots' seeds that the master seed gives, as the
+    lost journal's did (unless it was made with a random key, which is lost with it). Raises
+    JournalError when it cannot (a secret master seed that no standings file kept),
+    FolderBusyError while a run holds the folder."""
     folder = config.output
     lock = FolderLock(folder)
     try:
@@ -69,7 +71,7 @@ def rebuild_journal(config: TournamentConfig, seed_key: bytes | None = None) -> 
             if scheduler.fixed_total is not None:
                 extra[GAMES_TOTAL] = scheduler.fixed_total
             journal.bind(config.identity(), scheduler.describe(), extra)
-            journal.seed_key(seed_key)
+            journal.seed_key(default=tournament_key(seed))
             outcomes: list[GameOutcome] = []
             fixed = scheduler.fixed_total
             while (pairings := scheduler.next_round(outcomes, journal.pairing_count())):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.protocol.messages import Termination
+from arena.runner.ratings import numbered
 from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.storage import is_disk_full
 from arena.seeds import (
@@ -33,8 +34,9 @@ from arena.seeds import (
 
 SCHEMA_VERSION = 1
 JOURNAL = "journal.sqlite"
-#: The meta entry holding the tournament's secret key of bots' seeds. Not part of the identity:
-#: journals written before keys existed get one on first use and still resume.
+#: The meta entry holding the key of the bots' seeds (a tournament's follows from its master
+#: seed, arena.seeds.tournament_key). Not part of the identity: journals written before keys
+#: existed get one on first use and still resume.
 SEED_KEY = "seed_key"
 #: The meta entry holding the master seed a tournament drew because its file gives none.
 SECRET_SEED = "secret_seed"
@@ -165,9 +167,10 @@ class Journal:
 
     def bind(self, identity: dict[str, Any], describe: str,
              extra: dict[str, Any] | None = None) -> bool:
-        """Tie the journal to a tournament (a new journal also stores ``extra``'s entries).
-        Returns True if it already held this tournament (a resume); raises JournalError
-        naming what differs if it held another one."""
+        """Tie the journal to a tournament (a new journal, or one whose tournament played
+        nothing and changed, also stores ``extra``'s entries). Returns True if it already held
+        this tournament (a resume); raises JournalError naming what differs if it held another
+        one."""
         meta = self.meta()
         if not meta:
             with self._tx():
@@ -186,11 +189,14 @@ class Journal:
         old = meta.get("identity", {})
         differ = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
         if differ and not self.has_results():
-            # Nothing was played: the file may still change (a bot dropped or fixed). Its new
-            # settings replace the old, and the schedule is issued again.
+            # Nothing was played: the file may still change (a bot dropped or fixed, another
+            # seed). Its new settings replace the old, with ``extra``'s entries (a seed drawn
+            # now), the schedule is issued again, and the key goes, to follow the new seed.
             with self._tx():
                 self.db.execute("DELETE FROM pairings")
-                for key, value in (("identity", identity), ("schedule", describe)):
+                self.db.execute("DELETE FROM meta WHERE key = ?", (SEED_KEY,))
+                for key, value in (*(extra or {}).items(), ("identity", identity),
+                                   ("schedule", describe)):
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                     (key, json.dumps(value)))
             self.rebound = differ
@@ -208,15 +214,17 @@ class Journal:
         return self.db.execute("SELECT 1 FROM meta WHERE key = ?",
                                (SEED_KEY,)).fetchone() is not None
 
-    def seed_key(self, wanted: bytes | None = None) -> bytes:
-        """The tournament's secret key of the bots' seeds, stored on first use: ``wanted`` if
-        given, else a fresh random one. Raises JournalError if the journal already holds a key
-        other than ``wanted`` (a tournament keeps the key it started with)."""
+    def seed_key(self, wanted: bytes | None = None, default: bytes | None = None) -> bytes:
+        """The key of the bots' seeds, stored on first use: ``wanted`` or ``default`` if
+        given, else a fresh random one. A journal keeps the key it was first given: it raises
+        JournalError if it holds a key other than ``wanted``, and returns its own over a
+        ``default`` (a tournament's key follows from its master seed, but one whose journal was
+        made with a random key keeps that key)."""
         with self._tx():
             row = self.db.execute("SELECT value FROM meta WHERE key = ?",
                                   (SEED_KEY,)).fetchone()
             if row is None:
-                key = wanted if wanted is not None else new_seed_key()
+                key = wanted or default or new_seed_key()
                 self.db.execute("INSERT INTO meta VALUES (?, ?)",
                                 (SEED_KEY, json.dumps(seed_key_to_text(key))))
                 return key
@@ -226,8 +234,7 @@ class Journal:
             raise JournalError(f"{self.path}: damaged seed key: {exc}") from None
         if wanted is not None and wanted != key:
             raise JournalError(f"{self.path} holds another seed key than the one given; a "
-                               "tournament keeps the key it started with (unset "
-                               "ARENA_SEED_KEY_FILE to resume it)")
+                               "journal keeps the key it started with")
         return key
 
     def set_meta(self, key: str, value: Any) -> None:
@@ -327,6 +334,16 @@ class Journal:
             _OUTCOMES + "ORDER BY " + ("r.rowid" if as_finished else "p.idx")).fetchall()
         return [self._outcome(r) for r in rows]
 
+    def rated_outcomes(self) -> list[GameOutcome]:
+        """Every finished game in the order the ratings take them, with the indices they are
+        rated by: a tournament's as the schedule issued them; a league's as their results were
+        committed (the order the league rated them), numbered from 0 in that order. A league's
+        own numbers follow the tables it issued, and a removed bot version's games leave gaps
+        in them that would hold every later game's rating back."""
+        if self.meta().get("identity", {}).get("kind") != "league":
+            return self.outcomes()
+        return numbered(self.outcomes(as_finished=True))
+
     def finished_after(self, mark: int) -> list[tuple[int, GameOutcome]]:
         """The games whose results were committed after the result numbered ``mark`` (0:
         every game), in the order they were committed, each with its result's number: to
@@ -369,7 +386,7 @@ class Journal:
         return Progress(
             name=identity.get("name", ""),
             bots=[b["name"] for b in identity.get("bots", [])],
-            outcomes=self.outcomes(),
+            outcomes=self.rated_outcomes(),
             issued=self.pairing_count(),
             total=total if type(total) is int else None,
             stopped_by=meta.get(STOPPED_BY),

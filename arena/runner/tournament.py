@@ -68,7 +68,7 @@ from arena.runner.store import (
     Journal,
     damaged_message,
 )
-from arena.seeds import new_seed_key
+from arena.seeds import tournament_key
 from arena.stats.summary import tournament_stats
 
 RECENT = 8
@@ -157,8 +157,10 @@ def make_tournament_scheduler(config: TournamentConfig, master_seed: int) -> Sch
 class Tournament:
     """One run of a tournament (fresh or resumed).
 
-    ``seed_key``: the secret key of the bots' seeds for a new journal (or an old one that has
-    none yet); None makes a fresh one. A journal keeps its key: a different one is refused.
+    The master seed decides every game: the file's ``seed``, or one drawn in secret and kept
+    in the journal. It decides the bots' seeds too, through their key
+    (:func:`arena.seeds.tournament_key`); a journal made with another key (before keys
+    followed from seeds) keeps its own.
     ``executor_factory`` makes the executor from (concurrency, bot processes kept per
     worker); None: the one the configuration's ``[executor]`` names.
 
@@ -172,7 +174,6 @@ class Tournament:
         executor_factory: Callable[[int, int], Executor] | None = None,
         on_snapshot: Callable[[Snapshot], None] | None = None,
         stop: StopRequest | None = None,
-        seed_key: bytes | None = None,
     ) -> None:
         self.config = config
         self.folder = config.output
@@ -185,12 +186,12 @@ class Tournament:
             except FolderBusyError as exc:
                 raise TournamentError(str(exc)) from None
         try:
-            self._open(config, seed_key)
+            self._open(config)
         except BaseException:
             self.lock.release()
             raise
 
-    def _open(self, config: TournamentConfig, seed_key: bytes | None) -> None:
+    def _open(self, config: TournamentConfig) -> None:
         with self._full_disk_stops_the_run():
             self.journal = Journal(self.folder / JOURNAL)
             # Without a seed in the file, the master seed is a secret drawn for this
@@ -221,12 +222,13 @@ class Tournament:
             # A finished tournament plays nothing: its journal is only read (the standings are
             # written again), so a committed journal stays byte for byte what it was.
             finished = self.journal.has_results() and not self._unfinished()
-            # The key of the bots' seeds lives in the journal, so a resumed run hands bots
-            # the seeds an uninterrupted one would have.
+            # The key of the bots' seeds follows from the master seed, so the seed alone
+            # replays every game; the journal keeps the key it was made with.
+            key = tournament_key(self.master_seed)
             if finished and not self.journal.has_seed_key():  # a journal from before keys
-                self.seed_key = seed_key or new_seed_key()  # no game will use it
+                self.seed_key = key  # no game will use it, and the journal stays as it is
             else:
-                self.seed_key = self.journal.seed_key(seed_key)
+                self.seed_key = self.journal.seed_key(default=key)
             if not finished:
                 # What `arena standings` shows as the total while games are to be issued.
                 total = self.issued if self.stopped_by is not None else \
@@ -293,10 +295,10 @@ class Tournament:
         return bool(self.scheduler.next_round(self.journal.outcomes(), self.issued))
 
     def _games_total(self) -> int:
-        """The schedule's games: all of a fixed schedule's, a Swiss tournament's issued so far,
-        or those issued when the stopping rule stopped it."""
-        total = self.scheduler.fixed_total
-        return self.issued if total is None or self.stopped_by is not None else total
+        """The schedule's games: all it will play (a Swiss tournament's too, so that progress
+        never goes back as its rounds are paired), or those issued when the stopping rule
+        stopped it."""
+        return self.issued if self.stopped_by is not None else self.scheduler.planned_total
 
     def _top_up(self, queue: list[Pairing], capacity: int) -> None:
         """Issue the next games into ``queue`` when it runs short: a fixed schedule's next parts

@@ -110,6 +110,30 @@ def sign_test(ahead: int, behind: int) -> float:
     return min(1.0, 2.0 * total)
 
 
+#: The error rate of a one-sided bound: "at least X at 95%".
+ONE_SIDED = 0.05
+
+
+def alike_interval(value: float, n: float, alpha: float = ONE_SIDED) -> Interval:
+    """A 95% interval for the mean of values on [0, 1] when all ``n`` of them came out
+    ``value``: the normal interval has no width then, but the data do not know the mean
+    exactly.
+
+    Whatever the law of a value with mean s > c, it can equal c at most with probability
+    (1 - s) / (1 - c) (Markov's inequality on 1 - X), so n values all equal to c have
+    probability at most that to the power n; below c, at most (s / c)^n. The means whose
+    chance of so uniform a record is at least ``alpha / 2`` on each side make the interval
+    [c q, 1 - (1 - c) q], q = (alpha / 2)^(1 / n). At c = 1 (or 0) the other end is the
+    certain 1 (or 0), so the whole of ``alpha`` goes to the one bound: s >= alpha^(1 / n).
+    It assumes nothing of how the values spread, only that they are independent."""
+    if value >= 1:
+        return Interval(alpha ** (1 / n), 1.0)
+    if value <= 0:
+        return Interval(0.0, 1 - alpha ** (1 / n))
+    q = (alpha / 2) ** (1 / n)
+    return Interval(value * q, 1 - (1 - value) * q)
+
+
 def mean_interval(n: int, total: float, squares: float, z: float = Z95) -> tuple[
         float | None, Interval | None]:
     """The mean of n values from their sum and sum of squares, and its normal-approximation

@@ -22,6 +22,12 @@ empirical mean s and variance v of x:
 - Elo = -400 log10(1/s - 1); its 95% interval maps s +- 1.96 sqrt(v / N) through the same
   function (an end outside (0, 1) is infinite: the data cannot bound it there). Reported as
   the interval and as fastchess's symmetric "+-", half its width.
+- **Every unit alike** (v = 0: every pair won, lost or split, say): the normal interval has no
+  width, yet the data do not know s. The interval is then the one that holds for any law of
+  the unit's score (:func:`arena.stats.common.alike_interval`): every pair split gives a
+  finite interval about 0; every pair won gives Elo +inf, which is no estimate, and the
+  one-sided bound "at least X at 95%" (at least 137 Elo after 8 won pairs), and every pair
+  lost the mirror image. nElo, a score over its spread, is undefined there (None).
 - LOS = Phi((s - 1/2) / sqrt(v / N)).
 - nElo (normalised Elo) = (s - 1/2) / sigma * 800 / ln 10, sigma the per-game standard
   deviation: sqrt(2 v) for pairs, sqrt(v) for games; its interval maps the same score interval.
@@ -51,7 +57,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from arena.runner.schedule.base import GameOutcome
-from arena.stats.common import Z95, Interval, finite_or_none, normal_cdf, set_key
+from arena.stats.common import (
+    Z95,
+    Interval,
+    alike_interval,
+    finite_or_none,
+    normal_cdf,
+    set_key,
+)
 
 #: 800 / ln 10: normalised Elo per unit of t-value (Fishtest's ``nelo_divided_by_nt``).
 NELO_PER_T = 800 / math.log(10)
@@ -323,13 +336,28 @@ class Match:
         m = self.moments
         return m.mean if m.n else None
 
+    @property
+    def alike(self) -> bool:
+        """Whether every unit (pair, or game without pairs) scored the same: the figures'
+        spread is then unknown, not zero."""
+        m = self.moments
+        return bool(m.n) and m.var == 0
+
+    @property
+    def unit(self) -> str:
+        """What the figures count: "pair", or "game" when there is no pair."""
+        return "pair" if self.pairs else "game"
+
     def score_interval(self, clamped: bool = True) -> Interval | None:
         """mean +- 1.96 sqrt(v / N), clamped to the possible scores [0, 1] unless not
         ``clamped`` (an end past them maps to an unbounded Elo either way; nElo, linear in
-        the score, maps the unclamped interval, as fastchess does)."""
+        the score, maps the unclamped interval, as fastchess does). When every unit scored
+        alike, the interval that holds for any spread (see the module docstring)."""
         m = self.moments
         if not m.n:
             return None
+        if m.var == 0:
+            return alike_interval(m.mean, m.n)
         low, high = m.mean - Z95 * m.se, m.mean + Z95 * m.se
         return Interval(max(0.0, low), min(1.0, high)) if clamped else Interval(low, high)
 
@@ -359,12 +387,14 @@ class Match:
 
     @property
     def nelo(self) -> float | None:
+        """Normalised Elo; None without games, or when every unit scored alike (no spread to
+        normalise by)."""
         m = self.moments
-        return nelo_from_score(m.mean, m.sigma_per_game) if m.n else None
+        return nelo_from_score(m.mean, m.sigma_per_game) if m.n and m.var else None
 
     def nelo_interval(self) -> Interval | None:
         m, si = self.moments, self.score_interval(clamped=False)
-        if si is None:
+        if si is None or not m.var:
             return None
         return Interval(nelo_from_score(si.low, m.sigma_per_game),
                         nelo_from_score(si.high, m.sigma_per_game))

@@ -29,6 +29,13 @@ along the overall scale the prior alone pins down; Newton needs under ten. ``cho
 fits Plackett–Luce too, but without ties or weights (so no bootstrap by weights), it pulls
 in SciPy, and its fastest ranking fit took 1.8 s per fit on that journal.
 
+**Groups.** When some bots finished ahead of others every time they met (directly or through
+other bots), the gap between them has no finite estimate, whatever the prior makes of it
+(:mod:`arena.stats.groups`). The ratings are then given within each group, centred on it,
+and P(A ahead of B) across groups is 1 in the fit's limit, with the one-sided bound that holds
+for any law of the games (:func:`arena.stats.common.alike_interval` over the duplicate sets in
+which both sat): at least 0.05^(1/n) after n sets, at 95%.
+
 **Bootstrap intervals.** The games of one duplicate set (a table in one repeat, in all its
 seat rotations) share their dice, so a replicate resamples whole sets, with replacement, as
 many as there are, and refits (from the full fit's strengths, so a refit takes two or three
@@ -44,14 +51,15 @@ import itertools
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from arena.runner.schedule.base import GameOutcome
-from arena.stats.common import Interval, duplicate_sets
+from arena.stats.common import Interval, alike_interval, duplicate_sets
+from arena.stats.groups import Groups, groups
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -100,6 +108,11 @@ class ChoiceData:
     win_entry_weight: FloatArray
     duplicate_sets: int
     games: int
+    #: (a, b): bot a finished just ahead of, or level with, bot b in some game (the rest of
+    #: "ahead" follows along these).
+    ahead: frozenset[tuple[int, int]] = frozenset()
+    #: (a, b), a < b: the duplicate sets in which both sat.
+    met_sets: dict[tuple[int, int], int] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -126,8 +139,14 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
     set_entries: dict[tuple[int, int], float] = {}
     win_entries: dict[tuple[int, int], float] = {}
     games = 0
-    groups = duplicate_sets(outcomes)
-    for d, group in enumerate(groups):
+    finishes: set[tuple[int, ...]] = set()  # each finishing order seen, best first
+    met_sets: dict[tuple[int, int], int] = {}
+    dup_sets = duplicate_sets(outcomes)
+    for d, group in enumerate(dup_sets):
+        sat = sorted({index[b] for b in group[0].bots if b in index})
+        for x, a in enumerate(sat):
+            for b in sat[x + 1:]:
+                met_sets[(a, b)] = met_sets.get((a, b), 0) + 1
         for o in group:
             seated = [s for s, b in enumerate(o.bots) if b in index]
             if len(seated) < 2:
@@ -136,11 +155,15 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
             ids = [index[o.bots[s]] for s in seated]
             for order, weight in orders([o.ranks[s] for s in seated]):
                 placed = [ids[s] for s in order]
+                finishes.add(tuple(placed))
                 for j in range(len(placed) - 1):
                     key = tuple(sorted(placed[j:]))
                     sid = set_ids.setdefault(key, len(set_ids))
                     set_entries[(sid, d)] = set_entries.get((sid, d), 0.0) + weight
                     win_entries[(placed[j], d)] = win_entries.get((placed[j], d), 0.0) + weight
+    # Each bot ahead of (or level with) the next in some order: whoever a bot finished ahead
+    # of is reached along these, which is all the groups need.
+    ahead = {(f[j], f[j + 1]) for f in finishes for j in range(len(f) - 1)}
     width = max((len(k) for k in set_ids), default=2)
     members = np.full((width, len(set_ids)), n, dtype=np.int64)
     for key, sid in set_ids.items():
@@ -154,7 +177,8 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
     ss, sd, sw = columns(set_entries)
     wb, wd, ww = columns(win_entries)
     return ChoiceData(list(bots), members, pair_index, ss, sd, sw, wb, wd, ww,
-                      duplicate_sets=len(groups), games=games)
+                      duplicate_sets=len(dup_sets), games=games, ahead=frozenset(ahead),
+                      met_sets=met_sets)
 
 
 def _evaluate(data: ChoiceData, counts: FloatArray, wins: FloatArray, theta: FloatArray,
@@ -221,37 +245,81 @@ class PlackettLuce:
     duplicate_sets: int
     seed: int
     prior: float
+    groups: Groups
+    met_sets: dict[tuple[int, int], int] = field(default_factory=dict)
 
     @property
     def replicates(self) -> int:
         return int(self.samples.shape[0])
 
+    @property
+    def separated(self) -> bool:
+        """Whether the bots fall into several groups: ratings are then only finite within a
+        group (see the module docstring)."""
+        return self.groups.separated
+
     def rating(self, i: int) -> float:
-        """Bot i's rating on the Elo scale (centred)."""
+        """Bot i's fitted rating on the Elo scale (centred on all the bots; across groups the
+        prior's figure, no estimate: see :meth:`shown_rating`)."""
         return float(self.theta[i] * ELO_PER_THETA)
 
-    def rating_interval(self, i: int) -> Interval | None:
-        if not self.replicates:
+    def _relative(self, values: FloatArray, i: int) -> FloatArray | None:
+        """Bot i's column of ``values`` (theta, or the replicates) on the Elo scale, centred
+        on its group when the bots are separated (None alone in its group: nothing to rate
+        it against); as fitted, centred on all the bots, when there is one group."""
+        if not self.separated:
+            return values[..., i] * ELO_PER_THETA
+        group = self.groups.members[self.groups.of[i]]
+        if len(group) < 2:
             return None
-        lo, hi = np.percentile(self.samples[:, i] * ELO_PER_THETA, [2.5, 97.5])
+        return (values[..., i] - values[..., group].mean(axis=-1)) * ELO_PER_THETA
+
+    def shown_rating(self, i: int) -> float | None:
+        """Bot i's rating as it is shown: :meth:`rating` with one group; with several,
+        centred on its group, None alone in it."""
+        rel = self._relative(self.theta, i)
+        return None if rel is None else float(rel)
+
+    def rating_interval(self, i: int) -> Interval | None:
+        """The bootstrap interval of :meth:`shown_rating`."""
+        rel = self._relative(self.samples, i) if self.replicates else None
+        if rel is None:
+            return None
+        lo, hi = np.percentile(rel, [2.5, 97.5])
         return Interval(float(lo), float(hi))
 
-    def p_ahead(self, i: int, j: int) -> float:
-        """P(bot i finishes ahead of bot j at a table) under the fitted model."""
+    def p_ahead(self, i: int, j: int) -> float | None:
+        """P(bot i finishes ahead of bot j at a table) under the fitted model: 1 or 0 across
+        groups (the fit's limit), None for groups that cannot be compared."""
+        above = self.groups.above(i, j)
+        if above is not None:
+            return 1.0 if above else 0.0
+        if self.groups.of[i] != self.groups.of[j]:
+            return None
         return float(1 / (1 + np.exp(self.theta[j] - self.theta[i])))
 
     def p_ahead_interval(self, i: int, j: int) -> Interval | None:
-        if not self.replicates:
+        """The bootstrap interval of :meth:`p_ahead`, or across groups the one-sided bound of
+        the duplicate sets in which both sat (None if they never sat together)."""
+        above = self.groups.above(i, j)
+        if above is not None:
+            sets = self.met_sets.get((min(i, j), max(i, j)), 0)
+            return None if not sets else alike_interval(1.0 if above else 0.0, sets)
+        if not self.replicates or self.groups.of[i] != self.groups.of[j]:
             return None
         p = 1 / (1 + np.exp(self.samples[:, j] - self.samples[:, i]))
         lo, hi = np.percentile(p, [2.5, 97.5])
         return Interval(float(lo), float(hi))
 
     def order(self) -> list[int]:
-        """The bots' indices, strongest first (then by name)."""
-        return sorted(range(len(self.bots)), key=lambda i: (-self.theta[i], self.bots[i]))
+        """The bots' indices, group by group, strongest first (then by name)."""
+        return sorted(range(len(self.bots)),
+                      key=lambda i: (self.groups.of[i], -self.theta[i], self.bots[i]))
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain data. Each bot's ``group`` (1 is the first); with several groups, ratings and
+        their intervals are centred on the group (None for a bot alone in its group), and an
+        interval of P(A ahead) across groups is one-sided."""
         def interval(ci: Interval | None) -> list[float | None] | None:
             return None if ci is None else ci.to_list()
 
@@ -259,7 +327,9 @@ class PlackettLuce:
         return {
             "games": self.games, "duplicate_sets": self.duplicate_sets,
             "replicates": self.replicates, "seed": self.seed, "prior_games": self.prior,
-            "bots": [{"name": self.bots[i], "rating": self.rating(i),
+            "groups": [[self.bots[i] for i in g] for g in self.groups.members],
+            "bots": [{"name": self.bots[i], "group": self.groups.of[i] + 1,
+                      "rating": self.shown_rating(i),
                       "interval": interval(self.rating_interval(i))} for i in self.order()],
             "p_ahead": {self.bots[i]: {self.bots[j]: {
                 "p": self.p_ahead(i, j), "interval": interval(self.p_ahead_interval(i, j))}
@@ -285,5 +355,7 @@ def plackett_luce(outcomes: Sequence[GameOutcome], bots: Sequence[str],
         draw = np.random.default_rng(rng.getrandbits(64)).integers(0, d, size=d)
         mult = np.bincount(draw, minlength=d).astype(np.float64)
         samples[r] = fit(data, *data.weights(mult), prior, start=theta)
-    return PlackettLuce(data.bots, _centred(theta), _centred(samples), data.games,
-                        d, seed, prior)
+    centred = _centred(theta)
+    found = groups(data.n, data.ahead, lambda i: float(centred[i]))
+    return PlackettLuce(data.bots, centred, _centred(samples), data.games, d, seed, prior,
+                        found, data.met_sets)

@@ -398,6 +398,11 @@ class FixedSchedule:
     #: The schedule's games (the protocol's: this schedule is fixed from the start).
     fixed_total: int
 
+    @property
+    def planned_total(self) -> int:
+        """The protocol's: the schedule's games, all known from the start."""
+        return self.fixed_total
+
     def _plan(self, universe: Sequence[tuple[str, ...]], classes: dict[str, int]) -> None:
         """Choose the repeats' tables: whole repeats of ``universe``, and for a subset a last,
         partial one."""

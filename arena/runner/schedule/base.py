@@ -71,6 +71,12 @@ class Scheduler(Protocol):
         schedule is issued a part at a time, without waiting for earlier games to finish."""
         ...
 
+    @property
+    def planned_total(self) -> int:
+        """The games of the whole schedule played to its end: ``fixed_total``, or for Swiss
+        its rounds times a round's games (known from the start, though not which games)."""
+        ...
+
     def next_round(self, finished: Sequence[GameOutcome], issued: int = 0) -> list[Pairing] | None:
         """The next games to play, or None when the tournament has no more.
 

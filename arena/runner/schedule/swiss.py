@@ -110,6 +110,8 @@ class Swiss:
         self.sizes = table_sizes(len(self.bots), self.players)
         self.has_bye = sum(self.sizes) < len(self.bots)
         self.games_per_round = sum(self.sizes) if self.rotate else len(self.sizes)
+        #: Every round has the same tables, so the whole tournament's games are known.
+        self.planned_total = self.rounds * self.games_per_round
         order = list(self.bots)
         random.Random(derive_seed(self.seed, KIND, "order")).shuffle(order)
         self._seeded = {b: i for i, b in enumerate(order)}
