@@ -408,10 +408,30 @@ def bench_start(bots: list[Path], starts: int) -> dict[str, Any]:
 FIELDS = (4, 8, 16)
 
 
+#: How often :func:`bench_fields` says how far a field has got, at most (seconds).
+PROGRESS_EVERY_S = 10.0
+
+
+class FieldProgress:
+    """How far a field of :func:`bench_fields` has got, a line to ``say`` at most every
+    :data:`PROGRESS_EVERY_S` while its games are played: the benchmark takes minutes."""
+
+    def __init__(self, say: Callable[[str], None], label: str, games: int) -> None:
+        self.say, self.label, self.games = say, label, games
+        self.last = time.monotonic()
+        self.done = 0
+
+    def __call__(self, snapshot: Any) -> None:
+        now = time.monotonic()
+        if snapshot.games_done != self.done and now - self.last >= PROGRESS_EVERY_S:
+            self.say(f"{self.label}: {snapshot.games_done}/{self.games} games")
+            self.last, self.done = now, snapshot.games_done
+
+
 def bench_fields(games: int, seed: int, fields: tuple[int, ...] = FIELDS,
                  sandbox: str = "bwrap", concurrency: int = 2,
                  cluster: Callable[[Path, int], AbstractContextManager[tuple[Any, int]]]
-                 | None = None) -> dict[str, Any]:
+                 | None = None, say: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Round-robins of ``fields`` random bots (copies of the example random-py under names of
     their own) at 4-player tables, ``games`` games each (a balanced subset of the schedule),
     one after the other at ``concurrency``, with bot processes kept as by default.
@@ -428,6 +448,9 @@ def bench_fields(games: int, seed: int, fields: tuple[int, ...] = FIELDS,
     processes of one slot each): the same figures under ``cluster_fields``
     (the bot processes counted from the logs the workers send home) and ``cluster_ratio``, and
     how many bots a slot keeps there, as the workers said.
+
+    ``say`` is given progress lines as the fields are played (:class:`FieldProgress`), and a
+    line with each field's figures as it ends.
     """
     import tempfile
 
@@ -441,13 +464,13 @@ def bench_fields(games: int, seed: int, fields: tuple[int, ...] = FIELDS,
         base = Path(tmp)
         for n in fields:
             figures["fields"][str(n)] = _play_field(base / f"field-{n}", n, games, seed,
-                                                    concurrency, sandbox)
+                                                    concurrency, sandbox, say=say)
         if cluster is not None:
             with cluster(base / "cluster", concurrency) as (on, kept):
                 figures["cluster_kept_per_slot"] = kept
                 figures["cluster_fields"] = {
                     str(n): _play_field(base / f"cluster-field-{n}", n, games, seed,
-                                        concurrency, sandbox, on)
+                                        concurrency, sandbox, on, say)
                     for n in fields}
     big = sorted(fields)[-2:]
     if len(big) == 2:
@@ -460,9 +483,11 @@ def bench_fields(games: int, seed: int, fields: tuple[int, ...] = FIELDS,
 
 
 def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, sandbox: str,
-                cluster: Any = None) -> dict[str, Any]:
+                cluster: Any = None, say: Callable[[str], None] | None = None
+                ) -> dict[str, Any]:
     """One field of :func:`bench_fields`, played locally or on ``cluster``
-    (:class:`arena.runner.cluster.Cluster`): its games, games per minute, bot processes."""
+    (:class:`arena.runner.cluster.Cluster`): its games, games per minute, bot processes;
+    progress to ``say``."""
     import math
     import shutil
     import sqlite3
@@ -489,7 +514,11 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
     }
     config = parse_config(data, folder / "bench.toml")
     factory = executor_factory(cluster, config.bots) if cluster is not None else None
-    result = Tournament(config, factory).run()
+    label = f"{'cluster, ' if cluster is not None else ''}{n} bots"
+    if say is not None:
+        say(f"{label}: starting each bot once, then {games} games")
+    progress = FieldProgress(say, label, games) if say is not None else None
+    result = Tournament(config, factory, on_snapshot=progress).run()
     db = sqlite3.connect(folder / "out" / JOURNAL)
     try:
         first, last = db.execute(
@@ -502,8 +531,12 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
     logs = folder / "out" / "logs"
     apart = {"start-check", "build"}
     started = [p for p in logs.rglob("*.log") if not apart & set(p.relative_to(logs).parts)]
-    return {
+    figures = {
         "games": result.games_done,
         "games_per_minute": round(result.games_done / (last - first) * 60, 1),
         "bot_processes": len(started),
     }
+    if say is not None:
+        say(f"{label}: {figures['games']} games, {figures['games_per_minute']:,.1f} a minute, "
+            f"{figures['bot_processes']} bot processes started")
+    return figures

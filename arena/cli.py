@@ -337,7 +337,8 @@ def run(
                                 "file), only for bots you trust.")
     ] = False,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Output folder (default: file).")
+        Path | None, typer.Option("--output", "-o", help="Output folder (default: the file's "
+                                  "output, else leaderboards/NAME beside the file).")
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Master seed (default: file).")] = None,
     games: Annotated[
@@ -359,6 +360,10 @@ def run(
 
     Options override the file's fields of the same meaning; a resumed run must be given the
     same ones (they are part of what the tournament is), except --output, -j and --executor.
+
+    Results go to the file's output folder, or else to leaderboards/NAME in the folder holding
+    the file (NAME: the file's name field), wherever the command is run from; --output
+    (relative to the current directory) overrides both.
 
     Ctrl-C once: finish the games in progress, then stop; twice: abandon them (they are
     replayed on resume). Running the same file again resumes where it stopped.

@@ -9,7 +9,15 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from arena.cli_common import fail, game_named, load_manifests, out, sandbox_mode
+from arena.cli_common import (
+    err,
+    fail,
+    game_named,
+    load_manifests,
+    out,
+    sandbox_mode,
+    terminate_on_sigterm,
+)
 
 bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 
@@ -185,6 +193,7 @@ def bench_fields_cmd(
     with --cluster, the same on a local Dask cluster."""
     from arena.bench import bench_fields
 
+    terminate_on_sigterm()  # the fields' temporary folder is removed, as on Ctrl-C
     if games_ < 4:
         fail("--games must be at least 4 (one table in its seat rotations)")
     if not 1 <= concurrency <= 64:
@@ -199,7 +208,8 @@ def bench_fields_cmd(
         from arena.bench_cluster import local_cluster
     try:
         figures = bench_fields(games_, seed, sandbox=sandbox_mode(sandbox),
-                               concurrency=concurrency, cluster=local_cluster)
+                               concurrency=concurrency, cluster=local_cluster,
+                               say=lambda line: err.print(line, markup=False))
     except RuntimeError as exc:  # the local cluster did not come up
         fail(str(exc))
     small, large = figures["ratio_fields"]

@@ -246,7 +246,7 @@ def test_bench_fields_counts_games_and_bot_processes_per_field_locally_and_on_a_
     r = runner.invoke(app, ["bench", "fields", "--games", "4", "--no-sandbox", "--json",
                             "--cluster"])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)  # progress goes to stderr
     assert data["concurrency"] == 2
     for fields, ratio in (("fields", "ratio"), ("cluster_fields", "cluster_ratio")):
         assert set(data[fields]) == {"4", "8", "16"}

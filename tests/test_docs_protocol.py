@@ -7,14 +7,20 @@ header's number of cells."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import re
+import time
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from arena.engine import get_game
 from arena.protocol.messages import BOT_MESSAGES, REFEREE_MESSAGES
 from arena.protocol.server import FLOOD_LIMIT
-from arena.runner.bots import BotManifest, Limits, ManifestError
+from arena.runner.botlog import BotLog
+from arena.runner.bots import BotManifest, BotProcess, Limits, ManifestError
+from arena.runner.sandbox import Sandbox, sandbox_problem
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PROTOCOL = DOCS / "protocol.md"
@@ -189,3 +195,69 @@ def test_the_command_placeholders_are_the_runners(page: str, tmp_path: Path) -> 
         assert value != placeholder and "{" not in value, placeholder
     assert argv[-2] == "{other}"  # nothing else is replaced
     assert not argv[-1].endswith("{python}")  # wherever it appears
+
+
+# --- what a bot's author asks ---------------------------------------------------------------------
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_packages_a_python_bot_may_count_on_are_arenas_own_and_import_in_the_sandbox(
+    page: str, tmp_path: Path,
+) -> None:
+    """The manifest section lists the packages `{python}` imports: exactly the ones Arena is
+    installed with (pyproject.toml), each importable by a sandboxed bot under the name given."""
+    section = _section(page, "## The bot's folder and manifest")
+    bullet = _flat(next(p for p in section.split("\n- ")
+                        if p.startswith("**What `{python}` imports.**")))
+    listing = bullet.split("installed with:", 1)[1].split(", in the versions", 1)[0]
+    named = re.findall(r"`([\w.-]+)`(?: \(imported as `(\w+)`\))?", listing)
+    pyproject = tomllib.loads((DOCS.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    required = {re.match(r"[\w.-]+", d).group(0).lower()  # type: ignore[union-attr]
+                for d in pyproject["project"]["dependencies"]}
+    assert {name for name, _ in named} == required
+
+    problem = sandbox_problem()
+    if problem is not None:
+        pytest.skip(f"no sandbox here: {problem}")
+    modules = [module or name for name, module in named] + ["arena.protocol.client"]
+    folder = tmp_path / "importer"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "importer"\nversion = "1"\nlanguage = "python"\n'
+                                     'command = ["{python}", "bot.py"]\n', encoding="utf-8")
+    (folder / "bot.py").write_text(
+        "import importlib, time\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "print('imported every one', flush=True)\n"
+        "time.sleep(60)\n", encoding="utf-8")
+    (tmp_path / "endpoint").mkdir()
+    log = BotLog(tmp_path / "importer.log", 1 << 20)
+    bot = BotProcess(BotManifest.load(folder), {}, log, sandbox=Sandbox(tmp_path / "endpoint"))
+    try:
+        deadline = time.monotonic() + 30
+        while "imported every one" not in log.path.read_text() and time.monotonic() < deadline:
+            assert bot.alive(), log.path.read_text()
+            time.sleep(0.05)
+    finally:
+        bot.kill()
+        log.close()
+    assert "imported every one" in log.path.read_text(), log.path.read_text()
+
+
+def test_check_bot_plays_stone_age_unless_its_game_is_given(page: str) -> None:
+    from arena.cli import check_bot
+
+    section = _flat(_section(page, "## Checking a bot"))
+    assert "The game is Stone Age unless `--game` names another" in section
+    assert inspect.signature(check_bot).parameters["game"].default == "stoneage"
+    for game in re.findall(r"--game (\w+)", section):
+        assert get_game(game).name == game
+
+
+def test_the_error_message_tells_a_bot_what_to_do_after_it(page: str) -> None:
+    section = _flat(_section(page, "### error"))
+    assert "A bot that receives `error` need do nothing more" in section
+    assert "the referee kills its process group right away whatever it does" in section

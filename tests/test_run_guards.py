@@ -318,7 +318,7 @@ def other_thread():
     time.sleep(60)
 
 threading.Thread(target=other_thread, daemon=True).start()
-jobs = multiprocessing.get_context("fork").Queue()
+jobs, runner_end = multiprocessing.get_context("fork").Pipe(duplex=False)
 print("waiting", flush=True)
 _next_job(jobs)
 """

@@ -214,6 +214,21 @@ def processes() -> Iterator[Proc]:
                    int(fields_[3]), cmdline.strip())
 
 
+def children(pid: int) -> list[Proc]:
+    return [p for p in processes() if p.ppid == pid]
+
+
+#: What the command line of a fork server of game workers, and of each worker, holds.
+FORKSERVER = "multiprocessing.forkserver"
+
+
+def workers_under(parent: int) -> list[Proc]:
+    """The game workers (each a supervisor, see arena.runner.supervise) of the executors of
+    process ``parent``: the children of its fork server."""
+    servers = [p for p in children(parent) if FORKSERVER in p.cmdline]
+    return [w for server in servers for w in children(server.pid)]
+
+
 def tagged(tag: str) -> dict[int, Proc]:
     """Live processes started (directly or not) by a run carrying ``tag``, and their
     descendants (a sandboxed bot's environment is cleared, so it and its bwrap processes are
@@ -817,15 +832,15 @@ def test_a_game_void_too_often_stops_the_run_with_a_clear_message_and_keeps_fini
 
 
 @pytest.mark.parametrize("victim", ["player", "supervisor"])
-def test_a_lost_game_worker_stops_the_run_with_a_clear_message_leaves_nothing_and_resumes(
+def test_a_lost_game_worker_is_replaced_its_game_played_again_and_nothing_of_it_left(
     tmp_path: Path, runs: Runs, victim: str
 ) -> None:
-    """A game worker killed from outside (say, by the OOM killer) is what TournamentError names
-    "a worker lost": the run stops with a message (exit 2), not a traceback, and resumes. A
-    worker is a supervisor and its child, which plays the games: whichever of the two is
-    SIGKILLed, the bots of its game do not outlive it, nor does what they started: the other
-    bot leaves a child behind, which its parent-death signal does not reach (as a sandbox's
-    init being set up is not reached)."""
+    """A game worker killed from outside (say, by the OOM killer) costs only its game: a new
+    worker takes its place, the game is played again, the run says so in a line (not a
+    traceback) and ends complete. A worker is a supervisor and its child, which plays the
+    games: whichever of the two is SIGKILLed, the bots of its game do not outlive it, nor does
+    what they started: the other bot leaves a child behind, which its parent-death signal does
+    not reach (as a sandbox's init being set up is not reached)."""
     out = tmp_path / "out"
     file = write_tournament(
         tmp_path, "lost.toml", name="lost", output=out,
@@ -846,17 +861,30 @@ def test_a_lost_game_worker_stops_the_run_with_a_clear_message_leaves_nothing_an
     supervisor = next(p for p in processes() if p.pid == player).ppid
     assert next(p for p in processes() if p.pid == player).session == run.pid
     assert next(p for p in processes() if p.pid == supervisor).session == run.pid
+    worker = {supervisor, player}
+    groups = {p.pgrp for p in processes() if p.ppid == player}  # each bot leads its own
+    its_game = [p for p in processes() if p.pgrp in groups]
+    assert any(p.pid == slow_pid for p in its_game) and len(groups) == 2
     os.kill(player if victim == "player" else supervisor, signal.SIGKILL)  # of the run we started
-    run.wait(30)
-    assert run.rc == 2, run.text
+    # Gone with their worker, not at the end of the run (the game played again lasts seconds).
+    wait_until("the dead worker's processes are gone",
+               lambda: not any(pid_alive(p.pid) for p in its_game) and not any(
+                   pid_alive(pid) for pid in worker), GONE_S)
+    assert run.proc.poll() is None, "the run ended with its worker"
+    run.wait(60)
+    assert run.rc == 0, run.text
     assert "Traceback" not in run.text
-    assert "error:" in run.stderr and "worker" in run.stderr
+    ended = "lost its playing process to SIGKILL" if victim == "player" else \
+        "was killed by SIGKILL"
+    assert f"a game worker (pid {supervisor}) {ended}: a new one took its place; game " in \
+        run.stderr, run.stderr
+    assert " is played again" in run.stderr
+    assert f"{len(schedule)}/{len(schedule)} games, complete" in run.stdout
     runs.check_nothing_left(sessions=(run.pid,))
     assert not pid_alive(slow_pid)
-
-    resumed = runs.complete(file, env=UNHURRIED)
-    assert resumed.rc == 0, resumed.text
-    assert_schedule_played_once(read_journal(out), schedule)
+    journal = read_journal(out)
+    assert_schedule_played_once(journal, schedule)
+    assert sorted(row["started"] for row in journal.pairings.values()) == [1, 2]
 
 
 # ============================================================================ 5. Ctrl-C

@@ -320,7 +320,7 @@ class League:
 
     def run(self) -> LeagueResult:
         """Play until stopped (see the module's doc). Raises TournamentError if the league
-        cannot go on (no sandbox, a worker lost); finished games are kept."""
+        cannot go on (no sandbox, workers that keep dying); finished games are kept."""
         try:
             return self._run()
         finally:

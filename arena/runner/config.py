@@ -15,7 +15,7 @@
                                      # a run ends (a known or guessable seed tells a bot
                                      # every deck and die)
     concurrency = 2                  # optional: games at once (default: the number of cores)
-    output = "leaderboards/example"  # optional (default: leaderboards/<name>)
+    output = "leaderboards/example"  # optional (default: leaderboards/<name> beside this file)
     void_retries = 2                 # optional: retries of a void game before the run stops
     reuse_bots = true                # optional: a worker keeps bot processes for its next
                                      # games (false: a fresh process for every game)
@@ -50,8 +50,7 @@
     [[bots]]
     path = "../bots/examples/random-py"   # a bot folder, relative to this file
 
-Relative paths in the file are relative to the file's own folder, except the default output,
-which is relative to the current directory.
+Relative paths in the file are relative to the file's own folder, the default output's too.
 """
 
 from __future__ import annotations
@@ -333,10 +332,10 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     sandbox = text("sandbox", DEFAULT_MODE)
     if sandbox not in SANDBOX_MODES:
         raise fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
-    output = Path("leaderboards") / name
-    if "output" in data:
-        output = Path(text("output"))
-        output = Path(os.path.normpath(output if output.is_absolute() else base / output))
+    # Beside the file by default, as every other relative path in it: the same folder
+    # whichever directory the run is started from.
+    output = Path(text("output")) if "output" in data else Path("leaderboards") / name
+    output = Path(os.path.normpath(output if output.is_absolute() else base / output))
 
     time_control = parse_time_control(data.get("time_control", {}), fail)
     executor = parse_executor(data.get("executor", {}), fail, base)

@@ -12,6 +12,12 @@ SIGINT (the tournament decides what Ctrl-C means); SIGTERM makes a worker kill i
 and exit, and so does the runner's death, however it dies (a lifeline pipe). Each worker is a
 supervisor and a child that plays (:mod:`arena.runner.supervise`), so a worker SIGKILLed, either
 process of it, leaves nothing it started running.
+
+A worker that dies anyway (the out-of-memory killer, a crash in a native library) costs only
+the game it was playing: the executor starts another in its place and plays that game again,
+as a Dask scheduler does with a game lost with its worker, so an unattended tournament or
+league goes on. A game that keeps losing its worker is void, and the caller's void policy
+decides what follows.
 """
 
 from __future__ import annotations
@@ -19,8 +25,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import multiprocessing as mp
+import multiprocessing.connection as mp_connection
 import os
-import queue
 import signal
 import threading
 import time
@@ -29,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -50,6 +57,13 @@ KEEP_BOTS_PER_WORKER = MIN_KEEP
 #: the worker's threads is acted on (by the main thread) only when the main thread wakes: a
 #: wait without end could miss it, and the runner then waits 15 s before it SIGKILLs.
 JOB_WAIT_S = 0.2
+#: How often a game is handed out again after losing its worker before it is void: as often
+#: as a Dask scheduler does by default (its ``allowed-failures``), so a game that kills every
+#: worker it reaches is void after the same number of losses on either executor.
+LOST_RETRIES = 3
+#: How many workers may die one after another, with no game finished meanwhile, before the
+#: executor gives up: workers that cannot even start would otherwise be replaced for ever.
+DEATHS_IN_A_ROW = 10
 
 
 @dataclass(frozen=True)
@@ -112,14 +126,14 @@ class Executor(Protocol):
         ...
 
     def restarted(self) -> list[str]:
-        """Games started again by the executor itself since the last call (a cluster retries a
-        game lost with its worker): each is one more attempt for the journal. None by
+        """Games started again by the executor itself since the last call (a game lost with
+        its worker is played again): each is one more attempt for the journal. None by
         default."""
         return []
 
     def notices(self) -> list[str]:
-        """What the executor has to say about its workers since the last call (a cluster's
-        worker left out), a line each. Nothing by default."""
+        """What the executor has to say about its workers since the last call (a worker
+        replaced, a cluster's worker left out), a line each. Nothing by default."""
         return []
 
     def start_problems(self, checks: Sequence[GameJob]) -> list[str] | None:
@@ -194,12 +208,7 @@ def _watch_lifeline(lifeline: Connection) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _worker(
-    jobs: mp.Queue[GameJob | None],
-    results: mp.Queue[JobResult],
-    lifeline: Connection,
-    keep_bots: int,
-) -> None:
+def _worker(jobs: Connection, results: Connection, lifeline: Connection, keep_bots: int) -> None:
     """A game worker: a supervisor (:func:`arena.runner.supervise.supervise`) whose child plays
     the games, so that nothing it starts outlives it, even when either is SIGKILLed (a sandbox
     caught being set up included). SIGTERM to the supervisor reaches the child."""
@@ -210,12 +219,8 @@ def _worker(
         raise SystemExit(code)
 
 
-def _play_jobs(
-    jobs: mp.Queue[GameJob | None],
-    results: mp.Queue[JobResult],
-    lifeline: Connection,
-    keep_bots: int,
-) -> int:
+def _play_jobs(jobs: Connection, results: Connection, lifeline: Connection,
+               keep_bots: int) -> int:
     """The games of one worker, in the supervisor's child (which keeps the supervisor's
     SIGINT and SIGTERM settings across the fork)."""
     threading.Thread(target=_watch_lifeline, args=(lifeline,), daemon=True).start()
@@ -228,115 +233,238 @@ def _play_jobs(
         while True:
             job = _next_job(jobs)
             if job is None:
-                # The child ends with os._exit: first let the queue's feeder thread hand
-                # over the last results.
-                results.close()
-                results.join_thread()
                 return 0
             stable = stables.get(job.sandbox)
             if stable is None:
                 stable = stables[job.sandbox] = Stable(keep=keep_bots, sandbox=job.sandbox)
             result = play_job(job, stable)
-            results.put(dataclasses.replace(result, kept=tuple(stable.idle)))
+            results.send(dataclasses.replace(result, kept=tuple(stable.idle)))
     finally:
         for stable in stables.values():
             stable.close()
 
 
-def _next_job(jobs: mp.Queue[GameJob | None]) -> GameJob | None:
-    """The next job (None: stop), waking every :data:`JOB_WAIT_S` so that a signal reaches the
-    main thread's handler however it was delivered."""
-    while True:
-        with contextlib.suppress(queue.Empty):
-            return jobs.get(timeout=JOB_WAIT_S)
+def _next_job(jobs: Connection) -> GameJob | None:
+    """The next job (None: stop, or the runner is gone), waking every :data:`JOB_WAIT_S` so
+    that a signal reaches the main thread's handler however it was delivered."""
+    try:
+        while not jobs.poll(JOB_WAIT_S):
+            pass
+        job: GameJob | None = jobs.recv()
+    except (EOFError, OSError):
+        return None
+    return job
+
+
+def _how_it_ended(exitcode: int | None) -> str:
+    """How a worker process ended, from its exit code: a signal that killed the supervisor,
+    or one that killed the process playing under it (the supervisor exits with 128 + its
+    number), or an exit code."""
+    if exitcode is not None and exitcode < 0:
+        return f"was killed by {_signal_name(-exitcode)}"
+    if exitcode is not None and 128 < exitcode < 128 + signal.NSIG:
+        return f"lost its playing process to {_signal_name(exitcode - 128)}"
+    return f"ended with exit code {exitcode}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+@dataclass
+class _Worker:
+    """One worker process as the runner holds it: the pipe it reads its jobs from, the pipe
+    its results come back on (None once closed), and what it keeps, as it last said."""
+
+    process: BaseProcess
+    jobs: Connection
+    results: Connection | None
+    kept: frozenset[str] = frozenset()
 
 
 class LocalExecutor(Executor):
-    """``workers`` worker processes on this machine, each fed through a queue of its own. Each
-    keeps up to ``keep_bots`` bot processes between its games (0: a fresh process for every
-    game), and each game goes to the free worker that keeps most of its bots, as the workers'
-    results last reported (:func:`arena.runner.affinity.choose_worker`)."""
+    """``workers`` worker processes on this machine, each with a pipe of its own for its jobs
+    and one for its results. Each keeps up to ``keep_bots`` bot processes between its games
+    (0: a fresh process for every game), and each game goes to the free worker that keeps
+    most of its bots, as the workers' results last reported
+    (:func:`arena.runner.affinity.choose_worker`).
+
+    A worker that dies (the out-of-memory killer, a crash in a native library) is replaced at
+    once, and the games it held are handed out again, each counted as restarted
+    (:meth:`restarted`); a game that loses its worker more than :data:`LOST_RETRIES` times is
+    void, for the caller's void policy. Each replacement is said in :meth:`notices`.
+
+    Only pipes pass between the runner and its workers, no queue: a shared queue's lock, held
+    by a worker killed while it wrote, would stop every other worker's results, and a queue's
+    named semaphores outlive a runner interrupted at the wrong moment (Python's resource
+    tracker then warns of them, or, killed with the runner, leaves them in /dev/shm).
+    """
 
     def __init__(self, workers: int, keep_bots: int = KEEP_BOTS_PER_WORKER) -> None:
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["arena.runner.referee", "arena.runner.executor"])
-        self._jobs: list[mp.Queue[GameJob | None]] = [ctx.Queue() for _ in range(workers)]
-        self._results: mp.Queue[JobResult] = ctx.Queue()
+        self._ctx = mp.get_context("forkserver")
+        self._ctx.set_forkserver_preload(["arena.runner.referee", "arena.runner.executor"])
+        self._keep_bots = keep_bots
         # The write end stays here alone; workers see EOF on the read end when we die.
-        lifeline, self._lifeline = ctx.Pipe(duplex=False)
-        self._procs = [
-            ctx.Process(target=_worker, args=(jobs, self._results, lifeline, keep_bots),
-                        daemon=True)
-            for jobs in self._jobs
-        ]
-        for proc in self._procs:
-            proc.start()
+        self._lifeline_r, self._lifeline = self._ctx.Pipe(duplex=False)
         self._closed = False
-        self._kept: list[frozenset[str]] = [frozenset()] * workers  # as last reported
-        self._given: dict[str, tuple[int, tuple[str, ...]]] = {}  # game id: worker, bots
+        self._given: dict[str, tuple[int, GameJob]] = {}  # game id: its worker, the job
+        self._losses: dict[str, int] = {}  # game id: how often it lost its worker
+        self._again: list[str] = []  # games handed out again since restarted() was called
+        self._said: list[str] = []  # notices not yet taken
+        self._deaths_in_a_row = 0  # workers lost since a game last finished
+        self._workers = [self._start() for _ in range(workers)]
+
+    def _start(self) -> _Worker:
+        """Start a worker process. The runner keeps only its ends of the worker's pipes, so a
+        dead worker's results pipe ends, and a job sent to it fails, rather than waiting."""
+        jobs_r, jobs_w = self._ctx.Pipe(duplex=False)
+        results_r, results_w = self._ctx.Pipe(duplex=False)
+        process = self._ctx.Process(
+            target=_worker, args=(jobs_r, results_w, self._lifeline_r, self._keep_bots),
+            daemon=True)
+        process.start()
+        jobs_r.close()
+        results_w.close()
+        return _Worker(process, jobs_w, results_r)
 
     @property
     def capacity(self) -> int:
-        return len(self._procs)
+        return len(self._workers)
 
     def worker_views(self) -> dict[int, WorkerView]:
         """What each worker keeps idle (as its last result said) and plays now."""
         views = {}
-        for w, kept in enumerate(self._kept):
-            games = [bots for worker, bots in self._given.values() if worker == w]
-            views[w] = WorkerView(kept=kept, busy=len(games),
+        for w, worker in enumerate(self._workers):
+            games = [job.pairing.bots for i, job in self._given.values() if i == w]
+            views[w] = WorkerView(kept=worker.kept, busy=len(games),
                                   playing=frozenset(b for bots in games for b in bots))
         return views
 
     def submit(self, job: GameJob) -> None:
         bots = job.pairing.bots
         views = self.worker_views()
-        worker = choose_worker(bots, views)
-        if worker is None:  # beyond capacity (the tournament never is): the least busy
-            worker = min(views, key=lambda w: (views[w].busy, w))
-        self._given[job.pairing.game_id] = (worker, bots)
-        self._jobs[worker].put(job)
+        w = choose_worker(bots, views)
+        if w is None:  # beyond capacity (the tournament never is): the least busy
+            w = min(views, key=lambda i: (views[i].busy, i))
+        self._given[job.pairing.game_id] = (w, job)
+        # A worker that died since the last poll: its games are handed out again once the
+        # poll sees it gone.
+        with contextlib.suppress(OSError):
+            self._workers[w].jobs.send(job)
 
     def poll(self, timeout_s: float) -> list[JobResult]:
+        """Results that have arrived, waiting up to ``timeout_s`` for the first one; a worker
+        found dead meanwhile is replaced. Raises RuntimeError when workers keep dying before
+        any game finishes (:data:`DEATHS_IN_A_ROW`)."""
+        watched: list[Connection | int] = [w.process.sentinel for w in self._workers]
+        watched += [w.results for w in self._workers if w.results is not None]
+        mp_connection.wait(watched, timeout_s)
         out: list[JobResult] = []
-        try:
-            out.append(self._results.get(timeout=timeout_s))
-            while True:
-                out.append(self._results.get_nowait())
-        except queue.Empty:
-            pass
-        for r in out:
-            given = self._given.pop(r.game_id, None)
-            if given is not None:
-                self._kept[given[0]] = frozenset(r.kept)
-        dead = [p for p in self._procs if not p.is_alive()]
-        if dead and not self._closed:
-            raise RuntimeError(
-                f"a game worker (pid {dead[0].pid}) died with exit code {dead[0].exitcode}"
-            )
+        for w in range(len(self._workers)):
+            out += self._read(w)
+        for w, worker in enumerate(self._workers):
+            if not worker.process.is_alive() and not self._closed:
+                out += self._read(w)  # what it sent before it died
+                out += self._replace(w)
         return out
+
+    def _read(self, w: int) -> list[JobResult]:
+        """The results worker ``w`` has sent; its pipe is closed once it ends."""
+        worker, out = self._workers[w], []
+        while worker.results is not None and worker.results.poll():
+            try:
+                r: JobResult = worker.results.recv()
+            except (EOFError, OSError):  # gone (its process is replaced when it is seen dead)
+                worker.results.close()
+                worker.results = None
+                break
+            if self._given.get(r.game_id, (None,))[0] != w:
+                continue  # not a game it holds (never so: a pipe is one worker's)
+            del self._given[r.game_id]
+            self._losses.pop(r.game_id, None)
+            self._deaths_in_a_row = 0
+            worker.kept = frozenset(r.kept)
+            out.append(r)
+        return out
+
+    def _replace(self, w: int) -> list[JobResult]:
+        """Worker ``w`` is dead: start another in its place, hand its games out again, and
+        return those that lost their worker too often as void."""
+        dead = self._workers[w]
+        pid, ended = dead.process.pid, _how_it_ended(dead.process.exitcode)
+        self._deaths_in_a_row += 1
+        if self._deaths_in_a_row > DEATHS_IN_A_ROW:
+            raise RuntimeError(f"{self._deaths_in_a_row} game workers died one after another "
+                               f"without finishing a game; the last (pid {pid}) {ended}")
+        for conn in (dead.jobs, dead.results):
+            if conn is not None:
+                conn.close()
+        dead.process.join(timeout=0)
+        with contextlib.suppress(ValueError):
+            dead.process.close()
+        self._workers[w] = self._start()
+        held = [job for i, job in self._given.values() if i == w]
+        void: list[JobResult] = []
+        told: list[str] = []
+        for job in held:
+            game_id = job.pairing.game_id
+            del self._given[game_id]
+            lost = self._losses[game_id] = self._losses.get(game_id, 0) + 1
+            named = f"game {game_id} ({', '.join(job.pairing.bots)})"
+            if lost > LOST_RETRIES:
+                del self._losses[game_id]
+                void.append(JobResult(game_id, JobStatus.VOID,
+                                      f"lost its worker {lost} times; the last (pid {pid}) "
+                                      f"{ended}"))
+                told.append(f"{named} lost its worker {lost} times: void")
+            else:
+                self.submit(job)
+                self._again.append(game_id)
+                told.append(f"{named} is played again")
+        self._said.append(f"a game worker (pid {pid}) {ended}: a new one took its place" +
+                          "".join(f"; {t}" for t in told))
+        return void
+
+    def restarted(self) -> list[str]:
+        """Games handed out again since the last call because their worker died."""
+        again, self._again = self._again, []
+        return again
+
+    def notices(self) -> list[str]:
+        """A line for each worker replaced since the last call, with what became of its
+        games."""
+        said, self._said = self._said, []
+        return said
 
     def shutdown(self, abandon: bool) -> None:
         if self._closed:
             return
         self._closed = True
+        processes = [w.process for w in self._workers]
         if abandon:
-            for proc in self._procs:
+            for proc in processes:
                 if proc.is_alive() and proc.pid is not None:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(proc.pid, signal.SIGTERM)
         else:
-            for jobs in self._jobs:
-                jobs.put(None)
-        for proc in self._procs:
+            for worker in self._workers:
+                with contextlib.suppress(OSError):
+                    worker.jobs.send(None)
+        for proc in processes:
             proc.join(timeout=15)
             if proc.is_alive() and proc.pid is not None:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(proc.pid, signal.SIGKILL)
                 proc.join(timeout=5)
-        for jobs in self._jobs:
-            jobs.cancel_join_thread()
-        self._results.cancel_join_thread()
+        for worker in self._workers:
+            for conn in (worker.jobs, worker.results):
+                if conn is not None:
+                    conn.close()
+        self._lifeline.close()
+        self._lifeline_r.close()
 
 
 def record_file(folder: Path, game_id: str) -> Path:

@@ -27,6 +27,9 @@ Running = tuple[str, tuple[str, ...], float]
 #: At most this many games in progress / recent results are listed.
 MAX_IN_PROGRESS = 8
 MAX_RECENT = 5
+#: At most this many of the run's notices are shown, the latest: a long run that replaced many
+#: workers would otherwise push the standings off the screen.
+MAX_NOTICES = 3
 #: The progress bar's width: with its label it fits an 80-column terminal.
 BAR_WIDTH = 30
 
@@ -271,7 +274,11 @@ def render(snapshot: Snapshot) -> RenderableType:
     if snapshot.waiting and not snapshot.stopping:
         parts.append(Text("Waiting for workers: none is connected to take a game (start one "
                           "with `arena worker`)…", style="bold yellow"))
-    parts += [Text(notice, style="yellow") for notice in snapshot.notices]
+    earlier = len(snapshot.notices) - MAX_NOTICES
+    if earlier > 0:
+        parts.append(Text(f"{earlier} earlier notice{'s' if earlier > 1 else ''}, then:",
+                          style="dim"))
+    parts += [Text(notice, style="yellow") for notice in snapshot.notices[-MAX_NOTICES:]]
     standings = snapshot.standings
     parts.append(standings_table(standings))
     if standings.rated_games != standings.games:

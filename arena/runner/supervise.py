@@ -36,6 +36,8 @@ PR_SET_CHILD_SUBREAPER = 36
 GRACE_S = 30.0
 #: How long the supervisor keeps killing what the child left.
 REAP_S = 10.0
+#: The signals the supervisor passes on to the child.
+FORWARDED = {signal.SIGINT, signal.SIGTERM}
 
 
 def _prctl(option: int, value: int) -> None:
@@ -50,6 +52,9 @@ def supervise(work: Callable[[], int]) -> int:
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     lifeline_r, lifeline_w = os.pipe()
     parent = os.getpid()
+    # SIGINT and SIGTERM wait until each side is ready for them: a handler that raised in the
+    # child while the fork's own clean-up ran there printed a traceback and left it half made.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
     pid = os.fork()
     if pid == 0:  # the child
         os.close(lifeline_w)
@@ -59,6 +64,7 @@ def supervise(work: Callable[[], int]) -> int:
         threading.Thread(target=_watch, args=(lifeline_r,), daemon=True).start()
         code = 1
         try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             code = work()
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
@@ -69,8 +75,9 @@ def supervise(work: Callable[[], int]) -> int:
             sys.stderr.flush()
             os._exit(code)
     os.close(lifeline_r)
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in FORWARDED:
         signal.signal(sig, lambda signum, frame: _send(pid, signum))
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     while True:
         try:
             _, status = os.waitpid(pid, 0)

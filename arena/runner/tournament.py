@@ -13,7 +13,7 @@ waits for the end of a repeat; a Swiss round once every game before it has finis
 An executor's capacity may change while the run goes on (a cluster's workers come and go); with
 none at all the run waits for a worker rather than ending, and says so. Each attempt at a game
 is counted in the journal: when it is handed out, and again whenever the executor says it
-started the game again by itself (a cluster retries a game lost with its worker).
+started the game again by itself (a game lost with its worker is played again).
 
 A stopping rule (the file's ``[stop]``, :mod:`arena.runner.stop`) is looked at after each
 finished game. Once it decides, the decision is recorded in the journal in the transaction that
@@ -75,8 +75,8 @@ RECENT = 8
 
 
 class TournamentError(RuntimeError):
-    """The run cannot go on (a game void too many times, a worker lost, a full disk); finished
-    games stay in the journal and the run can be resumed."""
+    """The run cannot go on (a game void too many times, workers that keep dying, a full disk,
+    the cluster lost); finished games stay in the journal and the run can be resumed."""
 
 
 @dataclass
