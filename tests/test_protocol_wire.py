@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import zmq
@@ -287,3 +289,24 @@ def _closed(sock: socket.socket, within_s: float = 5.0) -> bool:
     except (ConnectionResetError, BrokenPipeError):
         pass
     return True
+
+
+def test_a_long_temporary_folder_still_gives_a_socket_a_bot_can_connect_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ctx: Context,
+) -> None:
+    """A unix socket's path may have 107 bytes at most: with TMPDIR deeper than that leaves
+    room for, the doors go under /tmp, and bots still connect (every start failed)."""
+    deep = tmp_path / ("x" * 90)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    transport = ZmtpTransport()
+    try:
+        door = transport.open_door()
+        assert len(door.address.removeprefix("ipc://").encode()) <= 107
+        assert transport.folder is not None and os.stat(transport.folder).st_mode & 0o777 == 0o700
+        bot = dealer(ctx, door)
+        bot.send(b"hello")
+        assert next_event(transport)[1] == b"hello"  # type: ignore[index]
+    finally:
+        transport.close()
+    assert not os.path.exists(door.folder)

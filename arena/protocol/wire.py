@@ -110,8 +110,9 @@ class ZmtpTransport:
 
     # ------------------------------------------------------------------ doors
     def open_door(self) -> Door:
+        """Raises OSError if the socket cannot be made (its folder, a full disk)."""
         if self._root is None:
-            self._root = tempfile.mkdtemp(prefix="arena-endpoint-")  # mode 0700
+            self._root = _private_folder()
         key = next(self._keys)
         folder = os.path.join(self._root, f"d{key}")
         os.mkdir(folder)
@@ -385,6 +386,22 @@ class ZmtpTransport:
         if self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
             self._root = None
+
+
+#: The longest path a unix socket may have (sun_path, less its terminating NUL), less room for
+#: a door's folder and the socket's name.
+_ROOM_FOR_ROOT = 107 - len(f"/d{10**9}/{SOCKET_NAME}")
+
+
+def _private_folder() -> str:
+    """A new folder, mode 0700, for the doors: under the temporary folder (``TMPDIR``) unless
+    its path leaves no room for a socket's name, which the kernel holds to 107 bytes, then
+    under /tmp."""
+    root = tempfile.mkdtemp(prefix="arena-endpoint-")
+    if len(os.fsencode(root)) <= _ROOM_FOR_ROOT:
+        return root
+    os.rmdir(root)
+    return tempfile.mkdtemp(prefix="arena-endpoint-", dir="/tmp")
 
 
 def _frame_problem(flags: int, size: int, stage: int) -> str | None:

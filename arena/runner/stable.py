@@ -12,7 +12,7 @@ from arena.protocol.server import Endpoint
 from arena.protocol.transport import Transport
 from arena.protocol.wire import ZmtpTransport
 from arena.runner.botlog import DEFAULT_LOG_CAP, BotLog
-from arena.runner.bots import BotManifest, BotProcess, Launcher, RunningBot
+from arena.runner.bots import BotManifest, BotProcess, BotStartError, Launcher, RunningBot
 from arena.runner.sandbox import DEFAULT_MODE, Sandbox, inside_endpoint, require_sandbox
 
 #: How long a bot gets to exit by itself after shutdown before its group is killed.
@@ -81,7 +81,11 @@ class Stable:
         the transport has doors). Returns it and its door. Raises
         :class:`~arena.runner.bots.BotStartError`."""
         transport = self.endpoint.transport
-        door = transport.open_door()
+        try:
+            door = transport.open_door()
+        except OSError as exc:
+            raise BotStartError(f"{manifest.name}: cannot open its endpoint: "
+                                f"{exc.strerror or exc}") from None
         sandbox = None
         if door is None:
             address = transport.address
