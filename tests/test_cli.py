@@ -240,15 +240,26 @@ def test_bench_start_times_each_bot_both_ways() -> None:
                / figures["unsandboxed_median_ms"]) < 0.05
 
 
-def test_bench_fields_counts_games_and_bot_processes_per_field_locally_and_on_a_cluster(
-) -> None:
-    pytest.importorskip("distributed", reason="--cluster needs Dask")
+@pytest.mark.parametrize("where", [
+    "locally", pytest.param("on-a-cluster", marks=pytest.mark.slow)])
+def test_bench_fields_counts_games_and_bot_processes_per_field(where: str) -> None:
+    cluster = where == "on-a-cluster"
+    if cluster:
+        pytest.importorskip("distributed", reason="--cluster needs Dask")
     r = runner.invoke(app, ["bench", "fields", "--games", "4", "--no-sandbox", "--json",
-                            "--cluster"])
+                            *(["--cluster"] if cluster else [])])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.stdout)  # progress goes to stderr
+    data = json.loads(r.stdout)  # progress goes to stderr, field by field as it plays
+    lines = r.stderr.splitlines()
+    for n in (4, 8, 16):
+        figures = data["fields"][str(n)]
+        start = lines.index(f"{n} bots: starting each bot once, then 4 games")
+        end = lines.index(f"{n} bots: 4 games, {figures['games_per_minute']:,.1f} a minute, "
+                          f"{figures['bot_processes']} bot processes started")
+        assert start < end
     assert data["concurrency"] == 2
-    for fields, ratio in (("fields", "ratio"), ("cluster_fields", "cluster_ratio")):
+    places = [("fields", "ratio"), *([("cluster_fields", "cluster_ratio")] if cluster else [])]
+    for fields, ratio in places:
         assert set(data[fields]) == {"4", "8", "16"}
         for figures in data[fields].values():
             assert figures["games"] == 4 and figures["games_per_minute"] > 0
@@ -258,7 +269,8 @@ def test_bench_fields_counts_games_and_bot_processes_per_field_locally_and_on_a_
         gpm = {n: data[fields][n]["games_per_minute"] for n in ("8", "16")}
         assert abs(data[ratio] - gpm["16"] / gpm["8"]) < 0.01
     assert data["ratio_fields"] == [8, 16]
-    assert data["kept_per_worker"] >= 8 and data["cluster_kept_per_slot"] >= 8
+    assert data["kept_per_worker"] >= 8
+    assert not cluster or data["cluster_kept_per_slot"] >= 8
     assert runner.invoke(app, ["bench", "fields", "--games", "3"]).exit_code != 0
 
 def test_replay_names_a_decision_whose_recorded_action_differs(tmp_path: Path) -> None:

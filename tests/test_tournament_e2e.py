@@ -846,7 +846,7 @@ def test_a_lost_game_worker_is_replaced_its_game_played_again_and_nothing_of_it_
         tmp_path, "lost.toml", name="lost", output=out,
         bots=[faulty("child-left-behind"), faulty("slow")],
         sandbox="none",  # the slow bot's pid file, and the marker env (see above)
-        time_control={"decision_ms": 1000, "bank_ms": 4000, "increment_ms": 0},
+        time_control={"decision_ms": 1000, "bank_ms": 1500, "increment_ms": 0},
     )
     schedule = schedule_of(file)
     pid_file = tmp_path / "slow.pid"  # where both bots write a pid: the slow one's is wanted
