@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.league.config import LeagueConfig
-from arena.runner.schedule.base import Pairing
+from arena.results import Pairing
 from arena.runner.store import JOURNAL, Journal, JournalError
 
 STATUSES = ("active", "retired", "suspended")
