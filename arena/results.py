@@ -35,22 +35,16 @@ class Pairing:
 
 
 @dataclass(frozen=True)
-class GameOutcome:
-    """The result of a finished game: what the journal keeps, and what schedulers, ratings and
-    the live view read. Built from a game record by :meth:`GameRecord.outcome
-    <arena.runner.record.GameRecord.outcome>`.
+class GameOutcome(Pairing):
+    """The result of a finished game, after its pairing's fields: what the journal keeps, and
+    what schedulers, ratings and the live view read. Built from a game record by
+    :meth:`GameRecord.outcome <arena.runner.record.GameRecord.outcome>`.
 
     ``ranks`` are final ranks (1 = best; ties share; a failed seat is ranked last).
     ``terminations[s]`` is how seat s's part ended and ``details[s]`` says why, in words
     (empty for a seat that played the whole game).
     """
 
-    game_id: str
-    index: int
-    round: int
-    table: int
-    bots: tuple[str, ...]
-    seed: int
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     terminations: tuple[Termination, ...]
