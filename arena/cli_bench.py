@@ -320,7 +320,7 @@ def bench_stats_cmd(
     """Time `arena stats` on synthetic journals (real SQLite journals of bots of known
     strengths, seat rotations sharing a seed) of --games and a tenth of them, for each
     number of --bots: seconds per step, and how the total grows with games and with bots."""
-    from arena.stats.bench import bench_stats
+    from arena.bench_stats import bench_stats
 
     counts = sorted(set(bots or [8, 32]))
     if not 2 <= players <= 4:

@@ -26,8 +26,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from arena.protocol.messages import Termination
+from arena.results import GameOutcome
 from arena.runner.ratings import RatingTracker, Standings
-from arena.runner.schedule.base import GameOutcome
 from arena.runner.store import Progress
 from arena.stats import text
 from arena.stats.common import Interval

@@ -137,6 +137,45 @@ def test_the_layers_read_top_down(layer: str, may_import: set[str]) -> None:
     assert not wrong, wrong
 
 
+#: One refereed game: its modules know nothing of tournaments, leagues or the cluster, so a
+#: game is the same wherever and however it is run.
+ONE_GAME = {f"arena.runner.{m}" for m in (
+    "referee", "clock", "sandbox", "sandboxed", "seccomp", "stable", "bots", "build", "record",
+    "replay", "checkbot", "botlog", "trees", "needs", "digest", "storage")}
+#: What one game may import besides itself.
+ONE_GAME_MAY_IMPORT = ("arena.engine", "arena.protocol", "arena.results", "arena.seeds")
+
+
+def test_one_game_imports_nothing_of_many_games_or_the_cluster() -> None:
+    """The referee and what it stands on import only each other, the engine, the protocol,
+    the results and the seeds: not the schedules, the journal, the ratings or the cluster
+    (a game record once imported the schedule to build its outcome)."""
+    modules = set(_modules())
+    assert modules >= ONE_GAME, sorted(ONE_GAME - modules)  # every name is a module
+    wrong = sorted(
+        f"{name} -> {target}"
+        for name, targets in _graph().items() if name in ONE_GAME
+        for target in targets
+        if target not in ONE_GAME and target != "arena"
+        and not any(_within(target, ok) for ok in ONE_GAME_MAY_IMPORT)
+    )
+    assert not wrong, wrong
+
+
+def test_the_statistics_import_only_results_and_what_a_game_is() -> None:
+    """The statistics read games as results: they import the results, the engine and the
+    protocol's terminations, never the runner or the league (which import them), so the
+    statistics and the runner cannot come to depend on each other."""
+    wrong = sorted(
+        f"{name} -> {target}"
+        for name, targets in _graph().items() if _within(name, "arena.stats")
+        for target in targets
+        if not any(_within(target, ok) for ok in (
+            "arena.stats", "arena.results", "arena.engine", "arena.protocol.messages"))
+    )
+    assert not wrong, wrong
+
+
 def test_the_engine_imports_only_at_module_level() -> None:
     """An import inside a function in the engine is a cost on the hot path and usually a
     circle in disguise."""

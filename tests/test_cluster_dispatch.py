@@ -19,6 +19,7 @@ pytest.importorskip("distributed", reason="the cluster tests need Dask: pip inst
 from test_tournament_e2e import example
 
 from arena.engine import get_game
+from arena.results import Pairing
 from arena.runner.bots import BotManifest
 from arena.runner.cluster import Cluster, DaskExecutor
 from arena.runner.cluster_worker import (
@@ -30,7 +31,6 @@ from arena.runner.cluster_worker import (
 )
 from arena.runner.config import ExecutorSettings
 from arena.runner.executor import GameJob, JobStatus
-from arena.runner.schedule.base import Pairing
 
 A, B, ODD = "tcp://10.0.0.1:1", "tcp://10.0.0.2:1", "tcp://10.0.0.3:1"
 

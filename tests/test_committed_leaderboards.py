@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from arena.results import GameOutcome
 from arena.runner.ratings import compute_standings
 from arena.runner.record import GameRecord, verify
-from arena.runner.schedule.base import GameOutcome
 from arena.runner.store import Journal
 from arena.stats import plackett_luce as pl
 from arena.stats.common import rounded

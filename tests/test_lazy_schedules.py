@@ -27,12 +27,13 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.protocol.messages import Termination
+from arena.results import GameOutcome, Pairing
 from arena.runner.config import load_config, schedule_size
 from arena.runner.executor import Executor, GameJob, JobResult, JobStatus
 from arena.runner.live import Snapshot
 from arena.runner.schedule import Gauntlet, RoundRobin, Swiss, make_scheduler
 from arena.runner.schedule._common import FixedSchedule
-from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
+from arena.runner.schedule.base import Scheduler
 from arena.runner.store import JOURNAL, Journal
 from arena.runner.tournament import StopRequest, Tournament
 

@@ -18,8 +18,8 @@ from arena.league.floor import SETTLING, FloorWatch, table_floor
 from arena.league.matchmaking import Entrant, choose_table
 from arena.league.store import LeagueJournal
 from arena.protocol.messages import Termination
+from arena.results import GameOutcome, Pairing
 from arena.runner.ratings import RatingTracker, make_environment
-from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.stats.synthetic import play_table, synthetic_bots
 
 OK2 = (Termination.OK,) * 2

@@ -21,7 +21,7 @@ from arena.cli import app
 from arena.league.config import load_league
 from arena.league.runner import LeagueRatings, league_ratings
 from arena.league.store import LeagueJournal
-from arena.runner.schedule.base import Pairing
+from arena.results import Pairing
 from arena.stats.synthetic import play_table
 
 BOTS = ("a@1", "b@1", "c@1", "d@1")

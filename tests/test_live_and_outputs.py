@@ -12,6 +12,7 @@ import pytest
 from rich.console import Console
 
 from arena.protocol.messages import FAILURES
+from arena.results import GameOutcome
 from arena.runner.live import (
     Snapshot,
     eta_seconds,
@@ -27,7 +28,6 @@ from arena.runner.outputs import (
     write_standings,
 )
 from arena.runner.ratings import Standings, compute_standings
-from arena.runner.schedule.base import GameOutcome
 from arena.stats.common import FIGURE_DIGITS, rounded
 
 BOTS = ("greedy-py", "random-py", "slowpoke")

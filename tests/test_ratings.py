@@ -11,6 +11,7 @@ import pytest
 import trueskill
 
 from arena.protocol.messages import FAILURES
+from arena.results import GameOutcome
 from arena.runner.ratings import (
     TRUESKILL_MU,
     TRUESKILL_SIGMA,
@@ -18,7 +19,6 @@ from arena.runner.ratings import (
     RatingTracker,
     compute_standings,
 )
-from arena.runner.schedule.base import GameOutcome
 
 
 def game(index: int, bots: tuple[str, ...], ranks: tuple[int, ...],

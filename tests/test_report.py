@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.protocol.messages import Termination
 from arena.report import rating_curves
+from arena.results import GameOutcome, Pairing
 from arena.runner.ratings import compute_standings
-from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.store import JOURNAL, Journal, read_progress
 from arena.stats.match import match
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes

@@ -9,10 +9,9 @@ from itertools import combinations
 
 import pytest
 
+from arena.results import GameOutcome, Pairing
 from arena.runner.schedule import (
-    GameOutcome,
     Gauntlet,
-    Pairing,
     RoundRobin,
     Scheduler,
     Swiss,

@@ -20,10 +20,10 @@ from arena.engine import get_game
 from arena.protocol.messages import REFEREE_MESSAGES, decode
 from arena.protocol.reference_bot import RandomBot
 from arena.protocol.transport import MemoryPeer, MemoryTransport
+from arena.results import Pairing
 from arena.runner.bots import BotManifest
 from arena.runner.clock import TimeControl
 from arena.runner.referee import play_game
-from arena.runner.schedule.base import Pairing
 from arena.runner.stable import Stable
 from arena.runner.store import SEED_KEY, Journal, JournalError
 from arena.seeds import (

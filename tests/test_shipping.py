@@ -16,13 +16,8 @@ import pytest
 from test_tournament_e2e import EXAMPLES
 
 from arena.runner.bots import BotManifest
-from arena.runner.shipping import (
-    ShippingError,
-    pack,
-    package_key,
-    unpack,
-    unpacked,
-)
+from arena.runner.digest import package_key
+from arena.runner.shipping import ShippingError, pack, unpack, unpacked
 
 
 def a_bot(folder: Path, name: str = "exec-bot") -> Path:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from arena.bench_stats import write_journal
 from arena.cli import app
 from arena.runner.store import JOURNAL, Journal
-from arena.stats.bench import write_journal
 
 runner = CliRunner()
 LEADERBOARDS = Path(__file__).resolve().parent.parent / "leaderboards"

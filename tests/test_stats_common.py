@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from arena.protocol.messages import Termination
-from arena.runner.schedule.base import GameOutcome
+from arena.results import GameOutcome
 from arena.stats.common import duplicate_sets, mean_interval, normal_cdf, sign_test, wilson
 
 

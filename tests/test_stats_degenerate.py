@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.protocol.messages import Termination
+from arena.results import GameOutcome
 from arena.runner.outputs import standings_json, standings_markdown
 from arena.runner.ratings import compute_standings
-from arena.runner.schedule.base import GameOutcome
 from arena.stats import text
 from arena.stats.common import Interval, alike_interval
 from arena.stats.groups import groups

@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 from arena.protocol.messages import Termination
-from arena.runner.schedule.base import GameOutcome
+from arena.results import GameOutcome
 from arena.stats.match import (
     Match,
     llr_logistic_approx,

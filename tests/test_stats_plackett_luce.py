@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from arena.protocol.messages import Termination
-from arena.runner.schedule.base import GameOutcome
+from arena.results import GameOutcome
 from arena.stats.plackett_luce import ELO_PER_THETA, orders, plackett_luce
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.protocol.messages import Termination
-from arena.runner.schedule.base import GameOutcome
+from arena.results import GameOutcome
 from arena.stats.tables import head_to_head, seats
 
 OK, CRASH = Termination.OK, Termination.CRASH

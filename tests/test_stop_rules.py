@@ -30,10 +30,10 @@ from test_tournament_e2e import (
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.results import GameOutcome
 from arena.runner.config import ConfigError, load_config
 from arena.runner.live import plain_line, render
 from arena.runner.ratings import compute_standings
-from arena.runner.schedule.base import GameOutcome
 from arena.runner.stop import IntervalsRule, SprtRule, StopRule, StopWatch
 from arena.runner.store import JOURNAL, Journal, JournalError
 from arena.stats.common import rounded

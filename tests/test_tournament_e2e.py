@@ -41,11 +41,11 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.engine import Game
 from arena.protocol.messages import FAILURES
+from arena.results import GameOutcome, Pairing
 from arena.runner.config import ConfigError, load_config
 from arena.runner.executor import Executor
 from arena.runner.ratings import compute_standings
 from arena.runner.record import GameRecord, verify
-from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.storage import LOCK_FILE
 from arena.runner.store import JournalError
 from arena.runner.tournament import Tournament, make_tournament_scheduler

@@ -42,6 +42,7 @@ from test_tournament_e2e import (
 )
 
 from arena.engine import get_game
+from arena.results import Pairing
 from arena.runner.clock import TimeControl
 from arena.runner.executor import (
     DEATHS_IN_A_ROW,
@@ -54,7 +55,6 @@ from arena.runner.executor import (
 )
 from arena.runner.live import MAX_NOTICES, render
 from arena.runner.ratings import compute_standings
-from arena.runner.schedule.base import Pairing
 
 __all__ = ["arena", "runs"]  # the fixtures of the league's and the tournament's end-to-end tests
 

@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.league.matchmaking import EXPLORE, Entrant, choose_table
+from arena.results import GameOutcome
 from arena.runner.ratings import RatingTracker, make_environment
-from arena.runner.schedule.base import GameOutcome
 from arena.stats.synthetic import play_table, synthetic_bots
 
 POLICIES = ("informative", "random")

@@ -74,9 +74,9 @@ def local_validation(config: LeagueConfig, needs_within: Path | None = None) -> 
 def cluster_validation(config: LeagueConfig, cluster: Any) -> Validation:
     """The checks run on a worker of the connected Dask ``cluster``: the bot is packed and
     sent as for a game, and the logs come back into the league's folder."""
+    from arena.results import Pairing
     from arena.runner.cluster import DaskExecutor
     from arena.runner.executor import GameJob
-    from arena.runner.schedule.base import Pairing
     from arena.seeds import new_seed_key
 
     def validate(manifest: BotManifest, logs: Path, seed: int) -> list[Check]:

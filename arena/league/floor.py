@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from arena.league.matchmaking import Entrant, expected_shrink
+from arena.results import GameOutcome
 from arena.runner.ratings import (
     TRUESKILL_MU,
     TRUESKILL_SIGMA,
@@ -45,7 +46,6 @@ from arena.runner.ratings import (
     RatingTracker,
     make_environment,
 )
-from arena.runner.schedule.base import GameOutcome
 
 #: The games every active bot version must have played before any floor is judged.
 SETTLING = 50

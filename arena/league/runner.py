@@ -33,6 +33,7 @@ from arena.league.config import LeagueConfig
 from arena.league.floor import Floor, FloorWatch, out_of_reach_line, table_floor
 from arena.league.store import Entrant, LeagueJournal
 from arena.protocol.messages import FAILURES, Termination
+from arena.results import GameOutcome, Pairing, rotations
 from arena.runner.affinity import available_memory, keep_for_memory
 from arena.runner.executor import (
     Executor,
@@ -44,7 +45,6 @@ from arena.runner.executor import (
 from arena.runner.live import Snapshot
 from arena.runner.ratings import RatingTracker, Standings
 from arena.runner.sandbox import SandboxError, require_sandbox
-from arena.runner.schedule.base import GameOutcome, Pairing, rotations
 from arena.runner.storage import FolderBusyError, FolderLock
 from arena.runner.store import SECRET_SEED
 from arena.runner.tournament import (

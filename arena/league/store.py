@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.league.config import LeagueConfig
-from arena.runner.schedule.base import Pairing
+from arena.results import Pairing
 from arena.runner.store import JOURNAL, Journal, JournalError
 
 STATUSES = ("active", "retired", "suspended")
@@ -128,13 +128,6 @@ class LeagueJournal(Journal):
         with self._tx():
             self.db.execute("UPDATE entrants SET status = ?, reason = ? WHERE key = ?",
                             (status, reason, key))
-
-    def unstarted_games_of(self, keys: Sequence[str]) -> list[str]:
-        """Games issued to any of ``keys`` never handed out (nor finished)."""
-        wanted = set(keys)
-        rows = self.db.execute("SELECT game_id, bots FROM pairings "
-                               "WHERE status = 'scheduled' AND started = 0").fetchall()
-        return [r["game_id"] for r in rows if wanted & set(json.loads(r["bots"]))]
 
     def drop_games(self, game_ids: Sequence[str]) -> None:
         """Forget issued games that have no result (a suspended or retired bot's, a game void

@@ -1,1 +1,2 @@
-"""Running games: local in-process play now; the referee and tournaments build on it."""
+"""Running games: one refereed game (the referee and what it stands on), many games (tournaments:
+schedules, the journal, ratings, stop rules, outputs) and the cluster. See the README's Layout."""

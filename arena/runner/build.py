@@ -37,9 +37,8 @@ from arena.runner.bots import (
     BotProcess,
     BotStartError,
 )
-from arena.runner.digest import program_folders
+from arena.runner.digest import layout, package_key, program_folders
 from arena.runner.sandbox import Sandbox
-from arena.runner.shipping import layout, package_key
 from arena.runner.storage import BUILDS_CACHE, cache_folder, folder_in_place, mark, marked
 from arena.runner.trees import LINK, TreeError, check_program, chown_tree, kind_of, read_small
 

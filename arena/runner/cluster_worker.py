@@ -51,12 +51,12 @@ from pathlib import Path
 from typing import Any
 
 import arena
+from arena.results import GameOutcome
 from arena.runner.affinity import WorkerView, available_memory, choose_worker, keep_for_memory
 from arena.runner.bots import BotManifest, ManifestError, RunningBot
 from arena.runner.build import BuildError, built
 from arena.runner.executor import GameJob, JobStatus, play_job
 from arena.runner.sandbox import SandboxError
-from arena.runner.schedule.base import GameOutcome
 from arena.runner.shipping import ShippingError, cache_root, unpack, unpacked
 from arena.runner.stable import Stable
 

@@ -1,5 +1,6 @@
 """The content digest of a bot: what a tournament compares to know that a bot is the same program
-when it resumes.
+when it resumes; and the key of its program laid out as it is, which names its built copy and
+its package for a cluster.
 
 A bot's program is its folder plus the folders its manifest ``needs``. The digest covers every
 file in them (relative path, whether it is executable, and content; a symbolic link by where it
@@ -12,11 +13,13 @@ or device is refused rather than opened, and the walk is bounded.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 from arena.runner.bots import BotManifest
+from arena.runner.sandbox import layout_of
 from arena.runner.trees import DIR, FILE, LINK, SPECIAL, Entry, Folder, special_file, walk
 
 #: Folders and files that do not belong to a bot's program.
@@ -67,3 +70,16 @@ def _walk(root: Path, h: hashlib._Hash) -> None:
             with folder.open(entry) as f:
                 while chunk := f.read(_CHUNK):
                     h.update(chunk)
+
+
+def layout(manifest: BotManifest) -> tuple[Path, list[str]]:
+    """The deepest folder holding the bot's folder and every folder it needs, and each of
+    them relative to it (the bot's first)."""
+    return layout_of([manifest.folder, *manifest.needs])
+
+
+def package_key(manifest: BotManifest) -> str:
+    """The key of the bot's package: its content digest and its layout, hashed."""
+    _, places = layout(manifest)
+    text = bot_digest(manifest) + "\n" + json.dumps(places)
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -6,7 +6,7 @@ A job is plain data (the pairing, the bots' folders, the time control, where to 
 record, the tournament's secret seed key, which workers are trusted to hold and bots never
 see); a worker plays it with :func:`arena.runner.referee.play_game`, writes the game record
 atomically, and sends back a small :class:`JobResult` carrying the game's
-:class:`~arena.runner.schedule.base.GameOutcome` and the bots it now keeps idle. Each game goes
+:class:`~arena.results.GameOutcome` and the bots it now keeps idle. Each game goes
 to the free worker that keeps most of its bots (:mod:`arena.runner.affinity`). Workers ignore
 SIGINT (the tournament decides what Ctrl-C means); SIGTERM makes a worker kill its game's bots
 and exit, and so does the runner's death, however it dies (a lifeline pipe). Each worker is a
@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from arena.engine import Game
+from arena.results import GameOutcome, Pairing
 from arena.runner.affinity import MIN_KEEP, WorkerView, choose_worker
 from arena.runner.bots import BotManifest
 from arena.runner.sandbox import DEFAULT_MODE
-from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.stable import Stable
 from arena.runner.storage import is_disk_full
 from arena.runner.store import RECORDS

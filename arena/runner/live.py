@@ -18,8 +18,8 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.protocol.messages import FAILURES, Termination
+from arena.results import GameOutcome
 from arena.runner.ratings import Standings
-from arena.runner.schedule.base import GameOutcome
 
 #: A game in progress: (game id, bots seat by seat, seconds it has been running).
 Running = tuple[str, tuple[str, ...], float]

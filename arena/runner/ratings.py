@@ -1,6 +1,6 @@
 """Ratings and statistics of a tournament: TrueSkill from finishing orders, plus plain counts.
 
-Input is a stream of :class:`~arena.runner.schedule.base.GameOutcome`; output is a
+Input is a stream of :class:`~arena.results.GameOutcome`; output is a
 :class:`Standings` value (sorted bot standings, a crosstable and per-seat win rates) that the
 live view and the output files render.
 
@@ -45,7 +45,7 @@ from typing import Any
 import trueskill
 
 from arena.protocol.messages import FAILURES, Termination
-from arena.runner.schedule.base import GameOutcome
+from arena.results import GameOutcome
 
 #: Every termination reason (an outcome naming another is rejected).
 _REASONS = frozenset(Termination)

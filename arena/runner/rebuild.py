@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.results import GameOutcome, Pairing
 from arena.runner.config import TournamentConfig
 from arena.runner.record import GameRecord, verify
-from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.stop import StopWatch
 from arena.runner.storage import FolderLock
 from arena.runner.store import (

@@ -9,7 +9,7 @@ from typing import Any
 
 from arena.engine import IllegalActionError, get_game
 from arena.protocol.messages import Termination
-from arena.runner.schedule.base import GameOutcome, Pairing
+from arena.results import GameOutcome, Pairing
 from arena.runner.storage import write_atomic
 
 RECORD_FORMAT = "arena-game-record"

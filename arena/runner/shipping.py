@@ -20,9 +20,7 @@ link to an absolute path or out of the folder, and nothing written through a lin
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import os
 import posixpath
 import stat
@@ -32,8 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.runner.bots import BotManifest
-from arena.runner.digest import bot_digest, program_folders
-from arena.runner.sandbox import layout_of
+from arena.runner.digest import layout, package_key, program_folders
 from arena.runner.storage import PACKAGES_CACHE, cache_folder, folder_in_place, mark, marked
 from arena.runner.trees import LINK, Entry, Folder
 
@@ -61,19 +58,6 @@ def cache_root() -> Path:
     """Where a worker keeps unpacked packages: ``$XDG_CACHE_HOME/arena/cluster-bots``, else
     ``~/.cache/arena/cluster-bots``."""
     return cache_folder(PACKAGES_CACHE)
-
-
-def layout(manifest: BotManifest) -> tuple[Path, list[str]]:
-    """The deepest folder holding the bot's folder and every folder it needs, and each of
-    them relative to it (the bot's first)."""
-    return layout_of([manifest.folder, *manifest.needs])
-
-
-def package_key(manifest: BotManifest) -> str:
-    """The key of the bot's package: its content digest and its layout, hashed."""
-    _, places = layout(manifest)
-    text = bot_digest(manifest) + "\n" + json.dumps(places)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def pack(manifest: BotManifest) -> Package:

@@ -42,7 +42,7 @@ from itertools import combinations
 from statistics import NormalDist
 from typing import Any
 
-from arena.runner.schedule.base import GameOutcome
+from arena.results import GameOutcome
 from arena.stats.common import set_key, wilson
 from arena.stats.match import Model, Sprt, match, sprt
 from arena.stats.tables import head_to_head

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.protocol.messages import Termination
+from arena.results import GameOutcome, Pairing
 from arena.runner.ratings import numbered
-from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.runner.storage import is_disk_full
 from arena.seeds import (
     SeedKeyError,

@@ -36,6 +36,7 @@ from typing import Any
 
 from arena.engine import get_game
 from arena.protocol.messages import FAILURES
+from arena.results import GameOutcome, Pairing
 from arena.runner.affinity import LOOKAHEAD, available_memory, choose_game, keep_for_memory
 from arena.runner.bots import BotManifest
 from arena.runner.build import BuildError, built
@@ -56,7 +57,7 @@ from arena.runner.outputs import write_standings
 from arena.runner.ratings import RatingTracker, Standings
 from arena.runner.sandbox import SandboxError, require_sandbox
 from arena.runner.schedule import make_scheduler
-from arena.runner.schedule.base import GameOutcome, Pairing, Scheduler
+from arena.runner.schedule.base import Scheduler
 from arena.runner.stop import StopWatch
 from arena.runner.storage import FolderBusyError, FolderLock, disk_full_message, is_disk_full
 from arena.runner.store import (

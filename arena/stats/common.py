@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.runner.schedule.base import GameOutcome
+from arena.results import GameOutcome
 
 #: The two-sided 95% quantile of the standard normal law, Phi^-1(0.975).
 Z95 = 1.959963984540054

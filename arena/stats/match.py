@@ -56,7 +56,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from arena.runner.schedule.base import GameOutcome
+from arena.results import GameOutcome
 from arena.stats.common import (
     Z95,
     Interval,

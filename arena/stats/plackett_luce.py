@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from arena.runner.schedule.base import GameOutcome
+from arena.results import GameOutcome
 from arena.stats.common import Interval, alike_interval, duplicate_sets
 from arena.stats.groups import Groups, groups
 

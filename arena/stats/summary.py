@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.runner.schedule.base import GameOutcome
+from arena.results import GameOutcome
 from arena.stats.common import bots_of
 from arena.stats.match import Match, match
 from arena.stats.plackett_luce import REPLICATES, PlackettLuce, plackett_luce

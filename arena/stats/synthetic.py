@@ -18,7 +18,7 @@ import random
 from collections.abc import Sequence
 
 from arena.protocol.messages import Termination
-from arena.runner.schedule.base import GameOutcome, rotations
+from arena.results import GameOutcome, rotations
 
 
 def synthetic_bots(n: int, seed: int) -> dict[str, float]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.protocol.messages import Termination
-from arena.runner.schedule.base import GameOutcome
+from arena.results import GameOutcome
 from arena.stats.common import Interval, mean_interval, sign_test, wilson
 
 

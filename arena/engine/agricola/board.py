@@ -148,9 +148,6 @@ class Board:
         """The stage cards not revealed yet, sorted: which ones is public, not their order."""
         return tuple(sorted(self._order[self.round :]))
 
-    def in_play(self, space: int) -> bool:
-        return space in self._spaces
-
     def occupant(self, space: int) -> int:
         """The seat standing on ``space`` this round, or :data:`FREE`."""
         return self._occupants[space]

@@ -9,7 +9,6 @@ from arena.engine.stoneage.components import (
     FARMER,
     FEEDING_PENALTY,
     HUT_BUILDER,
-    PILE_SIZE,
     SHAMAN,
     SYMBOLS,
     TOOL_MAKER_FIG,
@@ -52,10 +51,6 @@ class Scoring(StoneAgeFields):
 
     # ------------------------------------------------------------------ read-only accessors
     # For search code that evaluates positions without building observations.
-    def score_now(self, p: int) -> int:
-        """Seat ``p``'s final score if the game ended now (the breakdown's total)."""
-        return sum(self._breakdown(p).values())
-
     def goods(self, p: int) -> tuple[int, int, int, int, int]:
         """Seat ``p``'s food, wood, clay, stone and gold."""
         b = p * 5
@@ -67,18 +62,6 @@ class Scoring(StoneAgeFields):
 
     def agriculture(self, p: int) -> int:
         return self._agri[p]
-
-    def tool_values(self, p: int) -> tuple[int, ...]:
-        """Seat ``p``'s permanent tools (values), used or not."""
-        return TOOL_VALUES[self._step[p]]
-
-    def tiles_left(self) -> tuple[int, ...]:
-        """Tiles left in each building pile."""
-        return tuple(PILE_SIZE - pos for pos in self._pile_pos)
-
-    def deck_left(self) -> int:
-        """Cards left in the deck."""
-        return len(self._deck) - self._deck_pos
 
     def running_score(self, p: int) -> int:
         """The score track during play: buildings, card points and feeding penalties."""

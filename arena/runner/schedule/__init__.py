@@ -8,13 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.runner.schedule.base import (
-    GameOutcome,
-    Pairing,
-    Scheduler,
-    derive_seed,
-    rotations,
-)
+from arena.runner.schedule.base import Scheduler
 from arena.runner.schedule.gauntlet import Gauntlet
 from arena.runner.schedule.round_robin import RoundRobin
 from arena.runner.schedule.swiss import Swiss, placement_points2, table_sizes
@@ -23,16 +17,12 @@ FORMATS = ("round-robin", "swiss", "gauntlet")
 
 __all__ = [
     "FORMATS",
-    "GameOutcome",
     "Gauntlet",
-    "Pairing",
     "RoundRobin",
     "Scheduler",
     "Swiss",
-    "derive_seed",
     "make_scheduler",
     "placement_points2",
-    "rotations",
     "table_sizes",
 ]
 

@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterable, Sequence
 from itertools import combinations, permutations
 
-from arena.runner.schedule.base import GameOutcome, Pairing, rotations
+from arena.results import GameOutcome, Pairing, rotations
 from arena.seeds import derive_seed
 
 MIN_PLAYERS = 2

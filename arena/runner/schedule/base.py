@@ -9,55 +9,9 @@ and gets the same answer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
-from arena.protocol.messages import Termination
-from arena.seeds import derive_seed
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """One game to play.
-
-    ``index`` orders all games of a tournament (ratings are applied in this order, whatever
-    order games finish in). ``bots`` names the bot in each seat, seat 0 first. Rotations of one
-    table share ``table`` and ``seed``: with event-keyed chance every seat then sees the same
-    dice whoever sits there (duplicate play).
-    """
-
-    game_id: str
-    index: int
-    round: int
-    table: int
-    bots: tuple[str, ...]
-    seed: int
-
-
-@dataclass(frozen=True)
-class GameOutcome:
-    """The result of a finished game: what the journal keeps, and what schedulers, ratings and
-    the live view read. Built from a game record by :meth:`GameRecord.outcome
-    <arena.runner.record.GameRecord.outcome>`.
-
-    ``ranks`` are final ranks (1 = best; ties share; a failed seat is ranked last).
-    ``terminations[s]`` is how seat s's part ended and ``details[s]`` says why, in words
-    (empty for a seat that played the whole game).
-    """
-
-    game_id: str
-    index: int
-    round: int
-    table: int
-    bots: tuple[str, ...]
-    seed: int
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    terminations: tuple[Termination, ...]
-    details: tuple[str, ...] = ()
-
-
-__all__ = ["GameOutcome", "Pairing", "Scheduler", "derive_seed", "rotations"]
+from arena.results import GameOutcome, Pairing
 
 
 class Scheduler(Protocol):
@@ -93,9 +47,3 @@ class Scheduler(Protocol):
     def describe(self) -> str:
         """One line for the output: what this schedule is (and, for a subset, how balanced)."""
         ...
-
-
-def rotations(table: Sequence[str]) -> list[tuple[str, ...]]:
-    """The cyclic seat rotations of a table: each bot sits in each seat exactly once."""
-    t = tuple(table)
-    return [t[i:] + t[:i] for i in range(len(t))]

@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from arena.results import GameOutcome, Pairing
 from arena.runner.schedule._common import (
     SeatBalancer,
     check_names,
     check_table_settings,
     issue,
 )
-from arena.runner.schedule.base import GameOutcome, Pairing
 from arena.seeds import derive_seed
 
 KIND = "swiss"

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.runner.schedule.base import Pairing
+from arena.results import Pairing
 from arena.runner.store import JOURNAL, Journal, read_progress
 from arena.stats.plackett_luce import plackett_luce
 from arena.stats.summary import tournament_stats
