@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from arena.cli_bench import bench_app
 from arena.cli_cluster import connect, executor_override, worker
@@ -36,10 +35,9 @@ from arena.cli_common import (
 from arena.cli_league import league_app
 from arena.cli_report import report
 from arena.cli_stats import compare, stats
-from arena.engine import UnknownGameError, list_games
-from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
-from arena.runner.bots import BotManifest
-from arena.runner.clock import TimeControl
+
+if TYPE_CHECKING:
+    from arena.runner.bots import BotManifest
 
 app = typer.Typer(
     name="arena",
@@ -58,6 +56,10 @@ app.command()(report)
 @app.command()
 def games() -> None:
     """List the installed (registered) games."""
+    from rich.table import Table
+
+    from arena.engine import UnknownGameError, list_games
+
     table = Table(title="Registered games")
     table.add_column("name")
     table.add_column("title")
@@ -74,6 +76,8 @@ def games() -> None:
 
 def _print_summary(summary: dict[str, Any]) -> None:
     """The final table: one column per seat, score parts as rows (fits narrow terminals)."""
+    from rich.table import Table
+
     players = summary["players"]
     table = Table(
         title=(
@@ -113,7 +117,12 @@ def doctor() -> None:
     raise typer.Exit(1)
 
 
-TC = TimeControl()
+#: The defaults of the time options: :class:`~arena.runner.clock.TimeControl`'s, written out so
+#: that the options are built without importing the runner (a test holds them equal).
+DECISION_MS, BANK_MS, HANDSHAKE_MS = 5_000, 120_000, 10_000
+#: ``--log-cap-mb``'s default and bound: :mod:`arena.runner.botlog`'s, in MiB (held equal too).
+LOG_CAP_MB, MAX_LOG_CAP_MB = 10, 10240
+
 DecisionMs = Annotated[
     int, typer.Option("--decision-ms", help="Time limit of one decision, ms.")
 ]
@@ -154,10 +163,10 @@ def play(
     log_dir: Annotated[
         Path, typer.Option("--log-dir", help="Where bots' output is written.")
     ] = Path("arena-logs"),
-    decision_ms: DecisionMs = TC.decision_ms,
-    bank_ms: BankMs = TC.bank_ms,
-    handshake_ms: HandshakeMs = TC.handshake_ms,
-    log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
+    decision_ms: DecisionMs = DECISION_MS,
+    bank_ms: BankMs = BANK_MS,
+    handshake_ms: HandshakeMs = HANDSHAKE_MS,
+    log_cap_mb: LogCapMb = LOG_CAP_MB,
     sandbox: SandboxOpt = True,
     needs_within: NeedsWithin = None,
 ) -> None:
@@ -167,6 +176,7 @@ def play(
     built-in random players up to --players (default: 4 built-in players without bots, two
     seats for one bot, and as many seats as bots otherwise).
     """
+    from arena.runner.botlog import MIB
     from arena.runner.needs import NeedsRule
     from arena.runner.record import record_summary
     from arena.runner.referee import VoidGame, play_game
@@ -229,6 +239,7 @@ def replay(
 ) -> None:
     """Re-run a game record through the engine and verify it exactly (exit 1 if it differs);
     with --moves or --at, show its moves or one position."""
+    from arena.engine import UnknownGameError
     from arena.runner.record import GameRecord, verify
 
     try:
@@ -258,6 +269,8 @@ def replay(
 
 
 def _show_moves(rec: Any, at: int | None) -> None:
+    from rich.table import Table
+
     from arena.runner.replay import moves as list_moves
     from arena.runner.replay import position
 
@@ -287,17 +300,18 @@ def check_bot(
     seed: Annotated[int | None, typer.Option(
         help="Seed of the test game (default: a secret one, drawn at random and printed at "
              "the end).")] = None,
-    decision_ms: DecisionMs = TC.decision_ms,
-    handshake_ms: HandshakeMs = TC.handshake_ms,
+    decision_ms: DecisionMs = DECISION_MS,
+    handshake_ms: HandshakeMs = HANDSHAKE_MS,
     log_dir: Annotated[
         Path, typer.Option("--log-dir", help="Where the bot's output is written.")
     ] = Path("arena-logs"),
-    log_cap_mb: LogCapMb = DEFAULT_LOG_CAP // MIB,
+    log_cap_mb: LogCapMb = LOG_CAP_MB,
     sandbox: SandboxOpt = True,
     needs_within: NeedsWithin = None,
 ) -> None:
     """Check a bot: manifest, start, handshake, ping, a game against built-in random players,
     and a clean shutdown. Prints pass/fail per check; exit 0 only if all pass."""
+    from arena.runner.botlog import MIB
     from arena.runner.checkbot import check_bot as run_checks
     from arena.runner.needs import NeedsRule
     from arena.seeds import draw_secret_seed
@@ -306,7 +320,7 @@ def check_bot(
     seed_key = seed_key_or_fail()  # a broken key file is named here, not raised
     mode = sandbox_mode(sandbox)
     terminate_on_sigterm()
-    tc = time_control(decision_ms, TC.bank_ms, handshake_ms)
+    tc = time_control(decision_ms, BANK_MS, handshake_ms)
     drawn = seed is None
     seed = draw_secret_seed() if seed is None else seed
     results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB, sandbox=mode,

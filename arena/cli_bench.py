@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from arena.cli_common import (
     err,
@@ -33,6 +32,8 @@ def _print_figures(
     if as_json:
         typer.echo(json.dumps(figures))
         return
+    from rich.table import Table
+
     table = Table(title=title)
     table.add_column("figure")
     table.add_column("value", justify="right")
@@ -385,6 +386,8 @@ def bench_league_cmd(
     if as_json:
         typer.echo(json.dumps(f))
         return
+    from rich.table import Table
+
     table = Table(title=f"league matchmaking benchmark: {bots} bots, sigma < {sigma}, "
                         f"{replicates} leagues per setting, {in_flight} table(s) in flight; "
                         f"join: games after the join; order: at the informative run's budget; "

@@ -6,12 +6,14 @@ from __future__ import annotations
 import signal
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from arena.cli_common import err, fail
-from arena.runner.config import TLSFiles, scheduler_address, tls_problem
+
+if TYPE_CHECKING:
+    from arena.runner.config import TLSFiles
 
 #: ``arena worker``'s option for each of the TLS files.
 TLS_OPTIONS = {"ca": "--tls-ca-file", "cert": "--tls-cert", "key": "--tls-key"}
@@ -21,6 +23,8 @@ def executor_override(value: str) -> dict[str, Any]:
     """The ``[executor]`` table that ``--executor VALUE`` stands for."""
     if value == "local":
         return {"kind": "local"}
+    from arena.runner.config import scheduler_address
+
     try:
         scheduler_address(value)  # made tcp:// or tls:// with the file's [executor] security
     except ValueError as exc:
@@ -69,6 +73,8 @@ def worker(
     import importlib.util
     import os
 
+    from arena.runner.config import scheduler_address
+
     files = _tls_files(tls_ca_file, tls_cert, tls_key)
     try:
         target = scheduler_address(address, tls=files is not None)
@@ -111,6 +117,8 @@ def worker(
 
 def _tls_files(ca: Path | None, cert: Path | None, key: Path | None) -> TLSFiles | None:
     """The worker's TLS files from its options (all three or none), checked."""
+    from arena.runner.config import TLSFiles, tls_problem
+
     given = {"ca": ca, "cert": cert, "key": key}
     if not any(given.values()):
         return None

@@ -1,5 +1,10 @@
 """What the ``arena`` commands share: the consoles, one way to fail with a message, and the
-option checks that turn a library error into that message."""
+option checks that turn a library error into that message.
+
+Every ``arena`` command starts by importing this module and the ``cli*`` modules, whatever it
+does (``arena --help`` too): at their top level they import only Typer, Rich's console and
+what the commands' signatures need. The library is imported inside the command that uses it.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +18,10 @@ import typer
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
-from arena.engine import UnknownGameError, get_game
-from arena.engine.api import Game
-from arena.runner.botlog import log_tail
-from arena.runner.bots import BotManifest
-from arena.runner.clock import TimeControl
-
 if TYPE_CHECKING:
+    from arena.engine.api import Game
+    from arena.runner.bots import BotManifest
+    from arena.runner.clock import TimeControl
     from arena.runner.needs import NeedsRule
     from arena.runner.tournament import StopRequest
 
@@ -75,6 +77,8 @@ def say_drawn_seed(seed: int, what: str) -> None:
 
 
 def game_named(name: str, players: int | None = None) -> Game:
+    from arena.engine import UnknownGameError, get_game
+
     try:
         game = get_game(name)
     except UnknownGameError as exc:
@@ -90,7 +94,7 @@ def game_named(name: str, players: int | None = None) -> Game:
 def load_manifests(paths: list[Path],
                    entering: NeedsRule | None = None) -> list[BotManifest]:
     """The bots in ``paths``, entering under the rule ``entering`` if given, or a clear error."""
-    from arena.runner.bots import ManifestError
+    from arena.runner.bots import BotManifest, ManifestError
 
     try:
         return [BotManifest.load(p, entering) for p in paths]
@@ -106,6 +110,8 @@ NeedsWithin = Annotated[
 
 
 def time_control(decision_ms: int, bank_ms: int, handshake_ms: int) -> TimeControl:
+    from arena.runner.clock import TimeControl
+
     try:
         return TimeControl(handshake_ms=handshake_ms, decision_ms=decision_ms, bank_ms=bank_ms)
     except ValueError as exc:
@@ -146,6 +152,8 @@ def sandbox_mode(on: bool) -> str:
 
 def print_log_tail(path: Path, lines: int = 10) -> None:
     """Name a bot's log and show its last lines (or say that it wrote nothing)."""
+    from arena.runner.botlog import log_tail
+
     tail = log_tail(path, lines)
     if not tail:
         out.print(f"      its log, {path}, is empty", soft_wrap=True)

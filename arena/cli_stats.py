@@ -14,20 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich import box
 from rich.markup import escape
-from rich.table import Table
 
 from arena.cli_common import err, fail, out
-from arena.stats import text
-from arena.stats.common import Interval, rounded
-from arena.stats.text import interval
-from arena.stats.text import num as _num
-from arena.stats.text import p_value as _p
-from arena.stats.text import pct as _pct
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from arena.runner.store import Progress
+    from arena.stats.common import Interval
     from arena.stats.summary import TournamentStats
 
 Folder = Annotated[Path, typer.Argument(help="A tournament's output folder.")]
@@ -67,6 +62,9 @@ def _played(folder: Path, which: str, bots: list[str], outcomes: list[Any]) -> s
 
 
 def _table(title: str) -> Table:
+    from rich import box
+    from rich.table import Table
+
     return Table(title=title, box=box.SIMPLE_HEAD, title_justify="left", title_style="bold",
                  padding=(0, 1), pad_edge=False, collapse_padding=True)
 
@@ -81,6 +79,8 @@ def _print(table: Table, note: str) -> None:
 
 def _ci(ci: Interval | None, digits: int = 1, scale: float = 1.0) -> str:
     """An interval as "[low, high]", dimmed (Rich markup)."""
+    from arena.stats.text import interval
+
     return f"[dim]{escape(interval(ci, digits, scale))}[/]" if ci is not None else ""
 
 
@@ -99,6 +99,7 @@ def stats(
     """Statistics with 95% intervals: Plackett–Luce strengths, each pair's head to head, each
     two-player pair's Elo and the LOS matrix, and each seat's advantage. Also while a run is
     going, and from a read-only folder."""
+    from arena.stats.common import rounded
     from arena.stats.summary import tournament_stats
 
     progress = _read(folder)
@@ -115,6 +116,8 @@ def stats(
 
 
 def _strengths(name: str, st: TournamentStats) -> tuple[Table, str]:
+    from arena.stats import text
+
     pl = st.plackett_luce
     t = _table(f"{escape(name)}: {st.games} games; Plackett–Luce strengths")
     note = (f"Elo scale (400 log10 of the strength, centred). 95% intervals: {pl.replicates} "
@@ -132,6 +135,8 @@ def _strengths(name: str, st: TournamentStats) -> tuple[Table, str]:
 
 
 def _head_to_head(st: TournamentStats) -> tuple[Table, str]:
+    from arena.stats import text
+
     pl = st.plackett_luce
     index = {b: i for i, b in enumerate(pl.bots)}
     t = _table("Head to head")
@@ -145,14 +150,16 @@ def _head_to_head(st: TournamentStats) -> tuple[Table, str]:
     for h in st.head_to_head:
         ia, ib = index.get(h.a), index.get(h.b)
         model = "-" if ia is None or ib is None else _with(
-            _pct(pl.p_ahead(ia, ib)), pl.p_ahead_interval(ia, ib), 1, 100)
+            text.pct(pl.p_ahead(ia, ib)), pl.p_ahead_interval(ia, ib), 1, 100)
         t.add_row(escape(h.a), escape(h.b), str(h.games), str(h.ahead), str(h.behind),
-                  str(h.level), _with(_pct(h.share), h.interval(), 1, 100), _p(h.p_value),
-                  model)
+                  str(h.level), _with(text.pct(h.share), h.interval(), 1, 100),
+                  text.p_value(h.p_value), model)
     return t, note
 
 
 def _matches(st: TournamentStats) -> tuple[Table, str]:
+    from arena.stats import text
+
     t = _table("Two-player Elo")
     note = ("Each pair's two-player games from A's side, counted by game pair (the two seat "
             "orders of one table), as `arena compare` counts them: Elo ± half its 95% "
@@ -161,12 +168,14 @@ def _matches(st: TournamentStats) -> tuple[Table, str]:
         t.add_column(col, justify="left" if n < 2 else "right", no_wrap=n != 5)
     for m in st.matches:
         t.add_row(escape(m.a), escape(m.b), str(m.games), f"{m.wins}-{m.draws}-{m.losses}",
-                  str(m.pairs), escape(text.elo_text(m)), _pct(m.los, "%"))
+                  str(m.pairs), escape(text.elo_text(m)), text.pct(m.los, "%"))
     return t, note
 
 
 def _los_matrix(st: TournamentStats) -> tuple[Table, str]:
     """LOS of each row's bot over each column's (numbered as the rows), as ordo prints it."""
+    from arena.stats import text
+
     shown = [b for b in st.bots if any(b in (m.a, m.b) for m in st.matches)]
     los: dict[tuple[str, str], float | None] = {}
     for m in st.matches:
@@ -178,13 +187,15 @@ def _los_matrix(st: TournamentStats) -> tuple[Table, str]:
     for k in range(1, len(shown) + 1):
         t.add_column(str(k), justify="right", no_wrap=True)
     for k, a in enumerate(shown, start=1):
-        cells = ["" if a == b else _pct(los.get((a, b))) for b in shown]
+        cells = ["" if a == b else text.pct(los.get((a, b))) for b in shown]
         t.add_row(str(k), escape(a), *cells)
     return t, ("P(the row's bot is stronger than the column's), in percent, from their "
                "two-player games; - where they never met.")
 
 
 def _seats(st: TournamentStats) -> tuple[Table, str]:
+    from arena.stats import text
+
     t = _table("Seats")
     note = ("Per table size (k players) and seat (0 plays first). Win%: first place, shared "
             "or not, without a failure, Wilson 95% interval. Score, rank: mean, normal 95% "
@@ -193,9 +204,9 @@ def _seats(st: TournamentStats) -> tuple[Table, str]:
         t.add_column(col, justify="right", no_wrap="(" not in col)
     for s in st.seats:
         t.add_row(str(s.players), str(s.seat), str(s.games),
-                  _with(_pct(s.win_rate), s.win_interval(), 1, 100),
-                  _with(_num(s.mean_score), s.score_interval()),
-                  _with(_num(s.mean_rank, 2), s.rank_interval(), 2))
+                  _with(text.pct(s.win_rate), s.win_interval(), 1, 100),
+                  _with(text.num(s.mean_score), s.score_interval()),
+                  _with(text.num(s.mean_rank, 2), s.rank_interval(), 2))
     return t, note
 
 
@@ -221,6 +232,8 @@ def compare(
     """Bot A against bot B over their two-player games, counted by game pair (the two seat
     rotations of one table): Elo with a 95% interval, LOS, draw ratio, and an SPRT, by default
     with the settings of the tournament's own SPRT if its file has one."""
+    from arena.stats import text
+    from arena.stats.common import rounded
     from arena.stats.match import match
 
     progress = _read(folder)
@@ -251,12 +264,13 @@ def compare(
     t.add_row("Games (W-D-L)", f"{m.wins}-{m.draws}-{m.losses}")
     t.add_row("Pairs (LL LD WL+DD WD WW)", f"{ll} {ld} {mid} {wd} {ww}"
               + (f" ({m.unpaired} unpaired games left out)" if m.unpaired else ""))
-    t.add_row("Score", _with(_pct(m.score, "%"), m.score_interval(), 1, 100))
+    t.add_row("Score", _with(text.pct(m.score, "%"), m.score_interval(), 1, 100))
     t.add_row("Elo", escape(text.elo_text(m)))
-    t.add_row("nElo", _with(_num(m.nelo), m.nelo_interval()) if m.nelo is not None
+    t.add_row("nElo", _with(text.num(m.nelo), m.nelo_interval()) if m.nelo is not None
               else f"undefined: every {m.unit} scored the same, no spread to scale by")
-    t.add_row("LOS", _pct(m.los, "%"))
-    t.add_row("Draws (games, pairs)", f"{_pct(m.draw_ratio, '%')}, {_pct(m.pair_draw_ratio, '%')}")
+    t.add_row("LOS", text.pct(m.los, "%"))
+    t.add_row("Draws (games, pairs)",
+              f"{text.pct(m.draw_ratio, '%')}, {text.pct(m.pair_draw_ratio, '%')}")
     t.add_row("SPRT", _sprt_text(test, a, sources))
     _print(t, caption)
 

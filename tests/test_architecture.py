@@ -1,12 +1,17 @@
-"""The package's shape: layers that read top-down, no import circle, no oversized module.
+"""The package's shape: layers that read top-down, no import circle, no oversized module, and
+a command line that starts without the library.
 
 Imports are read from the source (every ``import`` statement, function-level and
-``TYPE_CHECKING`` ones included: a circle hidden inside a function is still a circle).
+``TYPE_CHECKING`` ones included: a circle hidden inside a function is still a circle); what the
+command line imports as it starts is read from a fresh process's ``sys.modules``.
 """
 
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -196,3 +201,41 @@ def test_no_module_is_over_the_length_limit() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert not long, long
+
+
+#: What the command line must not import before a command needs it: the numerical and wire
+#: libraries, the statistics, the sandbox and the tournament files' parser (with the schedules
+#: and the stop rules behind it), Rich's live view and Dask. Every ``arena`` process, a test's
+#: or a user's ``arena --help``, would pay for them.
+NOT_AT_START = ("numpy", "zmq", "trueskill", "distributed", "rich.live", "arena.stats",
+                "arena.runner.sandbox", "arena.runner.config")
+#: What the child prints: after ``import arena.cli``, and after each command, the modules
+#: loaded by then (a command that imported more would show it in its own and later steps).
+_STARTS = """
+import contextlib, json, sys
+steps = {"import arena.cli": None, "arena --help": ["--help"], "arena run --help": ["run",
+         "--help"], "arena play --help": ["play", "--help"], "arena bench --help": ["bench",
+         "--help"], "arena league --help": ["league", "--help"], "arena games": ["games"]}
+loaded = {}
+for step, args in steps.items():
+    if args is None:
+        from arena.cli import app
+    else:
+        with contextlib.redirect_stdout(sys.stderr), contextlib.suppress(SystemExit):
+            app(args, prog_name="arena")
+    loaded[step] = sorted(sys.modules)
+print(json.dumps(loaded))
+"""
+
+
+def test_the_command_line_starts_without_the_library() -> None:
+    """``arena --help``, the commands' help and ``arena games`` import none of
+    :data:`NOT_AT_START`: the commands import what they use when they run."""
+    done = subprocess.run([sys.executable, "-c", _STARTS], capture_output=True, text=True,
+                          check=True, timeout=60)
+    loaded = json.loads(done.stdout)
+    assert "arena.cli_stats" in loaded["import arena.cli"]  # every command group is read
+    assert "stoneage" in done.stderr  # and the commands ran
+    heavy = {step: [m for m in modules if any(_within(m, h) for h in NOT_AT_START)]
+             for step, modules in loaded.items()}
+    assert heavy == {step: [] for step in loaded}, heavy

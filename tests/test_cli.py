@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from arena import cli
 from arena.cli import app
 from arena.engine import Game
+from arena.runner import botlog
 from arena.runner.bots import group_alive
+from arena.runner.clock import TimeControl
 
 runner = CliRunner()
 
@@ -93,6 +96,20 @@ def test_bench_engine_json_prints_every_figure() -> None:
 def test_bench_engine_refuses_zero_games() -> None:
     r = runner.invoke(app, ["bench", "engine", "--games", "0"])
     assert r.exit_code == 2
+
+
+def test_the_options_defaults_are_the_library_s() -> None:
+    """The command line writes out the defaults of its time and log options (it starts without
+    importing the runner): they are the time control's and the bot log's."""
+    tc = TimeControl()
+    written = (cli.DECISION_MS, cli.BANK_MS, cli.HANDSHAKE_MS)
+    assert written == (tc.decision_ms, tc.bank_ms, tc.handshake_ms)
+    assert cli.LOG_CAP_MB * botlog.MIB == botlog.DEFAULT_LOG_CAP
+    assert cli.MAX_LOG_CAP_MB == botlog.MAX_LOG_CAP_MB
+    r = runner.invoke(app, ["play", "--help"])
+    assert r.exit_code == 0
+    for default in (tc.decision_ms, tc.bank_ms, tc.handshake_ms):
+        assert f"default: {default}" in r.output
 
 
 # ----------------------------------------------------------------------- with bot processes
