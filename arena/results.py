@@ -38,7 +38,7 @@ class Pairing:
 class GameOutcome(Pairing):
     """The result of a finished game, after its pairing's fields: what the journal keeps, and
     what schedulers, ratings and the live view read. Built from a game record by
-    :meth:`GameRecord.outcome <arena.runner.record.GameRecord.outcome>`.
+    :meth:`GameRecord.outcome <arena.runner.game.record.GameRecord.outcome>`.
 
     ``ranks`` are final ranks (1 = best; ties share; a failed seat is ranked last).
     ``terminations[s]`` is how seat s's part ended and ``details[s]`` says why, in words

@@ -21,7 +21,7 @@ reproducible by anyone; a tournament that draws its master seed in secret has a 
 with it, until it publishes the seed at its end. The journal keeps the key it was made with
 (one made before keys followed from seeds keeps its random key, and resumes with it). A
 league, which never ends and publishes nothing, draws its key at random. Single games
-(``arena play``, ``arena check-bot``, and :func:`arena.runner.referee.play_game` without a
+(``arena play``, ``arena check-bot``, and :func:`arena.runner.game.referee.play_game` without a
 key) use the user's key file, :func:`user_key_path`, created on first use.
 
 The game seed must stay secret as well: whoever knows it can deal the game. A seed the user

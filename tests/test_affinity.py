@@ -1,10 +1,10 @@
-"""Where games go and how many bots a worker keeps (arena.runner.affinity): pure choices."""
+"""Where games go and how many bots a worker keeps (arena.runner.play.affinity): pure choices."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from arena.runner.affinity import (
+from arena.runner.play.affinity import (
     BOT_RESIDENT_BYTES,
     MAX_KEEP,
     MIN_KEEP,

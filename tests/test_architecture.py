@@ -142,27 +142,62 @@ def test_the_layers_read_top_down(layer: str, may_import: set[str]) -> None:
     assert not wrong, wrong
 
 
-#: One refereed game: its modules know nothing of tournaments, leagues or the cluster, so a
-#: game is the same wherever and however it is run.
-ONE_GAME = {f"arena.runner.{m}" for m in (
-    "referee", "clock", "sandbox", "sandboxed", "seccomp", "stable", "bots", "build", "record",
-    "replay", "checkbot", "botlog", "trees", "needs", "digest", "storage")}
-#: What one game may import besides itself.
-ONE_GAME_MAY_IMPORT = ("arena.engine", "arena.protocol", "arena.results", "arena.seeds")
+#: The house's floors, lowest first: a module imports modules of its own floor and the floors
+#: below, never above. One refereed game (``arena.runner.game``) knows nothing of tournaments,
+#: leagues or the cluster, so a game is the same wherever and however it is run; many games
+#: (``arena.runner.play``) know nothing of the cluster, whose executor is handed in; the
+#: cluster knows nothing of leagues; and the statistics sit beside one game, reading results.
+FLOORS: list[tuple[str, ...]] = [
+    ("arena.engine", "arena.protocol"),
+    ("arena.results", "arena.seeds"),
+    ("arena.runner.game", "arena.stats"),
+    ("arena.runner.play",),
+    ("arena.runner.cluster",),
+    ("arena.league",),
+    ("arena.report",),
+    ("arena.bench",),
+    ("arena.cli", "arena.__main__"),
+]
 
 
-def test_one_game_imports_nothing_of_many_games_or_the_cluster() -> None:
-    """The referee and what it stands on import only each other, the engine, the protocol,
-    the results and the seeds: not the schedules, the journal, the ratings or the cluster
-    (a game record once imported the schedule to build its outcome)."""
-    modules = set(_modules())
-    assert modules >= ONE_GAME, sorted(ONE_GAME - modules)  # every name is a module
+def _floor(name: str) -> int | None:
+    for level, rooms in enumerate(FLOORS):
+        if any(_within(name, room) for room in rooms):
+            return level
+    return None
+
+
+def test_every_module_lives_on_a_floor() -> None:
+    """Only the package's own ``__init__`` files stand outside the floors."""
+    homeless = sorted(name for name in _modules()
+                      if _floor(name) is None and name not in ("arena", "arena.runner"))
+    assert homeless == []
+
+
+def test_no_import_runs_back_up_the_floors() -> None:
+    """The import graph read top-down: nothing imports a module of a floor above its own (a
+    game record once imported the schedule to build its outcome; a tournament imported the
+    cluster to make its executor)."""
+    graph = _graph()
     wrong = sorted(
         f"{name} -> {target}"
-        for name, targets in _graph().items() if name in ONE_GAME
+        for name, targets in graph.items()
         for target in targets
-        if target not in ONE_GAME and target != "arena"
-        and not any(_within(target, ok) for ok in ONE_GAME_MAY_IMPORT)
+        if (mine := _floor(name)) is not None and (theirs := _floor(target)) is not None
+        and theirs > mine
+    )
+    assert not wrong, wrong
+
+
+def test_one_game_and_the_statistics_do_not_know_each_other() -> None:
+    """Two rooms of one floor: a refereed game does not compute statistics, and the
+    statistics read finished results, not the referee."""
+    wrong = sorted(
+        f"{name} -> {target}"
+        for name, targets in _graph().items()
+        for target in targets
+        if (_within(name, "arena.runner.game") and _within(target, "arena.stats"))
+        or (_within(name, "arena.stats") and _within(target, "arena.runner"))
     )
     assert not wrong, wrong
 
@@ -208,18 +243,18 @@ def test_no_module_is_over_the_length_limit() -> None:
 #: and the stop rules behind it), Rich's live view and Dask. Every ``arena`` process, a test's
 #: or a user's ``arena --help``, would pay for them.
 NOT_AT_START = ("numpy", "zmq", "trueskill", "distributed", "rich.live", "arena.stats",
-                "arena.runner.sandbox", "arena.runner.config")
-#: What the child prints: after ``import arena.cli``, and after each command, the modules
+                "arena.runner.game.sandbox", "arena.runner.play.config")
+#: What the child prints: after ``import arena.cli.main``, and after each command, the modules
 #: loaded by then (a command that imported more would show it in its own and later steps).
 _STARTS = """
 import contextlib, json, sys
-steps = {"import arena.cli": None, "arena --help": ["--help"], "arena run --help": ["run",
+steps = {"import arena.cli.main": None, "arena --help": ["--help"], "arena run --help": ["run",
          "--help"], "arena play --help": ["play", "--help"], "arena bench --help": ["bench",
          "--help"], "arena league --help": ["league", "--help"], "arena games": ["games"]}
 loaded = {}
 for step, args in steps.items():
     if args is None:
-        from arena.cli import app
+        from arena.cli.main import app
     else:
         with contextlib.redirect_stdout(sys.stderr), contextlib.suppress(SystemExit):
             app(args, prog_name="arena")
@@ -234,7 +269,7 @@ def test_the_command_line_starts_without_the_library() -> None:
     done = subprocess.run([sys.executable, "-c", _STARTS], capture_output=True, text=True,
                           check=True, timeout=60)
     loaded = json.loads(done.stdout)
-    assert "arena.cli_stats" in loaded["import arena.cli"]  # every command group is read
+    assert "arena.cli.stats" in loaded["import arena.cli.main"]  # every command group is read
     assert "stoneage" in done.stderr  # and the commands ran
     heavy = {step: [m for m in modules if any(_within(m, h) for h in NOT_AT_START)]
              for step, modules in loaded.items()}

@@ -11,21 +11,20 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.runner.botlog import BotLog
-from arena.runner.bots import (
+from arena.cli.main import app
+from arena.runner.game.botlog import BotLog
+from arena.runner.game.manifest import (
     MAX_CPU_SECONDS,
     MAX_MEMORY_MB,
     MIN_OPEN_FILES,
     BotManifest,
-    BotProcess,
-    BotStartError,
     HostLimits,
     Limits,
     ManifestError,
     limit_problems,
 )
-from arena.runner.config import ConfigError, load_config
+from arena.runner.game.processes import BotProcess, BotStartError
+from arena.runner.play.config import ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_PY = ROOT / "bots" / "examples" / "random-py"

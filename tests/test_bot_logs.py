@@ -18,14 +18,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.engine.stoneage import STONE_AGE
-from arena.runner.botlog import JOIN_S, BotLog, size_text
-from arena.runner.bots import BotManifest, group_alive
-from arena.runner.clock import TimeControl
-from arena.runner.config import ConfigError, parse_config
-from arena.runner.referee import play_game
-from arena.runner.stable import Stable
+from arena.runner.game.botlog import JOIN_S, BotLog, size_text
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.processes import group_alive
+from arena.runner.game.referee import play_game
+from arena.runner.game.stable import Stable
+from arena.runner.play.config import ConfigError, parse_config
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_PY = ROOT / "bots" / "examples" / "random-py"

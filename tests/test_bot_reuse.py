@@ -6,10 +6,11 @@ from pathlib import Path
 
 from arena.engine import Game
 from arena.engine.stoneage import STONE_AGE
-from arena.runner.bots import BotManifest, group_alive
-from arena.runner.clock import TimeControl
-from arena.runner.referee import play_game
-from arena.runner.stable import Stable
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.processes import group_alive
+from arena.runner.game.referee import play_game
+from arena.runner.game.stable import Stable
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_PY = BotManifest.load(ROOT / "bots" / "examples" / "random-py")

@@ -11,7 +11,7 @@ from pathlib import Path
 from test_tournament_e2e import FAULTY, example, signals_kept, write_tournament
 from typer.testing import CliRunner, Result
 
-from arena.cli import app
+from arena.cli.main import app
 
 
 def invoke(*args: str) -> Result:

@@ -12,8 +12,8 @@ import pytest
 from test_tournament_e2e import example, signals_kept, write_tournament
 from typer.testing import CliRunner, Result
 
-from arena.cli import app
-from arena.runner.build import DONE, FILES, cache_root
+from arena.cli.main import app
+from arena.runner.game.build import DONE, FILES, cache_root
 
 #: The build writes the bot's entry point: without the build, the bot cannot start.
 MAKE_ENTRY = ("printf 'import runpy\\nrunpy.run_path(\"play.py\", run_name=\"__main__\")\\n' "

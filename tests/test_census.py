@@ -22,10 +22,10 @@ import pytest
 from test_hostile import RANDOM_PY, log_of, reasons, said, sandboxed_game
 
 from arena.engine import Game
-from arena.runner.bots import BotManifest
-from arena.runner.checkbot import check_bot
-from arena.runner.clock import TimeControl
-from arena.runner.sandbox import (
+from arena.runner.game.checkbot import check_bot
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.sandbox import (
     BOT_USER,
     HOSTNAME,
     INSIDE_ARENA,

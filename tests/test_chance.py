@@ -12,7 +12,7 @@ from arena.engine import ScriptedChance, SeededChance, chance_from_dict
 from arena.engine.chance import _draw_width, key_text
 from arena.engine.stoneage import STONE_AGE
 from arena.engine.stoneage.dice import roll
-from arena.runner.referee import play_random_game
+from arena.runner.game.referee import play_random_game
 
 
 def test_the_same_seed_and_event_always_give_the_same_dice() -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.runner.config import load_config
+from arena.runner.play.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

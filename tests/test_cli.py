@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena import cli
-from arena.cli import app
+from arena.cli import main as cli
+from arena.cli.main import app
 from arena.engine import Game
-from arena.runner import botlog
-from arena.runner.bots import group_alive
-from arena.runner.clock import TimeControl
+from arena.runner.game import botlog
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.processes import group_alive
 
 runner = CliRunner()
 

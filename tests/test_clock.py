@@ -1,4 +1,4 @@
-"""arena.runner.clock: the time control rules of docs/protocol.md, to the millisecond."""
+"""arena.runner.game.clock: the time control rules of docs/protocol.md, to the millisecond."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from arena.runner.clock import Clock, TimeControl
+from arena.runner.game.clock import Clock, TimeControl
 
 
 def clock(**fields: int) -> Clock:

@@ -53,10 +53,10 @@ from test_tournament_e2e import (
 )
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.league.config import load_league
 from arena.league.store import LeagueJournal
-from arena.runner.record import GameRecord, verify
+from arena.runner.game.record import GameRecord, verify
 
 if TYPE_CHECKING:
     from test_league import Arena
@@ -111,7 +111,7 @@ class LocalCluster:
                      options: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
         """An `arena worker` with ``options``; ``prelude``: Python run in its process before
         the command."""
-        code = f"{prelude}\nfrom arena.cli import app\napp(prog_name='arena')\n"
+        code = f"{prelude}\nfrom arena.cli.main import app\napp(prog_name='arena')\n"
         return self._start(name, [sys.executable, "-c", code, "worker", self.address,
                                   "--slots", str(slots), "--name", name,
                                   "--cache", str(self.tmp / f"cache-{name}"), *options])
@@ -529,7 +529,7 @@ def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
         gates = {name: tmp_path / f"gate-{name}" for name in ("good", "odd")}
         for name, pretend in (("good", ""), ("odd", "arena.__version__ = '9.9.9'\n")):
             cluster.start_worker(name, prelude=(
-                "import os, time, arena, arena.cli, arena.runner.cluster_worker, distributed\n"
+                "import os, time, arena, arena.cli.main, arena.runner.cluster.worker, distributed\n"
                 f"{pretend}while not os.path.exists({str(gates[name])!r}):\n"
                 "    time.sleep(0.02)"))
         file = write_tournament(tmp_path, "t.toml", name="versions", bots=bots, output=out)
@@ -590,7 +590,7 @@ def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("arena.runner.cluster_connect.CONNECT_TIMEOUT_S", 1)
+    monkeypatch.setattr("arena.runner.cluster.connect.CONNECT_TIMEOUT_S", 1)
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

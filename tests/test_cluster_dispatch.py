@@ -20,17 +20,17 @@ from test_tournament_e2e import example
 
 from arena.engine import get_game
 from arena.results import Pairing
-from arena.runner.bots import BotManifest
-from arena.runner.cluster import Cluster, DaskExecutor
-from arena.runner.cluster_worker import (
+from arena.runner.cluster.executor import Cluster, DaskExecutor
+from arena.runner.cluster.worker import (
     WRONG_VERSION,
     ClusterJob,
     SlotPool,
     WorkerResult,
     versions,
 )
-from arena.runner.config import ExecutorSettings
-from arena.runner.executor import GameJob, JobStatus
+from arena.runner.game.manifest import BotManifest
+from arena.runner.play.config import ExecutorSettings
+from arena.runner.play.executor import GameJob, JobStatus
 
 A, B, ODD = "tcp://10.0.0.1:1", "tcp://10.0.0.2:1", "tcp://10.0.0.3:1"
 

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from arena.results import GameOutcome
-from arena.runner.ratings import compute_standings
-from arena.runner.record import GameRecord, verify
-from arena.runner.store import Journal
+from arena.runner.game.record import GameRecord, verify
+from arena.runner.play.journal import Journal
+from arena.runner.play.ratings import compute_standings
 from arena.stats import plackett_luce as pl
 from arena.stats.common import rounded
 
@@ -83,8 +83,8 @@ def run_again(name: str, tmp_path: Path) -> Path:
     """Run the committed tournament file ``name`` against a copy of its finished journal and
     records (without its standings files), in ``tmp_path``; the copy's folder, which the run
     must have found complete."""
-    from arena.runner.config import load_config
-    from arena.runner.tournament import Tournament
+    from arena.runner.play.config import load_config
+    from arena.runner.play.tournament import Tournament
 
     root = LEADERBOARDS.parent
     (tmp_path / "tournaments").mkdir()

@@ -153,9 +153,9 @@ def test_dice_race_is_unregistered_after_the_test_that_registered_it() -> None:
 
 def test_dice_race_is_refereed_with_real_bot_processes(dicerace: DiceRaceGame) -> None:
     from arena.protocol.messages import Termination
-    from arena.runner.bots import BotManifest
-    from arena.runner.record import verify
-    from arena.runner.referee import play_game
+    from arena.runner.game.manifest import BotManifest
+    from arena.runner.game.record import verify
+    from arena.runner.game.referee import play_game
 
     bots = [BotManifest.load(ROOT / "bots" / "examples" / name)
             for name in ("random-py", "random-js")]

@@ -23,12 +23,12 @@ from test_tournament_e2e import (
 
 from arena.engine import get_game
 from arena.results import Pairing
-from arena.runner import tournament as tournament_module
-from arena.runner.affinity import LOOKAHEAD, WorkerView, keep_for_memory
-from arena.runner.clock import TimeControl
-from arena.runner.config import load_config
-from arena.runner.executor import GameJob, JobResult, JobStatus, LocalExecutor, record_file
-from arena.runner.tournament import Tournament
+from arena.runner.game.clock import TimeControl
+from arena.runner.play import tournament as tournament_module
+from arena.runner.play.affinity import LOOKAHEAD, WorkerView, keep_for_memory
+from arena.runner.play.config import load_config
+from arena.runner.play.executor import GameJob, JobResult, JobStatus, LocalExecutor, record_file
+from arena.runner.play.tournament import Tournament
 
 GIB = 1024**3
 

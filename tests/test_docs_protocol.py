@@ -18,9 +18,10 @@ import pytest
 from arena.engine import get_game
 from arena.protocol.messages import BOT_MESSAGES, REFEREE_MESSAGES
 from arena.protocol.server import FLOOD_LIMIT
-from arena.runner.botlog import BotLog
-from arena.runner.bots import BotManifest, BotProcess, Limits, ManifestError
-from arena.runner.sandbox import Sandbox, sandbox_problem
+from arena.runner.game.botlog import BotLog
+from arena.runner.game.manifest import BotManifest, Limits, ManifestError
+from arena.runner.game.processes import BotProcess
+from arena.runner.game.sandbox import Sandbox, sandbox_problem
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PROTOCOL = DOCS / "protocol.md"
@@ -248,7 +249,7 @@ def test_the_packages_a_python_bot_may_count_on_are_arenas_own_and_import_in_the
 
 
 def test_check_bot_plays_stone_age_unless_its_game_is_given(page: str) -> None:
-    from arena.cli import check_bot
+    from arena.cli.main import check_bot
 
     section = _flat(_section(page, "## Checking a bot"))
     assert "The game is Stone Age unless `--game` names another" in section

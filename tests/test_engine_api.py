@@ -89,7 +89,7 @@ def test_applying_by_dict_and_by_index_reach_the_same_state() -> None:
 
 
 def test_a_finished_game_has_no_player_to_act_and_refuses_actions() -> None:
-    from arena.runner.referee import play_random_game
+    from arena.runner.game.referee import play_random_game
 
     state = play_random_game(STONE_AGE, 2, 11)
     assert state.is_terminal and state.current_player is None

@@ -7,7 +7,7 @@ from importlib.metadata import EntryPoint
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.engine import GamePluginError, UnknownGameError, get_game, list_games, registry
 from arena.engine.stoneage import STONE_AGE
 

@@ -10,10 +10,10 @@ from typing import Any
 
 from test_tournament_e2e import example, write_tournament
 
-from arena.runner.config import load_config
-from arena.runner.executor import Executor, play_job
-from arena.runner.live import Snapshot, plain_line
-from arena.runner.tournament import StopRequest, Tournament
+from arena.runner.play.config import load_config
+from arena.runner.play.executor import Executor, play_job
+from arena.runner.play.live import Snapshot, plain_line
+from arena.runner.play.tournament import StopRequest, Tournament
 
 
 class Elastic(Executor):

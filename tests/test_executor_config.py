@@ -12,8 +12,8 @@ import pytest
 from test_tournament_e2e import example, signals_kept, write_tournament
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.runner.config import (
+from arena.cli.main import app
+from arena.runner.play.config import (
     ConfigError,
     ExecutorSettings,
     TLSFiles,

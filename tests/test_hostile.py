@@ -27,13 +27,13 @@ from test_sandbox import processes_with, wait_for
 from test_tournament_e2e import ARENA_WITH_DICERACE, read_journal
 
 from arena.engine import Game
-from arena.runner.botlog import DEFAULT_LOG_CAP
-from arena.runner.bots import BotManifest
-from arena.runner.checkbot import check_bot
-from arena.runner.clock import TimeControl
-from arena.runner.record import GameRecord, verify
-from arena.runner.referee import Referee
-from arena.runner.sandbox import (
+from arena.runner.game.botlog import DEFAULT_LOG_CAP
+from arena.runner.game.checkbot import check_bot
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.record import GameRecord, verify
+from arena.runner.game.referee import Referee
+from arena.runner.game.sandbox import (
     ETC_WRITTEN,
     INSIDE_ARENA,
     INSIDE_BOT,
@@ -41,7 +41,7 @@ from arena.runner.sandbox import (
     layout_of,
     sandbox_problem,
 )
-from arena.runner.sandboxed import sandbox_processes
+from arena.runner.game.sandboxed import sandbox_processes
 from arena.seeds import KEY_FILE_ENV, game_label, user_key_path, user_seed_key
 
 PROBLEM = sandbox_problem()

@@ -24,13 +24,13 @@ import pytest
 from test_tournament_e2e import ARENA_WITH_DICERACE, EXAMPLES
 
 from arena.engine import Game
-from arena.runner import build
-from arena.runner.bots import BotManifest, ManifestError
-from arena.runner.checkbot import check_bot
-from arena.runner.clock import TimeControl
-from arena.runner.config import ConfigError, load_config
-from arena.runner.needs import NeedsRule
-from arena.runner.sandbox import sandbox_problem
+from arena.runner.game import build
+from arena.runner.game.checkbot import check_bot
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest, ManifestError
+from arena.runner.game.needs import NeedsRule
+from arena.runner.game.sandbox import sandbox_problem
+from arena.runner.play.config import ConfigError, load_config
 from arena.seeds import KEY_FILE_ENV, new_seed_key, seed_key_to_text
 
 PROBLEM = sandbox_problem()

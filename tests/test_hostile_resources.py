@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from arena.engine import get_game
-from arena.runner.bots import BotManifest
-from arena.runner.clock import TimeControl
-from arena.runner.config import parse_config
-from arena.runner.referee import play_game
-from arena.runner.sandbox import sandbox_problem
-from arena.runner.tournament import Tournament
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.referee import play_game
+from arena.runner.game.sandbox import sandbox_problem
+from arena.runner.play.config import parse_config
+from arena.runner.play.tournament import Tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "bots" / "hostile"
@@ -204,7 +204,7 @@ def test_the_seed_thief_recovers_nothing_from_a_league_validation_without_a_seed
 
 @needs_bwrap
 def test_check_bot_fails_the_fork_bomb_for_the_processes_it_leaves(tmp_path: Path) -> None:
-    from arena.runner.checkbot import check_bot
+    from arena.runner.game.checkbot import check_bot
 
     checks = check_bot(HOSTILE / "fork-bomb", STONE_AGE, 1, SLOW_OK, tmp_path)
     assert [c.name for c in checks if not c.passed] == ["shutdown"]

@@ -36,11 +36,11 @@ from test_tournament_e2e import ARENA_WITH_DICERACE, read_journal
 from arena.engine import Game
 from arena.protocol.messages import MAX_MESSAGE_BYTES
 from arena.protocol.wire import DOOR_REFUSALS
-from arena.runner.bots import BotManifest
-from arena.runner.checkbot import check_bot
-from arena.runner.record import GameRecord, verify
-from arena.runner.referee import Referee
-from arena.runner.sandbox import sandbox_problem
+from arena.runner.game.checkbot import check_bot
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.record import GameRecord, verify
+from arena.runner.game.referee import Referee
+from arena.runner.game.sandbox import sandbox_problem
 
 PROBLEM = sandbox_problem()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")

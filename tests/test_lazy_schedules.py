@@ -25,17 +25,17 @@ from test_tournament_e2e import (
 )
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
-from arena.runner.config import load_config, schedule_size
-from arena.runner.executor import Executor, GameJob, JobResult, JobStatus
-from arena.runner.live import Snapshot
-from arena.runner.schedule import Gauntlet, RoundRobin, Swiss, make_scheduler
-from arena.runner.schedule._common import FixedSchedule
-from arena.runner.schedule.base import Scheduler
-from arena.runner.store import JOURNAL, Journal
-from arena.runner.tournament import StopRequest, Tournament
+from arena.runner.play.config import load_config, schedule_size
+from arena.runner.play.executor import Executor, GameJob, JobResult, JobStatus
+from arena.runner.play.journal import JOURNAL, Journal
+from arena.runner.play.live import Snapshot
+from arena.runner.play.schedule import Gauntlet, RoundRobin, Swiss, make_scheduler
+from arena.runner.play.schedule._common import FixedSchedule
+from arena.runner.play.schedule.base import Scheduler
+from arena.runner.play.tournament import StopRequest, Tournament
 
 
 def names(n: int) -> list[str]:

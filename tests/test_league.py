@@ -331,7 +331,7 @@ def test_a_failing_bot_is_suspended_with_the_reason_and_can_be_enabled(
 def test_league_commands_say_what_is_wrong_in_one_line(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from arena.cli import app
+    from arena.cli.main import app
 
     def arena(*args: str) -> Any:
         return CliRunner().invoke(app, list(args))

@@ -12,14 +12,14 @@ from test_league import Arena, add, arena, done_games, init  # noqa: F401 (a fix
 from test_tournament_e2e import EXAMPLES, assert_nothing_left
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.league.config import load_league
 from arena.league.floor import SETTLING, FloorWatch, table_floor
 from arena.league.matchmaking import Entrant, choose_table
 from arena.league.store import LeagueJournal
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
-from arena.runner.ratings import RatingTracker, make_environment
+from arena.runner.play.ratings import RatingTracker, make_environment
 from arena.stats.synthetic import play_table, synthetic_bots
 
 OK2 = (Termination.OK,) * 2

@@ -1,5 +1,5 @@
 """arena.league.matchmaking: which table a league plays next; and its benchmark against random
-tables (arena.league.bench, ``arena bench league``)."""
+tables (arena.bench.league, ``arena bench league``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from statistics import NormalDist
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.league.bench import bench_setting, clear_pairs, order_figures
+from arena.bench.league import bench_setting, clear_pairs, order_figures
+from arena.cli.main import app
 from arena.league.matchmaking import (
     CANDIDATES,
     Entrant,
@@ -21,7 +21,7 @@ from arena.league.matchmaking import (
     expected_shrink,
     need,
 )
-from arena.runner.ratings import make_environment
+from arena.runner.play.ratings import make_environment
 
 runner = CliRunner()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from test_league_ratings import _league, _play
 from typer.testing import CliRunner, Result
 
-from arena.cli import app
+from arena.cli.main import app
 
 BOTS = ("random-py@1.0", "random-py@2.0", "greedy-py@1.0", "random-js@1.0")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.league.config import load_league
 from arena.league.runner import LeagueRatings, league_ratings
 from arena.league.store import LeagueJournal

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from arena.protocol.messages import FAILURES
 from arena.results import GameOutcome
-from arena.runner.live import (
+from arena.runner.play.live import (
     Snapshot,
     eta_seconds,
     format_duration,
@@ -21,13 +21,13 @@ from arena.runner.live import (
     render,
     standings_table,
 )
-from arena.runner.outputs import (
+from arena.runner.play.outputs import (
     CSV_COLUMNS,
     standings_json,
     standings_markdown,
     write_standings,
 )
-from arena.runner.ratings import Standings, compute_standings
+from arena.runner.play.ratings import Standings, compute_standings
 from arena.stats.common import FIGURE_DIGITS, rounded
 
 BOTS = ("greedy-py", "random-py", "slowpoke")
@@ -199,8 +199,8 @@ def test_standings_files_get_the_usual_permissions_not_private_ones(tmp_path: Pa
     import os
     import stat
 
-    from arena.runner.outputs import write_standings
-    from arena.runner.ratings import compute_standings
+    from arena.runner.play.outputs import write_standings
+    from arena.runner.play.ratings import compute_standings
 
     umask = os.umask(0o022)
     try:

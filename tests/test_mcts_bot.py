@@ -270,9 +270,9 @@ def _referee_replays(name: str, tmp_path: Path, iterations: int) -> None:
     from concurrent.futures import ThreadPoolExecutor
     from dataclasses import replace
 
-    from arena.runner.bots import BotManifest
-    from arena.runner.record import verify
-    from arena.runner.referee import play_game
+    from arena.runner.game.manifest import BotManifest
+    from arena.runner.game.record import verify
+    from arena.runner.game.referee import play_game
 
     mcts = BotManifest.load(FOLDER)
     fixed = replace(mcts, command=("{python}", "bot.py", "--iterations", str(iterations)))

@@ -1,4 +1,4 @@
-"""The peer engine benchmark (arena.peerbench): clear errors always; real peer games only where
+"""The peer engine benchmark (arena.bench.peers): clear errors always; real peer games only where
 the peer's repository (the mirror, or ARENA_PEER_REPO) and a Python with numpy are at hand."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.peerbench import PEER_PATHS, peer_agricola, peer_ratios
+from arena.bench.peers import PEER_PATHS, peer_agricola, peer_ratios
+from arena.cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
 MIRROR = Path(

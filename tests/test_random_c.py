@@ -18,13 +18,13 @@ import zmq
 from arena.engine import Game
 from arena.engine.stoneage import STONE_AGE
 from arena.protocol import messages
-from arena.runner.bots import BotManifest
-from arena.runner.build import built
-from arena.runner.checkbot import check_bot
-from arena.runner.clock import TimeControl
-from arena.runner.record import verify
-from arena.runner.referee import play_game
-from arena.runner.sandbox import sandbox_problem
+from arena.runner.game.build import built
+from arena.runner.game.checkbot import check_bot
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.record import verify
+from arena.runner.game.referee import play_game
+from arena.runner.game.sandbox import sandbox_problem
 
 PROBLEM = sandbox_problem()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")

@@ -12,7 +12,7 @@ import trueskill
 
 from arena.protocol.messages import FAILURES
 from arena.results import GameOutcome
-from arena.runner.ratings import (
+from arena.runner.play.ratings import (
     TRUESKILL_MU,
     TRUESKILL_SIGMA,
     HeadToHead,

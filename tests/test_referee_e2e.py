@@ -25,12 +25,13 @@ import pytest
 from arena.engine import Game, get_game
 from arena.protocol.messages import MAX_MESSAGE_BYTES, Termination
 from arena.protocol.wire import DOOR_REFUSALS
-from arena.runner.botlog import DEFAULT_LOG_CAP
-from arena.runner.bots import BotManifest, group_alive
-from arena.runner.clock import TimeControl
-from arena.runner.record import GameRecord, verify
-from arena.runner.referee import Referee, VoidGame, play_game
-from arena.runner.sandbox import DEFAULT_MODE
+from arena.runner.game.botlog import DEFAULT_LOG_CAP
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.processes import group_alive
+from arena.runner.game.record import GameRecord, verify
+from arena.runner.game.referee import Referee, VoidGame, play_game
+from arena.runner.game.sandbox import DEFAULT_MODE
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "bots" / "examples"
@@ -426,8 +427,8 @@ def test_interrupting_play_game_kills_the_bot_it_started(tmp_path: Path) -> None
     script = (
         "import sys\n"
         "from arena.engine import get_game\n"
-        "from arena.runner.bots import BotManifest\n"
-        "from arena.runner.referee import play_game\n"
+        "from arena.runner.game.processes import BotManifest\n"
+        "from arena.runner.game.referee import play_game\n"
         "try:\n"
         "    play_game(get_game('stoneage'), 1, [BotManifest.load(sys.argv[1]), None],\n"
         "              sandbox='none')\n"

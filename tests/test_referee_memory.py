@@ -11,11 +11,11 @@ from arena.protocol.client import Bot
 from arena.protocol.messages import REFEREE_MESSAGES, Termination, decode
 from arena.protocol.reference_bot import RandomBot
 from arena.protocol.transport import MemoryPeer, MemoryTransport
-from arena.runner.bots import BotManifest
-from arena.runner.clock import TimeControl
-from arena.runner.record import GameRecord, verify
-from arena.runner.referee import play_game
-from arena.runner.stable import Stable
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.record import GameRecord, verify
+from arena.runner.game.referee import play_game
+from arena.runner.game.stable import Stable
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_PY = BotManifest.load(ROOT / "bots" / "examples" / "random-py")
@@ -27,7 +27,7 @@ FAST = TimeControl(handshake_ms=5000, decision_ms=2000, bank_ms=60000, margin_ms
 
 class InProcessBot:
     """A started bot that plays in this process: the SDK's loop, run synchronously as each
-    message arrives. Stands in for a :class:`~arena.runner.bots.BotProcess`."""
+    message arrives. Stands in for a :class:`~arena.runner.game.processes.BotProcess`."""
 
     def __init__(self, transport: MemoryTransport, bot: Bot, env: dict[str, str]) -> None:
         self.bot = bot

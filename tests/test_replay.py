@@ -7,10 +7,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.engine import get_game
-from arena.runner.record import GameRecord
-from arena.runner.replay import moves, position
+from arena.runner.game.record import GameRecord
+from arena.runner.game.replay import moves, position
 
 cli = CliRunner()
 

@@ -14,12 +14,12 @@ import pytest
 from chromium import CHROMIUM, Browser
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.protocol.messages import Termination
-from arena.report import rating_curves
+from arena.report.html import rating_curves
 from arena.results import GameOutcome, Pairing
-from arena.runner.ratings import compute_standings
-from arena.runner.store import JOURNAL, Journal, read_progress
+from arena.runner.play.journal import JOURNAL, Journal, read_progress
+from arena.runner.play.ratings import compute_standings
 from arena.stats.match import match
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes
 from arena.stats.tables import head_to_head

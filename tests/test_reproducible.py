@@ -13,7 +13,7 @@ from typing import Any
 
 from test_tournament_e2e import Runs, deterministic_bots, read_journal, runs, write_tournament
 
-from arena.runner.store import SECRET_SEED
+from arena.runner.play.journal import SECRET_SEED
 from arena.seeds import KEY_FILE_ENV, seed_key_to_text
 
 __all__ = ["runs"]  # the fixture, shared with the tournament's end-to-end tests

@@ -15,14 +15,14 @@ import pytest
 from test_tournament_e2e import example, signals_kept, write_tournament
 from typer.testing import CliRunner, Result
 
-from arena.cli import app
-from arena.runner.executor import JobResult, LocalExecutor
-from arena.runner.storage import LOCK_FILE
+from arena.cli.main import app
+from arena.runner.game.disk import LOCK_FILE
+from arena.runner.play.executor import JobResult, LocalExecutor
 
 HOLD_LOCK = (
     "import sys, time\n"
     "from pathlib import Path\n"
-    "from arena.runner.storage import FolderLock\n"
+    "from arena.runner.game.disk import FolderLock\n"
     "lock = FolderLock(Path(sys.argv[1]))\n"
     "print('locked', flush=True)\n"
     "time.sleep(120)\n"
@@ -210,8 +210,8 @@ def own_copy(tmp_path: Path, name: str) -> Path:
 def test_a_bot_changed_between_stop_and_resume_is_refused_and_its_old_files_resume(
     tmp_path: Path,
 ) -> None:
-    from arena.runner.config import load_config
-    from arena.runner.tournament import StopRequest, Tournament, TournamentError
+    from arena.runner.play.config import load_config
+    from arena.runner.play.tournament import StopRequest, Tournament, TournamentError
 
     bot = own_copy(tmp_path, "random-py")
     out = tmp_path / "out"
@@ -251,8 +251,8 @@ def test_a_bot_changed_between_stop_and_resume_is_refused_and_its_old_files_resu
 
 
 def test_a_tournament_that_played_no_game_takes_the_file_as_it_now_is(tmp_path: Path) -> None:
-    from arena.runner.config import load_config
-    from arena.runner.tournament import Tournament
+    from arena.runner.play.config import load_config
+    from arena.runner.play.tournament import Tournament
 
     out = tmp_path / "out"
     bots = [example("random-py"), example("greedy-py"), example("random-js")]
@@ -269,8 +269,8 @@ def test_a_tournament_that_played_no_game_takes_the_file_as_it_now_is(tmp_path: 
 def test_workers_ending_while_the_run_stops_are_a_stop_not_an_error(tmp_path: Path) -> None:
     """A signal to the whole process group (a service manager's SIGTERM) stops the run and
     ends its workers too: the run reports itself stopped, and resumes."""
-    from arena.runner.config import load_config
-    from arena.runner.tournament import StopRequest, Tournament
+    from arena.runner.play.config import load_config
+    from arena.runner.play.tournament import StopRequest, Tournament
 
     out = tmp_path / "out"
     file = write_tournament(tmp_path, "t.toml", name="term", output=out, concurrency=2,
@@ -305,7 +305,7 @@ def test_workers_ending_while_the_run_stops_are_a_stop_not_an_error(tmp_path: Pa
 #: worker): the main thread's handler still runs, as the SIGTERM of a stopping run needs.
 WAIT_FOR_A_JOB = """
 import multiprocessing, signal, sys, threading, time
-from arena.runner.executor import _next_job
+from arena.runner.play.executor import _next_job
 
 def on_term(signum, frame):
     raise SystemExit(128 + signum)

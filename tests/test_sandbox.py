@@ -16,13 +16,14 @@ import pytest
 
 from arena.engine.stoneage import STONE_AGE
 from arena.protocol.wire import ZmtpTransport
-from arena.runner.botlog import BotLog
-from arena.runner.bots import BotManifest, BotProcess, group_alive
-from arena.runner.checkbot import check_bot
-from arena.runner.clock import TimeControl
-from arena.runner.record import verify
-from arena.runner.referee import Referee, play_game
-from arena.runner.sandbox import (
+from arena.runner.game.botlog import BotLog
+from arena.runner.game.checkbot import check_bot
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.processes import BotProcess, group_alive
+from arena.runner.game.record import verify
+from arena.runner.game.referee import Referee, play_game
+from arena.runner.game.sandbox import (
     BOT_UID_BASE,
     INSIDE_BOT,
     UIDS_PER_PROCESS,
@@ -34,7 +35,7 @@ from arena.runner.sandbox import (
     require_sandbox,
     sandbox_problem,
 )
-from arena.runner.stable import Stable
+from arena.runner.game.stable import Stable
 from arena.seeds import KEY_FILE_ENV
 
 PROBLEM = sandbox_problem()
@@ -262,7 +263,7 @@ def test_an_unknown_or_unavailable_sandbox_is_an_error_never_a_fallback(
 
 
 def test_a_tournament_file_chooses_the_sandbox(tmp_path: Path) -> None:
-    from arena.runner.config import ConfigError, parse_config
+    from arena.runner.play.config import ConfigError, parse_config
 
     data = {"name": "t", "game": "stoneage", "format": "round-robin", "players": 2, "seed": 1,
             "bots": [{"path": str(EXAMPLES / "random-py")}, {"path": str(EXAMPLES / "greedy-py")}]}
@@ -274,7 +275,7 @@ def test_a_tournament_file_chooses_the_sandbox(tmp_path: Path) -> None:
 
 
 def test_a_manifest_declares_the_folders_it_reads_and_they_must_exist(tmp_path: Path) -> None:
-    from arena.runner.bots import ManifestError
+    from arena.runner.game.manifest import ManifestError
 
     (tmp_path / "lib").mkdir()
     bot = write_bot(tmp_path / "bot", ["{python}", "bot.py"], needs=["../lib"])
@@ -291,7 +292,7 @@ def test_doctor_says_whether_the_sandbox_works_and_sandbox_flags_never_fall_back
 ) -> None:
     from typer.testing import CliRunner
 
-    from arena.cli import app
+    from arena.cli.main import app
 
     runner = CliRunner()
     sandbox_problem.cache_clear()
@@ -321,9 +322,10 @@ def test_doctor_says_whether_the_sandbox_works_and_sandbox_flags_never_fall_back
 RUNNER = """
 import sys, time
 from pathlib import Path
-from arena.runner.botlog import BotLog
-from arena.runner.bots import BotManifest, BotProcess
-from arena.runner.sandbox import Sandbox
+from arena.runner.game.botlog import BotLog
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.processes import BotProcess
+from arena.runner.game.sandbox import Sandbox
 bot = BotProcess(BotManifest.load(sys.argv[1]), {}, BotLog(None, 1 << 20),
                  sandbox=Sandbox(sys.argv[2]))
 print(bot.pid, flush=True)
@@ -509,7 +511,7 @@ def test_a_build_that_needs_the_folder_above_its_own_writes_its_own_copy(
     """``needs = [".."]`` shows the build the folder holding its own, read-only: its own
     folder, inside it, is mounted after it, so the build can still write its copy (and only
     that), and reads the folder beside its own where it is on the host."""
-    from arena.runner.build import built
+    from arena.runner.game.build import built
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     (tmp_path / "bots" / "shared").mkdir(parents=True)

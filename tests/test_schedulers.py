@@ -1,4 +1,4 @@
-"""arena.runner.schedule: round-robin, Swiss and gauntlet pairings, from synthetic outcomes."""
+"""arena.runner.play.schedule: round-robin, Swiss and gauntlet pairings, from synthetic outcomes."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from itertools import combinations
 import pytest
 
 from arena.results import GameOutcome, Pairing
-from arena.runner.schedule import (
+from arena.runner.play.schedule import (
     Gauntlet,
     RoundRobin,
     Scheduler,

@@ -21,11 +21,11 @@ from arena.protocol.messages import REFEREE_MESSAGES, decode
 from arena.protocol.reference_bot import RandomBot
 from arena.protocol.transport import MemoryPeer, MemoryTransport
 from arena.results import Pairing
-from arena.runner.bots import BotManifest
-from arena.runner.clock import TimeControl
-from arena.runner.referee import play_game
-from arena.runner.stable import Stable
-from arena.runner.store import SEED_KEY, Journal, JournalError
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.referee import play_game
+from arena.runner.game.stable import Stable
+from arena.runner.play.journal import SEED_KEY, Journal, JournalError
 from arena.seeds import (
     KEY_BYTES,
     KEY_FILE_ENV,
@@ -128,7 +128,7 @@ def test_arena_play_names_a_damaged_key_file_and_exits_2(
 ) -> None:
     from typer.testing import CliRunner
 
-    from arena.cli import app
+    from arena.cli.main import app
 
     path = tmp_path / "seed-key"
     path.write_text("0123\n", encoding="ascii")
@@ -142,7 +142,7 @@ def test_arena_play_without_a_seed_draws_a_secret_one_that_replays_the_game() ->
     --seed with it plays the same game again; the game's name tells nothing of it."""
     from typer.testing import CliRunner
 
-    from arena.cli import app
+    from arena.cli.main import app
 
     runner = CliRunner()
     drawn = [json.loads(runner.invoke(app, ["play", "stoneage", "-n", "2", "--json"]).output)
@@ -214,8 +214,8 @@ def two_bot_file(tmp_path: Path, out: str, seed: int | None) -> Path:
 
 def opened(tmp_path: Path, out: str, seed: int | None = None) -> Any:
     """The tournament of :func:`two_bot_file` as a run opens it, its folder unlocked again."""
-    from arena.runner.config import load_config
-    from arena.runner.tournament import Tournament
+    from arena.runner.play.config import load_config
+    from arena.runner.play.tournament import Tournament
 
     tournament = Tournament(load_config(two_bot_file(tmp_path, out, seed)))
     tournament.lock.release()
@@ -269,7 +269,7 @@ def test_a_tournament_without_a_seed_draws_a_secret_one_and_keeps_it(tmp_path: P
     """A seed in the file is public (anyone who knows or guesses it can compute every deck and
     die). Without one, each tournament draws its own from the system's generator and keeps it
     in its journal: a resume plays the same games; another tournament other games."""
-    from arena.runner.store import SECRET_SEED
+    from arena.runner.play.journal import SECRET_SEED
 
     def game_seeds(t: Any) -> list[int]:
         seeds = [p.seed for p in t.scheduler.next_round([]) or []]

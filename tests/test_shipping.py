@@ -1,4 +1,4 @@
-"""Bots shipped to a cluster's workers (arena.runner.shipping): packed on the organiser's
+"""Bots shipped to a cluster's workers (arena.runner.cluster.shipping): packed on the organiser's
 machine, unpacked once per package on a worker, complete or not at all, with their modes and the
 folders they need."""
 
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from test_tournament_e2e import EXAMPLES
 
-from arena.runner.bots import BotManifest
-from arena.runner.digest import package_key
-from arena.runner.shipping import ShippingError, pack, unpack, unpacked
+from arena.runner.cluster.shipping import ShippingError, pack, unpack, unpacked
+from arena.runner.game.digest import package_key
+from arena.runner.game.manifest import BotManifest
 
 
 def a_bot(folder: Path, name: str = "exec-bot") -> Path:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from arena.bench_stats import write_journal
-from arena.cli import app
-from arena.runner.store import JOURNAL, Journal
+from arena.bench.stats import write_journal
+from arena.cli.main import app
+from arena.runner.play.journal import JOURNAL, Journal
 
 runner = CliRunner()
 LEADERBOARDS = Path(__file__).resolve().parent.parent / "leaderboards"
@@ -116,7 +116,7 @@ def test_bench_stats_reports_every_run_and_the_growth() -> None:
 def test_stats_on_an_80_column_terminal_cuts_no_figure() -> None:
     """Piped or on a narrow terminal (80 columns), the tables wrap an interval under its figure
     rather than cutting counts to "…"."""
-    from arena.cli_common import out
+    from arena.cli.common import out
 
     made = out._width  # None: the output's own width
     out.width = 80

@@ -15,11 +15,11 @@ from test_report import write_journal
 from test_tournament_e2e import ROOT, Runs, runs
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome
-from arena.runner.outputs import standings_json, standings_markdown
-from arena.runner.ratings import compute_standings
+from arena.runner.play.outputs import standings_json, standings_markdown
+from arena.runner.play.ratings import compute_standings
 from arena.stats import text
 from arena.stats.common import Interval, alike_interval
 from arena.stats.groups import groups

@@ -29,13 +29,13 @@ from test_tournament_e2e import (
 )
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.results import GameOutcome
-from arena.runner.config import ConfigError, load_config
-from arena.runner.live import plain_line, render
-from arena.runner.ratings import compute_standings
-from arena.runner.stop import IntervalsRule, SprtRule, StopRule, StopWatch
-from arena.runner.store import JOURNAL, Journal, JournalError
+from arena.runner.play.config import ConfigError, load_config
+from arena.runner.play.journal import JOURNAL, Journal, JournalError
+from arena.runner.play.live import plain_line, render
+from arena.runner.play.ratings import compute_standings
+from arena.runner.play.stop import IntervalsRule, SprtRule, StopRule, StopWatch
 from arena.stats.common import rounded
 from arena.stats.match import Sprt, sprt
 
@@ -589,7 +589,7 @@ def check_a_rebuilt_journal_keeps_the_decision(file: Path, out: Path, runs: Runs
 
 
 def test_a_changed_rule_is_another_tournament_once_a_game_was_played(tmp_path: Path) -> None:
-    from arena.runner.tournament import Tournament
+    from arena.runner.play.tournament import Tournament
 
     file = with_stop(two_bots(tmp_path, sandbox="none"), "sprt = { elo1 = 20 }")
     Tournament(load_config(file)).lock.release()  # no game played: the file may change

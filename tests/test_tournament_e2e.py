@@ -38,17 +38,17 @@ from typing import Any, TypeVar
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.engine import Game
 from arena.protocol.messages import FAILURES
 from arena.results import GameOutcome, Pairing
-from arena.runner.config import ConfigError, load_config
-from arena.runner.executor import Executor
-from arena.runner.ratings import compute_standings
-from arena.runner.record import GameRecord, verify
-from arena.runner.storage import LOCK_FILE
-from arena.runner.store import JournalError
-from arena.runner.tournament import Tournament, make_tournament_scheduler
+from arena.runner.game.disk import LOCK_FILE
+from arena.runner.game.record import GameRecord, verify
+from arena.runner.play.config import ConfigError, load_config
+from arena.runner.play.executor import Executor
+from arena.runner.play.journal import JournalError
+from arena.runner.play.ratings import compute_standings
+from arena.runner.play.tournament import Tournament, make_tournament_scheduler
 from arena.stats.common import rounded
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,7 +154,7 @@ ARENA_WITH_DICERACE = (
     "from arena.engine import register\n"
     "from arena.engine.testing import DICE_RACE\n"
     "register(DICE_RACE)\n"
-    "from arena.cli import app\n"
+    "from arena.cli.main import app\n"
     "app(prog_name='arena')\n"
 )
 
@@ -223,7 +223,7 @@ FORKSERVER = "multiprocessing.forkserver"
 
 
 def workers_under(parent: int) -> list[Proc]:
-    """The game workers (each a supervisor, see arena.runner.supervise) of the executors of
+    """The game workers (each a supervisor, see arena.runner.play.supervise) of the executors of
     process ``parent``: the children of its fork server."""
     servers = [p for p in children(parent) if FORKSERVER in p.cmdline]
     return [w for server in servers for w in children(server.pid)]
@@ -507,7 +507,7 @@ def try_read_journal(folder: Path) -> JournalView | None:
 
 def started_games(folder: Path) -> set[str]:
     """Games handed out to a worker at least once, as the journal records them."""
-    from arena.runner.store import JOURNAL, Journal
+    from arena.runner.play.journal import JOURNAL, Journal
 
     if not (folder / JOURNAL).is_file():
         return set()
@@ -710,7 +710,7 @@ def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(
 def issue_the_rest(folder: Path, schedule: list[Pairing]) -> None:
     """Enter every pairing of ``schedule`` that the journal in ``folder`` does not hold yet, as
     runs did before schedules were issued a part at a time (all up front)."""
-    from arena.runner.store import JOURNAL, Journal
+    from arena.runner.play.journal import JOURNAL, Journal
 
     journal = Journal(folder / JOURNAL)
     try:
@@ -1110,7 +1110,7 @@ class InlineExecutor(Executor):
         return 1
 
     def submit(self, job: Any) -> None:
-        from arena.runner.executor import play_job
+        from arena.runner.play.executor import play_job
 
         self.results.append(play_job(job))
 
@@ -1159,7 +1159,7 @@ def full_disk_then_resume(file: Path, out: Path, monkeypatch: pytest.MonkeyPatch
     """Run the tournament in this process until the write ``monkeypatch`` made fail stops it
     (the message names the folder and says how to go on); then, with the disk mended, check
     the journal and resume (:func:`assert_consistent_and_resumes`). Returns the message."""
-    from arena.runner.tournament import TournamentError
+    from arena.runner.play.tournament import TournamentError
 
     with pytest.raises(TournamentError) as info:
         Tournament(load_config(file), executor_factory=InlineExecutor).run()
@@ -1180,7 +1180,7 @@ def small_tournament(tmp_path: Path) -> tuple[Path, Path]:
 def test_a_journal_commit_on_a_full_disk_stops_the_run_and_the_game_is_not_done(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.runner.store import Journal
+    from arena.runner.play.journal import Journal
 
     file, out = small_tournament(tmp_path)
     # From the third result on, the commit fails after part of its transaction was written,
@@ -1225,7 +1225,7 @@ def test_standings_that_find_the_disk_full_stop_the_run_and_a_resume_writes_them
 ) -> None:
     import errno
 
-    import arena.runner.tournament as tournament_module
+    import arena.runner.play.tournament as tournament_module
 
     file, out = small_tournament(tmp_path)
     monkeypatch.setattr(tournament_module, "write_standings",
@@ -1238,7 +1238,7 @@ def test_standings_that_find_the_disk_full_stop_the_run_and_a_resume_writes_them
 def test_arena_run_on_a_full_disk_prints_one_line_and_exits_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.runner.store import Journal
+    from arena.runner.play.journal import Journal
 
     file, out = small_tournament(tmp_path)
     monkeypatch.setattr(Journal, "record_result",
@@ -1255,7 +1255,7 @@ def test_arena_run_on_a_full_disk_prints_one_line_and_exits_2(
 def test_what_counts_as_a_full_disk(tmp_path: Path) -> None:
     import errno
 
-    from arena.runner.storage import is_disk_full
+    from arena.runner.game.disk import is_disk_full
 
     assert is_disk_full(sqlite3.OperationalError(DISK_FULL))
     assert is_disk_full(OSError(errno.ENOSPC, "No space left on device"))

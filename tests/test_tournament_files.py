@@ -16,8 +16,8 @@ import pytest
 from test_tournament_e2e import read_journal, signals_kept
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.runner.config import load_config
+from arena.cli.main import app
+from arena.runner.play.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 TOURNAMENTS = ROOT / "tournaments"

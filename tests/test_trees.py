@@ -1,4 +1,4 @@
-"""Folders the runner did not write (arena.runner.trees): read without following a link or
+"""Folders the runner did not write (arena.runner.game.trees): read without following a link or
 opening a FIFO, walked within bounds, removed however deep, and checked for what no bot's folder
 may hold. Real files; each test as an entrant or a build would lay the folder out."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.runner.trees import (
+from arena.runner.game.trees import (
     LINK,
     SPECIAL,
     TreeError,

@@ -15,10 +15,10 @@ from pathlib import Path
 from test_tournament_e2e import ROOT, Runs, example, random_py_twin, runs, write_tournament
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.runner.botlog import TAIL_LINE_WIDTH, log_tail
-from arena.runner.record import GameRecord
-from arena.runner.replay import moves
+from arena.cli.main import app
+from arena.runner.game.botlog import TAIL_LINE_WIDTH, log_tail
+from arena.runner.game.record import GameRecord
+from arena.runner.game.replay import moves
 
 __all__ = ["runs"]
 

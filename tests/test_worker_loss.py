@@ -43,8 +43,8 @@ from test_tournament_e2e import (
 
 from arena.engine import get_game
 from arena.results import Pairing
-from arena.runner.clock import TimeControl
-from arena.runner.executor import (
+from arena.runner.game.clock import TimeControl
+from arena.runner.play.executor import (
     DEATHS_IN_A_ROW,
     LOST_RETRIES,
     GameJob,
@@ -53,8 +53,8 @@ from arena.runner.executor import (
     LocalExecutor,
     record_file,
 )
-from arena.runner.live import MAX_NOTICES, render
-from arena.runner.ratings import compute_standings
+from arena.runner.play.live import MAX_NOTICES, render
+from arena.runner.play.ratings import compute_standings
 
 __all__ = ["arena", "runs"]  # the fixtures of the league's and the tournament's end-to-end tests
 

@@ -29,10 +29,12 @@ from typing import Any
 
 from arena.engine import UnknownGameError, get_game
 from arena.league.matchmaking import EXPLORE
-from arena.runner.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
-from arena.runner.bots import NAME_RULE, read_toml
-from arena.runner.clock import TimeControl
-from arena.runner.config import (
+from arena.runner.game.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import NAME_RULE, read_toml
+from arena.runner.game.sandbox import DEFAULT_MODE
+from arena.runner.game.sandbox import MODES as SANDBOX_MODES
+from arena.runner.play.config import (
     ConfigError,
     ExecutorSettings,
     apply_overrides,
@@ -41,8 +43,6 @@ from arena.runner.config import (
     refuse_unknown,
     whole_number,
 )
-from arena.runner.sandbox import DEFAULT_MODE
-from arena.runner.sandbox import MODES as SANDBOX_MODES
 
 CONFIG = "league.toml"
 _KNOWN = {"name", "game", "players", "concurrency", "sandbox", "log_cap_mb", "void_retries",

@@ -20,13 +20,13 @@ from typing import Any
 from arena.engine import get_game
 from arena.league.config import LeagueConfig
 from arena.league.store import Entrant, LeagueJournal, entrant_key
-from arena.runner.bots import BotManifest, ManifestError
-from arena.runner.checkbot import Check, check_bot
-from arena.runner.digest import bot_digest
-from arena.runner.needs import NeedsRule
-from arena.runner.shipping import ShippingError, pack, unpack
-from arena.runner.store import JournalError
-from arena.runner.trees import TreeError
+from arena.runner.cluster.shipping import ShippingError, pack, unpack
+from arena.runner.game.checkbot import Check, check_bot
+from arena.runner.game.digest import bot_digest
+from arena.runner.game.manifest import BotManifest, ManifestError
+from arena.runner.game.needs import NeedsRule
+from arena.runner.game.trees import TreeError
+from arena.runner.play.journal import JournalError
 from arena.seeds import draw_secret_seed
 
 #: The folder of the snapshots, in the league's folder.
@@ -75,8 +75,8 @@ def cluster_validation(config: LeagueConfig, cluster: Any) -> Validation:
     """The checks run on a worker of the connected Dask ``cluster``: the bot is packed and
     sent as for a game, and the logs come back into the league's folder."""
     from arena.results import Pairing
-    from arena.runner.cluster import DaskExecutor
-    from arena.runner.executor import GameJob
+    from arena.runner.cluster.executor import DaskExecutor
+    from arena.runner.play.executor import GameJob
     from arena.seeds import new_seed_key
 
     def validate(manifest: BotManifest, logs: Path, seed: int) -> list[Check]:

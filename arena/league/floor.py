@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from arena.league.matchmaking import Entrant, expected_shrink
 from arena.results import GameOutcome
-from arena.runner.ratings import (
+from arena.runner.play.ratings import (
     TRUESKILL_MU,
     TRUESKILL_SIGMA,
     TRUESKILL_TAU,

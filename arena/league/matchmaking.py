@@ -63,7 +63,7 @@ rotation of it on one seed (a duplicate set). Everything is drawn from the calle
 ``random.Random`` and entrants are read in name order, so the same entrants and generator
 state give the same table. One call costs O(n log n + n * players * CANDIDATES) for n
 entrants (about 12 ms for 200 at 4-player tables). How many games the rule saves against
-random tables is measured by ``arena bench league`` (:mod:`arena.league.bench`).
+random tables is measured by ``arena bench league`` (:mod:`arena.bench.league`).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.runner.ratings import TRUESKILL_BETA, TRUESKILL_TAU
+from arena.runner.play.ratings import TRUESKILL_BETA, TRUESKILL_TAU
 from arena.stats.common import normal_cdf
 
 #: Share of tables drawn uniformly at random (rule 1).

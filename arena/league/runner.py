@@ -34,25 +34,25 @@ from arena.league.floor import Floor, FloorWatch, out_of_reach_line, table_floor
 from arena.league.store import Entrant, LeagueJournal
 from arena.protocol.messages import FAILURES, Termination
 from arena.results import GameOutcome, Pairing, rotations
-from arena.runner.affinity import available_memory, keep_for_memory
-from arena.runner.executor import (
+from arena.runner.game.disk import FolderBusyError, FolderLock
+from arena.runner.game.sandbox import SandboxError, require_sandbox
+from arena.runner.play.affinity import available_memory, keep_for_memory
+from arena.runner.play.executor import (
     Executor,
     GameJob,
     JobResult,
     JobStatus,
     record_file,
 )
-from arena.runner.live import Snapshot
-from arena.runner.ratings import RatingTracker, Standings
-from arena.runner.sandbox import SandboxError, require_sandbox
-from arena.runner.storage import FolderBusyError, FolderLock
-from arena.runner.store import SECRET_SEED
-from arena.runner.tournament import (
+from arena.runner.play.journal import SECRET_SEED
+from arena.runner.play.live import Snapshot
+from arena.runner.play.ratings import RatingTracker, Standings
+from arena.runner.play.tournament import (
     RECENT,
     StopRequest,
     TournamentError,
-    executor_for,
     hand_out,
+    local_executor,
     take_results,
 )
 from arena.seeds import derive_seed
@@ -146,7 +146,7 @@ class League:
         self.stop = stop or StopRequest()
         self.games_wanted = games
         self.until_sigma = until_sigma
-        self.executor_factory = executor_factory or executor_for(config.executor)
+        self.executor_factory = executor_factory or local_executor(config.executor)
         try:
             self.lock = FolderLock(self.folder)
         except FolderBusyError as exc:

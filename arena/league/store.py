@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.league.config import LeagueConfig
 from arena.results import Pairing
-from arena.runner.store import JOURNAL, Journal, JournalError
+from arena.runner.play.journal import JOURNAL, Journal, JournalError
 
 STATUSES = ("active", "retired", "suspended")
 

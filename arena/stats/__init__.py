@@ -8,5 +8,5 @@
   with bootstrap intervals over whole duplicate sets, and P(A finishes ahead of B).
 
 Everything here is pure: outcomes in, numbers out; nothing reads a journal or prints.
-TrueSkill standings are :mod:`arena.runner.ratings`'.
+TrueSkill standings are :mod:`arena.runner.play.ratings`'.
 """

@@ -34,7 +34,7 @@ def play_table(theta: dict[str, float], bots: Sequence[str], rng: random.Random,
     as games ``first_index``, ``first_index + 1``, ... of table number ``table``.
 
     Shared by the random tables of :func:`synthetic_outcomes` and the tables a league's
-    matchmaking chooses (:mod:`arena.league.bench`), so both play by the same model.
+    matchmaking chooses (:mod:`arena.bench.league`), so both play by the same model.
     """
     players = len(bots)
     ok = (Termination.OK,) * players

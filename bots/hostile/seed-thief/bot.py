@@ -42,7 +42,7 @@ from arena.engine.stoneage.components import CARDS
 from arena.engine.stoneage.dice import DECK_SHUFFLE
 from arena.protocol.client import run
 from arena.protocol.reference_bot import RandomBot
-from arena.runner.schedule import make_scheduler
+from arena.runner.play.schedule import make_scheduler
 
 ATTACK = Path(__file__).resolve().parent / "attack.json"
 SMALL_SEEDS = 100_000

@@ -1,0 +1,2 @@
+"""The benchmarks behind ``arena bench``: commands that print figures (engines, protocol,
+tournaments, bot starts, fields, the cluster, the statistics, the league and peer engines)."""

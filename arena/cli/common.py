@@ -1,0 +1,204 @@
+"""What the ``arena`` commands share: the consoles, one way to fail with a message, and the
+option checks that turn a library error into that message.
+
+Every ``arena`` command starts by importing this module and the ``cli*`` modules, whatever it
+does (``arena --help`` too): at their top level they import only Typer, Rich's console and
+what the commands' signatures need. The library is imported inside the command that uses it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import signal
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console, ConsoleDimensions
+from rich.markup import escape
+
+if TYPE_CHECKING:
+    from arena.engine.api import Game
+    from arena.runner.game.clock import TimeControl
+    from arena.runner.game.manifest import BotManifest
+    from arena.runner.game.needs import NeedsRule
+    from arena.runner.play.tournament import StopRequest
+
+#: The width a console writes at when its output is not a terminal (a pipe, a file): wide
+#: enough that no line is ever cut or wrapped, so a reader of the output gets whole lines.
+UNCUT_WIDTH = 1_000_000
+
+
+class WholeLines(Console):
+    """A console that writes at a terminal's width, and at :data:`UNCUT_WIDTH` to anything
+    else: Rich would otherwise cut and wrap a pipe's output at 80 columns, or at ``COLUMNS``
+    (which describes a terminal, not a pipe). A width set on the console still holds."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._width = kwargs.get("width")  # not COLUMNS: the terminal's size is read as it is
+
+    def _get_size(self) -> ConsoleDimensions:
+        size = Console.size.fget(self)  # type: ignore[attr-defined]
+        if self._width is None and not self.is_terminal:
+            return ConsoleDimensions(UNCUT_WIDTH, size.height)
+        return size
+
+    size = property(_get_size, Console.size.fset)  # type: ignore[attr-defined]
+
+
+out = WholeLines(highlight=False)
+err = WholeLines(stderr=True, highlight=False, soft_wrap=True)
+
+
+def whole_paragraphs(app: typer.Typer) -> None:
+    """Give every command of ``app`` and of its groups its docstring with each paragraph on
+    one line, as its help: Typer keeps the source's line breaks in the paragraphs after the
+    first, and the help, wrapped again to the terminal, came out ragged."""
+    for info in app.registered_commands:
+        doc = inspect.getdoc(info.callback) if info.callback is not None else None
+        if info.help is None and doc:
+            info.help = "\n\n".join(" ".join(p.split()) for p in doc.split("\n\n"))
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            whole_paragraphs(group.typer_instance)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    err.print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(code)
+
+
+def say_drawn_seed(seed: int, what: str) -> None:
+    """The line that makes ``what``, played on a seed drawn at random, replayable."""
+    out.print(f"seed {seed} was drawn at random: --seed {seed} plays {what} again",
+              soft_wrap=True)
+
+
+def game_named(name: str, players: int | None = None) -> Game:
+    from arena.engine import UnknownGameError, get_game
+
+    try:
+        game = get_game(name)
+    except UnknownGameError as exc:
+        fail(str(exc))
+    if players is not None and not game.min_players <= players <= game.max_players:
+        fail(
+            f"{game.name} is for {game.min_players}-{game.max_players} players, "
+            f"not {players} (--players)"
+        )
+    return game
+
+
+def load_manifests(paths: list[Path],
+                   entering: NeedsRule | None = None) -> list[BotManifest]:
+    """The bots in ``paths``, entering under the rule ``entering`` if given, or a clear error."""
+    from arena.runner.game.manifest import BotManifest, ManifestError
+
+    try:
+        return [BotManifest.load(p, entering) for p in paths]
+    except ManifestError as exc:
+        fail(str(exc))
+
+
+NeedsWithin = Annotated[
+    Path | None, typer.Option(
+        "--needs-within", help="How far a bot's `needs` may reach (default: the folder "
+                               "holding the bot's folder).", file_okay=False, exists=True)
+]
+
+
+def time_control(decision_ms: int, bank_ms: int, handshake_ms: int) -> TimeControl:
+    from arena.runner.game.clock import TimeControl
+
+    try:
+        return TimeControl(handshake_ms=handshake_ms, decision_ms=decision_ms, bank_ms=bank_ms)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def seed_key_or_fail() -> bytes:
+    """The key of single games' bot seeds (the user's key file), or a clear error."""
+    from arena.seeds import SeedKeyError, user_seed_key
+
+    try:
+        return user_seed_key()
+    except SeedKeyError as exc:
+        fail(str(exc))
+
+
+def terminate_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so every ``finally`` runs and bot groups are killed."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def sandbox_mode(on: bool) -> str:
+    """The sandbox mode of --sandbox/--no-sandbox; with --sandbox, a clear error (no
+    fallback) if the sandbox cannot work here."""
+    from arena.runner.game.sandbox import SandboxError, require_sandbox
+
+    mode = "bwrap" if on else "none"
+    try:
+        require_sandbox(mode)
+    except SandboxError as exc:
+        fail(str(exc))
+    return mode
+
+
+def print_log_tail(path: Path, lines: int = 10) -> None:
+    """Name a bot's log and show its last lines (or say that it wrote nothing)."""
+    from arena.runner.game.botlog import log_tail
+
+    tail = log_tail(path, lines)
+    if not tail:
+        out.print(f"      its log, {path}, is empty", soft_wrap=True)
+        return
+    out.print(f"      the end of its log, {path}:", soft_wrap=True)
+    for line in tail:
+        out.print(f"      | {escape(line)}", soft_wrap=True)
+
+
+def stop_on_signals(live_view: bool) -> StopRequest:
+    """A stop request that Ctrl-C escalates (finish the games in progress, then abandon them)
+    and SIGTERM sets to abandon; said on stderr unless the live view says it itself (a line
+    printed beside it would leave a copy of the view behind)."""
+    from arena.runner.play.tournament import StopRequest
+
+    stop = StopRequest()
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        stop.escalate()
+        if live_view:
+            return
+        what = ("finishing the games in progress (Ctrl-C again to abandon them)"
+                if stop.level == 1 else "abandoning the games in progress")
+        err.print(f"[yellow]stopping:[/] {what}")
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    signal.signal(signal.SIGTERM, lambda s, f: setattr(stop, "level", 2))
+    return stop
+
+
+class PlainProgress:
+    """Progress lines for a run without the live view: one when a game finishes (or every
+    10 s, or when waiting for workers starts or ends), and each notice once, on stderr."""
+
+    def __init__(self) -> None:
+        self.done, self.t, self.waiting, self.notices = -1, 0.0, False, 0
+
+    def __call__(self, snapshot: Any) -> None:
+        from arena.runner.play.live import plain_line
+
+        for notice in snapshot.notices[self.notices:]:
+            err.print(notice, markup=False, highlight=False)
+        self.notices = len(snapshot.notices)
+        now = time.monotonic()
+        if (snapshot.games_done != self.done or now - self.t > 10
+                or snapshot.waiting != self.waiting):
+            self.done, self.t, self.waiting = snapshot.games_done, now, snapshot.waiting
+            typer.echo(plain_line(snapshot))

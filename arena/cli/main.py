@@ -1,0 +1,542 @@
+"""The ``arena`` command line. Commands are thin: parse options, call the library, print.
+
+Domain errors become a message on stderr and exit code 2, in one place
+(:func:`arena.cli.common.fail`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from arena.cli.bench import bench_app
+from arena.cli.cluster import connect, executor_override, worker
+from arena.cli.common import (
+    NeedsWithin,
+    PlainProgress,
+    err,
+    fail,
+    game_named,
+    load_manifests,
+    out,
+    print_log_tail,
+    sandbox_mode,
+    say_drawn_seed,
+    seed_key_or_fail,
+    stop_on_signals,
+    terminate_on_sigterm,
+    time_control,
+    whole_paragraphs,
+)
+from arena.cli.league import league_app
+from arena.cli.report import report
+from arena.cli.stats import compare, stats
+
+if TYPE_CHECKING:
+    from arena.runner.game.manifest import BotManifest
+
+app = typer.Typer(
+    name="arena",
+    help="Arena: run refereed games and tournaments between game-playing bots.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.add_typer(bench_app, name="bench")
+app.add_typer(league_app, name="league")
+app.command()(worker)
+app.command()(stats)
+app.command()(compare)
+app.command()(report)
+
+
+@app.command()
+def games() -> None:
+    """List the installed (registered) games."""
+    from rich.table import Table
+
+    from arena.engine import UnknownGameError, list_games
+
+    table = Table(title="Registered games")
+    table.add_column("name")
+    table.add_column("title")
+    table.add_column("players")
+    table.add_column("rules version")
+    try:
+        installed = list_games()
+    except UnknownGameError as exc:  # a broken game plugin: name it, no traceback
+        fail(str(exc))
+    for g in installed:
+        table.add_row(g.name, g.title, f"{g.min_players}-{g.max_players}", g.rules_version)
+    out.print(table)
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    """The final table: one column per seat, score parts as rows (fits narrow terminals)."""
+    from rich.table import Table
+
+    players = summary["players"]
+    table = Table(
+        title=(
+            f"{summary['game']} ({summary['rules_version']}), seed {summary['seed']}, "
+            f"{summary.get('rounds', '?')} rounds"
+        )
+    )
+    table.add_column("")
+    for p in players:
+        table.add_column(f"seat {p['seat']}", justify="right")
+    table.add_row("player", *(p["player"] for p in players))
+    table.add_row("termination", *(p["termination"] for p in players))
+    table.add_row("rank", *(str(p["rank"]) for p in players), style="bold")
+    table.add_row("score", *(str(p["score"]) for p in players), style="bold", end_section=True)
+    for part in players[0]["breakdown"]:
+        table.add_row(part.replace("_", " "), *(str(p["breakdown"][part]) for p in players))
+    out.print(table)
+    for p in players:
+        if p["termination"] != "ok":
+            err.print(f"seat {p['seat']} ({p['player']}): {p['termination']}: {p['detail']}")
+
+
+@app.command()
+def doctor() -> None:
+    """Say whether bots can be sandboxed here (bubblewrap), and why not: exit 0 if they can,
+    1 if not."""
+    from arena.runner.game.sandbox import runs_as_root, sandbox_problem
+
+    problem = sandbox_problem()
+    if problem is None:
+        how = ("each as a user id of its own (Arena runs as root)" if runs_as_root() else
+               "each in a user namespace of its own, as you")
+        out.print(f"[green]ok[/]    sandbox: bubblewrap works here; bots run in it by default, "
+                  f"{how}")
+        return
+    out.print(f"[red]FAIL[/]  sandbox: {escape(problem)}")
+    raise typer.Exit(1)
+
+
+#: The defaults of the time options: :class:`~arena.runner.game.clock.TimeControl`'s, written out so
+#: that the options are built without importing the runner (a test holds them equal).
+DECISION_MS, BANK_MS, HANDSHAKE_MS = 5_000, 120_000, 10_000
+#: ``--log-cap-mb``'s default and bound: :mod:`arena.runner.game.botlog`'s, in MiB (held equal too).
+LOG_CAP_MB, MAX_LOG_CAP_MB = 10, 10240
+
+DecisionMs = Annotated[
+    int, typer.Option("--decision-ms", help="Time limit of one decision, ms.")
+]
+BankMs = Annotated[int, typer.Option("--bank-ms", help="Each bot's time bank for the game, ms.")]
+HandshakeMs = Annotated[
+    int, typer.Option("--handshake-ms", help="Time for a bot to start and say hello, ms.")
+]
+SandboxOpt = Annotated[
+    bool, typer.Option("--sandbox/--no-sandbox",
+                       help="Run each bot in a bubblewrap sandbox (see `arena doctor`); "
+                            "--no-sandbox only for bots you trust.")
+]
+LogCapMb = Annotated[
+    int, typer.Option("--log-cap-mb", min=0, max=MAX_LOG_CAP_MB,
+                      help="The most of each bot's output kept in its log, MiB; the rest is "
+                           "dropped with a marker line.")
+]
+
+
+@app.command()
+def play(
+    game: Annotated[str, typer.Argument(help="Game name, see `arena games`.")],
+    bot: Annotated[
+        list[Path] | None,
+        typer.Option("--bot", "-b", help="A bot folder; repeat for each seat, in seat order."),
+    ] = None,
+    players: Annotated[
+        int | None,
+        typer.Option("--players", "-n", help="Seats; extra seats get built-in random players."),
+    ] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="Game seed: the same seed gives the same game (default: a secret one, drawn at "
+             "random and printed at the end).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    record: Annotated[
+        Path | None, typer.Option("--record", help="Write the game record (JSON) here.")
+    ] = None,
+    log_dir: Annotated[
+        Path, typer.Option("--log-dir", help="Where bots' output is written.")
+    ] = Path("arena-logs"),
+    decision_ms: DecisionMs = DECISION_MS,
+    bank_ms: BankMs = BANK_MS,
+    handshake_ms: HandshakeMs = HANDSHAKE_MS,
+    log_cap_mb: LogCapMb = LOG_CAP_MB,
+    sandbox: SandboxOpt = True,
+    needs_within: NeedsWithin = None,
+) -> None:
+    """Play one game and print the final table.
+
+    Seats are the given bots in order (real processes, refereed under time control), then
+    built-in random players up to --players (default: 4 built-in players without bots, two
+    seats for one bot, and as many seats as bots otherwise).
+    """
+    from arena.runner.game.botlog import MIB
+    from arena.runner.game.needs import NeedsRule
+    from arena.runner.game.record import record_summary
+    from arena.runner.game.referee import VoidGame, play_game
+    from arena.seeds import draw_secret_seed, game_label
+
+    drawn = seed is None
+    seed = draw_secret_seed() if seed is None else seed
+    rule = NeedsRule(needs_within).guarding("the log folder", log_dir).guarding(
+        "the game record", record)
+    manifests = load_manifests(bot or [], rule)
+    # Without --players: 4 built-in players, a lone bot against one, or the bots alone.
+    n = players if players is not None else {0: 4, 1: 2}.get(len(manifests), len(manifests))
+    n = max(n, game_named(game).min_players) if players is None else n
+    if len(manifests) > n:
+        fail(f"{len(manifests)} bots do not fit at {n} seats (--players)")
+    g = game_named(game, n)
+    seats: list[BotManifest | None] = [*manifests, *[None] * (n - len(manifests))]
+    seed_key = seed_key_or_fail()
+    mode = sandbox_mode(sandbox) if manifests else "none"  # built-in players run in-process
+    terminate_on_sigterm()
+    from arena.runner.game.build import BuildError, built
+
+    try:  # a bot with a build step plays from its built copy
+        seats = [m if m is None else built(m, mode, log_dir) for m in seats]
+    except BuildError as exc:
+        fail(str(exc))
+    try:
+        rec = play_game(g, seed, seats, time_control(decision_ms, bank_ms, handshake_ms),
+                        log_dir=log_dir if manifests else None,
+                        game_id=f"{g.name}-{game_label(seed_key, seed)}",
+                        log_cap=log_cap_mb * MIB, seed_key=seed_key, sandbox=mode)
+    except VoidGame as exc:
+        if as_json:  # JSON whenever --json is given, a void game included
+            typer.echo(json.dumps({"void": True, "game": g.name, "seed": seed,
+                                   "reason": str(exc)}))
+            raise typer.Exit(3) from None
+        fail(f"void game (nobody loses; try again): {exc}", code=3)
+    if record is not None:
+        rec.save(record)
+    summary = record_summary(rec)
+    if as_json:
+        typer.echo(json.dumps(summary))
+    else:
+        _print_summary(summary)
+        if record is not None:
+            out.print(f"record written to {record}")
+        if drawn:
+            say_drawn_seed(seed, "this game")
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(help="A game record written by --record.")],
+    moves: Annotated[bool, typer.Option(
+        "--moves", help="List every decision: number, round, seat, player, action, time, "
+                        "the scores after it.")] = False,
+    at: Annotated[int | None, typer.Option(
+        "--at", help="Print the position before decision N as JSON: the seat's observation "
+                     "and legal actions, what was chosen, and the full state.")] = None,
+) -> None:
+    """Re-run a game record through the engine and verify it exactly (exit 1 if it differs);
+    with --moves or --at, show its moves or one position."""
+    from arena.engine import UnknownGameError
+    from arena.runner.game.record import GameRecord, verify
+
+    try:
+        rec = GameRecord.load(file)
+    except FileNotFoundError:
+        fail(f"{file}: no such file")
+    except ValueError as exc:
+        fail(f"{file}: {exc}")
+    try:
+        report = verify(rec)
+    except UnknownGameError as exc:
+        fail(f"{file}: {exc}")
+    if at is not None or moves:
+        _show_moves(rec, at)
+        return
+    if report.ok:
+        out.print(
+            f"[green]ok[/]: {rec.game} ({rec.rules_version}) seed {rec.seed}: "
+            f"{report.decisions} decisions replay exactly; scores {rec.result['scores']}, "
+            f"ranks {rec.ranks}"
+        )
+        return
+    err.print(f"[red]mismatch[/]: {file}")
+    for problem in report.problems:
+        err.print(f"  {problem}")
+    raise typer.Exit(1)
+
+
+def _show_moves(rec: Any, at: int | None) -> None:
+    from rich.table import Table
+
+    from arena.runner.game.replay import moves as list_moves
+    from arena.runner.game.replay import position
+
+    try:
+        if at is not None:
+            typer.echo(json.dumps(position(rec, at), indent=1))
+            return
+        listed = list_moves(rec)
+    except ValueError as exc:
+        fail(str(exc))
+    table = Table(title=f"{rec.game_id}: {rec.game}, seed {rec.seed}", box=None,
+                  title_justify="left", padding=(0, 1))
+    for column in ("#", "round", "seat", "player", "action", "ms", "by", "scores"):
+        table.add_column(column, justify="right" if column in ("#", "round", "ms") else "left")
+    for m in listed:
+        action = json.dumps(m.action, separators=(",", ":"))
+        table.add_row(str(m.number), "" if m.progress is None else str(m.progress), str(m.seat),
+                      m.player, escape(action), f"{m.ms:.0f}", m.by,
+                      "" if m.scores is None else " ".join(map(str, m.scores)))
+    out.print(table)
+
+
+@app.command("check-bot")
+def check_bot(
+    path: Annotated[Path, typer.Argument(help="The bot's folder (with bot.toml).")],
+    game: Annotated[str, typer.Option(help="Game to play the test game of.")] = "stoneage",
+    seed: Annotated[int | None, typer.Option(
+        help="Seed of the test game (default: a secret one, drawn at random and printed at "
+             "the end).")] = None,
+    decision_ms: DecisionMs = DECISION_MS,
+    handshake_ms: HandshakeMs = HANDSHAKE_MS,
+    log_dir: Annotated[
+        Path, typer.Option("--log-dir", help="Where the bot's output is written.")
+    ] = Path("arena-logs"),
+    log_cap_mb: LogCapMb = LOG_CAP_MB,
+    sandbox: SandboxOpt = True,
+    needs_within: NeedsWithin = None,
+) -> None:
+    """Check a bot: manifest, start, handshake, ping, a game against built-in random players,
+    and a clean shutdown. Prints pass/fail per check; exit 0 only if all pass."""
+    from arena.runner.game.botlog import MIB
+    from arena.runner.game.checkbot import check_bot as run_checks
+    from arena.runner.game.needs import NeedsRule
+    from arena.seeds import draw_secret_seed
+
+    g = game_named(game)
+    seed_key = seed_key_or_fail()  # a broken key file is named here, not raised
+    mode = sandbox_mode(sandbox)
+    terminate_on_sigterm()
+    tc = time_control(decision_ms, BANK_MS, handshake_ms)
+    drawn = seed is None
+    seed = draw_secret_seed() if seed is None else seed
+    results = run_checks(path, g, seed, tc, log_dir, log_cap_mb * MIB, sandbox=mode,
+                         seed_key=seed_key, entering=NeedsRule(needs_within))
+    for check in results:
+        mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
+        out.print(f"{mark}  {check.name:<10} {escape(check.detail)}", soft_wrap=True)
+        if check.log is not None:
+            print_log_tail(check.log)
+    if drawn and any(c.name == "start" for c in results):  # the bot was started on it
+        say_drawn_seed(seed, "this check's game")
+    if not all(c.passed for c in results):
+        raise typer.Exit(1)
+
+
+@app.command()
+def run(
+    file: Annotated[Path, typer.Argument(help="A tournament file (TOML).")],
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", "-j", help="Games at once (default: file).")
+    ] = None,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Progress lines instead of the live view.")
+    ] = False,
+    no_sandbox: Annotated[
+        bool, typer.Option("--no-sandbox",
+                           help="Run the bots without a sandbox (as sandbox = \"none\" in the "
+                                "file), only for bots you trust.")
+    ] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Output folder (default: the file's "
+                                  "output, else leaderboards/NAME beside the file).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Master seed (default: file).")] = None,
+    games: Annotated[
+        int | None, typer.Option("--games", help="At most this many games (max_games).")
+    ] = None,
+    decision_ms: Annotated[
+        int | None, typer.Option("--decision-ms", help="Time limit of one decision, ms.")
+    ] = None,
+    bank_ms: Annotated[
+        int | None, typer.Option("--bank-ms", help="Each bot's time bank for a game, ms.")
+    ] = None,
+    executor: Annotated[
+        str | None, typer.Option("--executor", help="Where the games run: local (this "
+                                 "machine), or dask://HOST:PORT, the workers of a Dask "
+                                 "cluster (see arena worker). Default: the file's.")
+    ] = None,
+) -> None:
+    """Run (or resume) a tournament and show live standings.
+
+    Options override the file's fields of the same meaning; a resumed run must be given the
+    same ones (they are part of what the tournament is), except --output, -j and --executor.
+
+    Results go to the file's output folder, or else to leaderboards/NAME in the folder holding
+    the file (NAME: the file's name field), wherever the command is run from; --output
+    (relative to the current directory) overrides both.
+
+    Ctrl-C once: finish the games in progress, then stop; twice: abandon them (they are
+    replayed on resume). Running the same file again resumes where it stopped.
+    """
+    import dataclasses
+    import sys
+
+    from rich.live import Live
+
+    from arena.runner.cluster.executor import ClusterError, executor_factory
+    from arena.runner.play.config import ConfigError, load_config
+    from arena.runner.play.journal import JournalError
+    from arena.runner.play.live import render
+    from arena.runner.play.tournament import Tournament, TournamentError
+
+    overrides: dict[str, Any] = {}
+    if output is not None:
+        overrides["output"] = str(output.resolve())
+    if seed is not None:
+        overrides["seed"] = seed
+    if games is not None:
+        overrides["max_games"] = games
+    clock = {k: v for k, v in (("decision_ms", decision_ms), ("bank_ms", bank_ms))
+             if v is not None}
+    if clock:
+        overrides["time_control"] = clock
+    if executor is not None:
+        overrides["executor"] = executor_override(executor)
+    try:
+        config = load_config(file, overrides)
+    except ConfigError as exc:
+        fail(str(exc))
+    if concurrency is not None:
+        if concurrency < 1:
+            fail("--concurrency must be at least 1")
+        config = dataclasses.replace(config, concurrency=concurrency)
+    if no_sandbox:
+        config = dataclasses.replace(config, sandbox="none")
+
+    live_view = sys.stdout.isatty() and not plain
+    stop = stop_on_signals(live_view)
+    show_plain = PlainProgress()
+
+    # Before any game: a cluster that cannot be used is one line.
+    cluster = connect(config, lambda: stop.level > 0)
+    factory = executor_factory(cluster, config.bots) if cluster is not None else None
+    try:
+        if live_view:
+            with Live(console=out, refresh_per_second=4, transient=False) as live:
+                tournament = Tournament(config, factory,
+                                        on_snapshot=lambda s: live.update(render(s)),
+                                        stop=stop)
+                _say_rebound(tournament)
+                result = tournament.run()
+        else:
+            tournament = Tournament(config, factory, on_snapshot=show_plain, stop=stop)
+            if tournament.resumed:
+                typer.echo(f"resuming {config.name} in {config.output}")
+            _say_rebound(tournament)
+            result = tournament.run()
+    except (JournalError, TournamentError, ClusterError) as exc:
+        fail(str(exc))
+    finally:
+        if cluster is not None:
+            cluster.close()
+    status = "complete" if result.complete else "stopped; run the same command to resume"
+    out.print(f"{config.name}: {result.games_done}/{result.games_total} games, {status}")
+    if result.stopped_by is not None:
+        out.print(f"  stopped by its rule: {result.stopped_by.get('summary')}", markup=False,
+                  highlight=False)
+    for path in result.outputs:
+        out.print(f"  {path}")
+    if result.complete and config.seed is None:
+        # Its end makes the secret master seed public: with it anyone plays it again.
+        say_drawn_seed(tournament.master_seed, "this tournament")
+    if not result.complete:
+        raise typer.Exit(130 if stop.level else 1)
+
+
+def _say_rebound(tournament: Any) -> None:
+    changed = tournament.journal.rebound
+    if changed:
+        out.print(f"{tournament.config.name} had played no game yet: the file's new "
+                  f"{', '.join(changed)} replace the old")
+
+
+@app.command()
+def rebuild(
+    file: Annotated[Path, typer.Argument(help="The tournament file (TOML).")],
+) -> None:
+    """Rebuild a tournament's journal from its game records, after it was damaged or lost.
+
+    Games whose records replay to their results are entered as finished; the rest are left to
+    play: run the same file afterwards to finish the tournament. The old journal is kept,
+    renamed.
+    """
+    from arena.runner.game.disk import FolderBusyError
+    from arena.runner.play.config import ConfigError, load_config
+    from arena.runner.play.journal import JournalError
+    from arena.runner.play.rebuild import rebuild_journal
+
+    try:
+        config = load_config(file)
+        report = rebuild_journal(config)
+    except (ConfigError, JournalError, FolderBusyError) as exc:
+        fail(str(exc))
+    if report.kept_as is not None:
+        out.print(f"the old journal is kept as {report.kept_as}")
+    for line in report.skipped:
+        out.print(f"skipped {line}")
+    out.print(f"{config.name}: {report.restored} games restored from their records, "
+              f"{report.to_play} to play; run the same file to finish")
+
+
+@app.command()
+def standings(
+    folder: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
+) -> None:
+    """Print a tournament's standings from its journal (also while it is running)."""
+    from arena.runner.play.journal import JournalError, read_progress
+    from arena.runner.play.live import standings_table
+    from arena.runner.play.outputs import run_complete
+    from arena.runner.play.ratings import compute_standings
+
+    try:
+        progress = read_progress(folder)
+    except JournalError as exc:
+        fail(str(exc))
+    table = compute_standings(progress.bots, progress.outcomes)
+    games = len(progress.outcomes)
+    if as_json:
+        from arena.stats.common import rounded
+
+        # Why the stopping rule stopped the tournament, when it did (no key otherwise).
+        stopped = {} if progress.stopped_by is None else {"stopped_by": progress.stopped_by}
+        typer.echo(json.dumps(rounded({"name": progress.name, "games": games,
+                                       "issued": progress.issued, "total": progress.total,
+                                       "complete": run_complete(folder, games), **stopped,
+                                       **table.to_dict()})))
+        return
+    out.print(standings_table(table, title=_standings_title(folder, progress.name, games,
+                                                            progress.issued, progress.total)))
+    if progress.stopped_by is not None:
+        # Why no more games are played: the rule's decision (or the schedule's end first).
+        out.print(f"Stopped by its rule: {progress.stopped_by.get('summary')}", markup=False,
+                  highlight=False)
+
+
+def _standings_title(folder: Path, name: str, games: int, issued: int,
+                     total: int | None) -> str:
+    """``total``: a fixed schedule's games, issued or not (None: only the issued are known)."""
+    from arena.runner.play.outputs import run_complete
+
+    if run_complete(folder, games):
+        return f"{name}: complete, {games} games"
+    if total is not None:
+        return f"{name}: {games} of {total} games"
+    return f"{name}: {games} of {issued} games issued so far"
+
+
+whole_paragraphs(app)  # last: every command is registered by now

@@ -1,0 +1,1 @@
+"""The HTML report of a tournament or league folder (``arena report``)."""

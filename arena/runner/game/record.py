@@ -1,0 +1,197 @@
+"""Game records: everything needed to replay and verify a refereed game, as JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.engine import IllegalActionError, get_game
+from arena.protocol.messages import Termination
+from arena.results import GameOutcome, Pairing
+from arena.runner.game.disk import write_atomic
+
+RECORD_FORMAT = "arena-game-record"
+RECORD_VERSION = 1
+
+
+
+def final_ranks(engine_ranks: list[int] | tuple[int, ...], failed: list[bool]) -> list[int]:
+    """Ranks after forfeits: seats that failed share last place; the others keep the order of
+    the game's result among themselves (ties still shared)."""
+    n = len(engine_ranks)
+    ok = [s for s in range(n) if not failed[s]]
+    ranks = [0] * n
+    for s in ok:
+        ranks[s] = 1 + sum(1 for o in ok if engine_ranks[o] < engine_ranks[s])
+    for s in range(n):
+        if failed[s]:
+            ranks[s] = len(ok) + 1
+    return ranks
+
+
+@dataclass
+class GameRecord:
+    """A refereed game. ``decisions`` holds ``[seat, index, milliseconds, by, action]`` per
+    decision: the index into the legal actions, the time the bot took, ``by`` is ``"bot"`` or
+    ``"fallback"`` (a failed or built-in seat), and the action itself."""
+
+    game_id: str
+    game: str
+    rules_version: str
+    seed: int
+    num_players: int
+    time_control: dict[str, int]
+    seats: list[dict[str, Any]]
+    decisions: list[list[Any]] = field(default_factory=list)
+    terminations: list[dict[str, Any]] = field(default_factory=list)
+    result: dict[str, Any] = field(default_factory=dict)
+    ranks: list[int] = field(default_factory=list)
+    rounds: int | None = None
+    events: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": RECORD_FORMAT,
+            "format_version": RECORD_VERSION,
+            "game_id": self.game_id,
+            "game": self.game,
+            "rules_version": self.rules_version,
+            "seed": self.seed,
+            "num_players": self.num_players,
+            "time_control": self.time_control,
+            "seats": self.seats,
+            "decisions": self.decisions,
+            "terminations": self.terminations,
+            "result": self.result,
+            "ranks": self.ranks,
+            "rounds": self.rounds,
+            "events": self.events,
+            "duration_s": self.duration_s,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GameRecord:
+        if d.get("format") != RECORD_FORMAT:
+            raise ValueError("not an Arena game record (format field missing or different)")
+        if d.get("format_version") != RECORD_VERSION:
+            raise ValueError(f"game record version {d.get('format_version')!r} is not supported")
+        try:
+            return cls(
+                game_id=d["game_id"], game=d["game"], rules_version=d["rules_version"],
+                seed=d["seed"], num_players=d["num_players"], time_control=d["time_control"],
+                seats=d["seats"], decisions=d["decisions"], terminations=d["terminations"],
+                result=d["result"], ranks=d["ranks"], rounds=d.get("rounds"),
+                events=d.get("events", []), duration_s=d.get("duration_s", 0.0),
+            )
+        except KeyError as exc:
+            raise ValueError(f"game record is missing the field {exc.args[0]!r}") from None
+
+    def outcome(self, pairing: Pairing) -> GameOutcome:
+        """This game's result as the journal keeps it, for the game ``pairing`` issued."""
+        return GameOutcome(
+            pairing.game_id, pairing.index, pairing.round, pairing.table, pairing.bots,
+            pairing.seed, tuple(self.result["scores"]), tuple(self.ranks),
+            tuple(Termination(t["reason"]) for t in self.terminations),
+            tuple(t["detail"] for t in self.terminations),
+        )
+
+    def save(self, path: str | Path) -> None:
+        """Write the record as JSON (atomically: a temporary file, then a rename)."""
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(p, json.dumps(self.to_dict(), separators=(",", ":")))
+
+    @classmethod
+    def load(cls, path: str | Path) -> GameRecord:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+def record_summary(record: GameRecord) -> dict[str, Any]:
+    """The outcome of a game as plain data: game, rules version, seed, rounds, decisions, and
+    per seat: player, score, rank (after forfeits), termination reason and score breakdown."""
+    return {
+        "game": record.game,
+        "rules_version": record.rules_version,
+        "seed": record.seed,
+        "rounds": record.rounds,
+        "decisions": len(record.decisions),
+        "game_id": record.game_id,
+        "players": [
+            {
+                "seat": s,
+                "player": record.seats[s]["bot"],
+                "version": record.seats[s]["version"],
+                "score": record.result["scores"][s],
+                "rank": record.ranks[s],
+                "termination": record.terminations[s]["reason"],
+                "detail": record.terminations[s]["detail"],
+                "breakdown": record.result["breakdown"][s],
+            }
+            for s in range(record.num_players)
+        ],
+    }
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    ok: bool
+    problems: list[str]
+    decisions: int
+
+
+def verify(record: GameRecord) -> ReplayReport:
+    """Re-run ``record`` through the engine and compare everything it claims.
+
+    Checks the rules version, that each decision was asked of the recorded seat and is a legal
+    index naming the recorded action, that the game ends exactly after the last decision, and
+    that scores, engine ranks, breakdown and final ranks are what the record says.
+    """
+    problems: list[str] = []
+    game = get_game(record.game)
+    if record.rules_version != game.rules_version:
+        return ReplayReport(False, [
+            f"recorded under rules {record.rules_version!r}, this engine is {game.rules_version!r}"
+        ], 0)
+    state = game.new_state(record.num_players, seed=record.seed)
+    for k, (seat, index, _ms, _by, action) in enumerate(record.decisions):
+        if state.is_terminal:
+            problems.append(f"decision {k}: the game was already over")
+            break
+        if state.current_player != seat:
+            problems.append(f"decision {k}: seat {state.current_player} to act, record says {seat}")
+            break
+        keys = state.legal_keys()
+        if type(index) is int and 0 <= index < len(keys) and state.action_of(keys[index]) != action:
+            problems.append(f"decision {k}: index {index} is {state.action_of(keys[index])}, "
+                            f"record says {action}")
+            break
+        try:
+            state.apply_index(index)
+        except IllegalActionError as exc:
+            problems.append(f"decision {k}: {exc}")
+            break
+    else:
+        if not state.is_terminal:
+            problems.append("the record ends before the game does")
+        else:
+            result = state.result().to_dict()
+            for key in ("scores", "ranks", "breakdown"):
+                if result[key] != record.result.get(key):
+                    problems.append(f"{key}: replay gives {result[key]}, record says "
+                                    f"{record.result.get(key)}")
+            failed = [t["reason"] != Termination.OK for t in record.terminations]
+            if len(failed) == record.num_players:
+                expect = final_ranks(result["ranks"], failed)
+                if expect != record.ranks:
+                    problems.append(f"final ranks: replay gives {expect}, record says "
+                                    f"{record.ranks}")
+            else:
+                problems.append("terminations do not list every seat")
+    return ReplayReport(not problems, problems, len(record.decisions))

@@ -1,0 +1,521 @@
+"""Tournament configuration: one TOML file, every field validated with a message that names it.
+
+    name = "example"                 # letters, digits, '.', '_', '-'
+    game = "stoneage"
+    format = "round-robin"           # round-robin | swiss | gauntlet
+    players = 4                      # players per table, 2..4
+    rounds = 1                       # round-robin/gauntlet: repetitions; swiss: rounds
+    max_games = 200                  # optional, not swiss: a balanced subset of at most this many
+    seat_rotation = true             # play every seat rotation of each table (same seed);
+                                     # default: true, except swiss (one game per table, seats
+                                     # assigned to even out each bot's seat history)
+    seed = 1                         # optional master seed, public: it decides every game
+                                     # (schedule, dice, bots' seeds), here or anywhere;
+                                     # without it, a secret one is drawn and published when
+                                     # a run ends (a known or guessable seed tells a bot
+                                     # every deck and die)
+    concurrency = 2                  # optional: games at once (default: the number of cores)
+    output = "leaderboards/example"  # optional (default: leaderboards/<name> beside this file)
+    void_retries = 2                 # optional: retries of a void game before the run stops
+    reuse_bots = true                # optional: a worker keeps bot processes for its next
+                                     # games (false: a fresh process for every game)
+    log_cap_mb = 10                  # optional: the most of a bot's output kept in its log
+                                     # per game, MiB (0..10240; the rest is dropped)
+    sandbox = "bwrap"                # optional: every bot runs in a bubblewrap sandbox
+                                     # (arena.runner.game.sandbox); "none" only for trusted bots
+    candidates = ["greedy-py"]       # gauntlet only: the bots the field plays against
+    needs_within = "bots"            # optional: how far the bots' ``needs`` may reach (default:
+                                     # the folder holding each bot's folder; see
+                                     # arena.runner.game.needs)
+
+    [time_control]                   # optional; any of these, in milliseconds
+    decision_ms = 5000
+
+    [executor]                       # optional: where the games run (not part of what the
+    kind = "dask"                    # tournament is: a run may resume on another); "local"
+    address = "tcp://10.0.0.5:8786"  # (the default: processes on this machine) or "dask": the
+    ship_bots = true                 # workers of a Dask cluster (arena.runner.cluster.executor), at
+    wait_for_workers_s = 60          # this scheduler; ship_bots = false for a file system
+                                     # the workers share; how long to wait for a first worker
+    security = { ca = "ca.pem", cert = "me.pem", key = "me.key" }
+                                     # optional: mutual TLS with the scheduler (tls://, which
+                                     # dask:// then means): the cluster's CA, this machine's
+                                     # certificate and key (PEM files)
+
+    [stop]                           # optional: stop once enough is known
+    sprt = { elo0 = 0, elo1 = 10 }   # (arena.runner.play.stop): an SPRT for two players, or
+                                     # intervals = { confidence = 0.99, min_games = 40 }
+                                     # (any table size); the schedule's size is the cap
+
+    [[bots]]
+    path = "../bots/examples/random-py"   # a bot folder, relative to this file
+
+Relative paths in the file are relative to the file's own folder, the default output's too.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import ssl
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.engine import UnknownGameError, get_game
+from arena.runner.game.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import NAME_RULE, BotManifest, ManifestError, read_toml
+from arena.runner.game.needs import NeedsRule
+from arena.runner.game.sandbox import DEFAULT_MODE
+from arena.runner.game.sandbox import MODES as SANDBOX_MODES
+from arena.runner.play.stop import StopRule, parse_stop
+
+FORMATS = ("round-robin", "swiss", "gauntlet")
+_KNOWN = {
+    "name", "game", "format", "players", "rounds", "max_games", "seat_rotation", "seed",
+    "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
+    "reuse_bots", "log_cap_mb", "sandbox", "executor", "stop", "needs_within",
+}
+EXECUTOR_KINDS = ("local", "dask")
+_EXECUTOR_KNOWN = {"kind", "address", "ship_bots", "wait_for_workers_s", "security"}
+_SECURITY_KNOWN = ("ca", "cert", "key")
+#: A host name, an IPv4 address or a bracketed IPv6 address.
+_HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$")
+
+
+#: The most games one tournament file may schedule: beyond this, a typo (rounds = 1e9) more
+#: likely than a plan, and the schedule would not fit in memory.
+MAX_SCHEDULE_GAMES = 1_000_000
+
+
+def schedule_size(fmt: str, bots: int, candidates: int, players: int, rounds: int,
+                  rotation: bool | None) -> int:
+    """How many games a schedule of this shape has (before ``max_games``)."""
+    rotate = rotation if rotation is not None else fmt != "swiss"
+    per_table = players if rotate else 1
+    if fmt == "swiss":
+        return rounds * -(-bots // players) * per_table
+    if fmt == "gauntlet":
+        tables = candidates * math.comb(bots - candidates, players - 1)
+    else:
+        tables = math.comb(bots, players)
+    return rounds * tables * per_table
+
+
+class ConfigError(ValueError):
+    """A tournament file that cannot be used; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class TLSFiles:
+    """Mutual TLS with a Dask scheduler: the cluster's CA certificate, and this machine's
+    certificate (signed by that CA) and its private key; absolute paths of PEM files."""
+
+    ca: str
+    cert: str
+    key: str
+
+
+@dataclass(frozen=True)
+class ExecutorSettings:
+    """Where the games run: ``local``, worker processes on this machine, or ``dask``, the
+    workers of a Dask cluster (:mod:`arena.runner.cluster.executor`). Not part of the tournament's
+    identity: a run may resume on another executor."""
+
+    kind: str = "local"
+    address: str = ""  #: dask: the scheduler, ``tcp://HOST:PORT`` or ``tls://HOST:PORT``
+    #: dask: send each bot's files to the workers (False: the workers see the same paths)
+    ship_bots: bool = True
+    wait_for_workers_s: int = 60  #: dask: how long a run waits for a first worker
+    #: dask: the files of TLS with the scheduler (None: Dask's configuration decides)
+    security: TLSFiles | None = None
+
+
+def scheduler_address(text: str, tls: bool = False) -> str:
+    """``tcp://HOST:PORT`` or ``tls://HOST:PORT`` from either, or from ``dask://HOST:PORT`` or
+    ``HOST:PORT``, which are ``tls://`` if ``tls`` (a certificate is given), else ``tcp://``.
+    Raises ValueError saying what is wrong."""
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "dask", text
+    host, colon, port = rest.rpartition(":")
+    if scheme not in ("tcp", "tls", "dask") or not colon or not _HOST.match(host) \
+            or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{text!r} is not a scheduler address: give tcp://HOST:PORT "
+                         "or tls://HOST:PORT (e.g. tcp://10.0.0.5:8786)")
+    if scheme == "tcp" and tls:
+        raise ValueError(f"{text!r} is unencrypted tcp://, but a certificate is given: give "
+                         "tls://HOST:PORT (or dask://HOST:PORT)")
+    if scheme == "dask":
+        scheme = "tls" if tls else "tcp"
+    return f"{scheme}://{host}:{int(port)}"
+
+
+def tls_problem(files: TLSFiles) -> tuple[str, str] | None:
+    """What is wrong with ``files``, as the name of the file at fault (``ca``, ``cert`` or
+    ``key``) and a line saying why, or None if TLS can use them: each is a readable file,
+    the CA's holds a PEM certificate, and the certificate and key are a pair. Checked before
+    any connection, since Dask says only that a handshake failed, or asks for the passphrase
+    of an encrypted key on the terminal."""
+    for name in _SECURITY_KNOWN:
+        path = getattr(files, name)
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as exc:
+            return name, f"{path}: {exc.strerror or exc}"
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    try:
+        context.load_verify_locations(cafile=files.ca)
+    except (ssl.SSLError, ValueError):
+        return "ca", f"{files.ca} holds no PEM certificate"
+    asked: list[bool] = []
+
+    def passphrase() -> str:
+        asked.append(True)
+        return ""
+
+    try:
+        context.load_cert_chain(files.cert, files.key, password=passphrase)
+    except (ssl.SSLError, ValueError) as exc:
+        if asked:
+            return "key", (f"{files.key} is encrypted: Dask needs a key without a passphrase "
+                           "(openssl ... -nodes)")
+        why = getattr(exc, "reason", None) or str(exc)
+        return "cert", (f"{files.cert} and {files.key} are not a PEM certificate and the "
+                        f"private key that matches it ({why})")
+    return None
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A validated tournament configuration."""
+
+    name: str
+    game: str
+    format: str
+    players: int
+    rounds: int
+    max_games: int | None
+    seat_rotation: bool | None
+    seed: int | None  #: the master seed; None: a secret one, drawn when the run starts
+    concurrency: int
+    output: Path
+    void_retries: int
+    reuse_bots: bool
+    log_cap_mb: int
+    candidates: tuple[str, ...]
+    time_control: TimeControl
+    bots: tuple[BotManifest, ...]
+    source: Path
+    sandbox: str = DEFAULT_MODE  #: how bots are run: "none" or "bwrap" (arena.runner.game.sandbox)
+    executor: ExecutorSettings = field(default_factory=ExecutorSettings)
+    stop: StopRule | None = None  #: when to stop before the schedule's end (the ``[stop]``)
+
+    @property
+    def log_cap(self) -> int:
+        """The cap on a bot's output per game, in bytes."""
+        return self.log_cap_mb * MIB
+
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        return tuple(b.name for b in self.bots)
+
+    def identity(self) -> dict[str, Any]:
+        """What defines the tournament's games: a resumed run must match it exactly.
+
+        Concurrency, the output folder, the log cap, the sandbox and the executor may change
+        between runs; nothing else may (they change where and how bots run, not what the
+        games are). A stopping rule is part of it, as it decides which games are played; a
+        file without one has the identity it had before rules existed.
+        """
+        identity: dict[str, Any] = {
+            "name": self.name,
+            "game": self.game,
+            "rules_version": get_game(self.game).rules_version,
+            "format": self.format,
+            "players": self.players,
+            "rounds": self.rounds,
+            "max_games": self.max_games,
+            "seat_rotation": self.seat_rotation,
+            "seed": self.seed,
+            "candidates": list(self.candidates),
+            "reuse_bots": self.reuse_bots,
+            "time_control": self.time_control.to_dict(),
+            "bots": [
+                {"name": b.name, "version": b.version, "language": b.language}
+                for b in self.bots
+            ],
+        }
+        if self.stop is not None:
+            identity["stop"] = self.stop.to_dict()
+        return identity
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TournamentConfig:
+    """Read and validate a tournament file, with ``overrides`` of its top-level fields (the
+    command line's; ``time_control`` and ``executor`` entries are merged into the file's
+    tables, except that ``executor`` kind "local" replaces the table), validated as if the
+    file said them. Raises :class:`ConfigError`."""
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"{file}: no such tournament file")
+    data = read_toml(file, ConfigError)
+    apply_overrides(data, overrides or {})
+    return parse_config(data, file)
+
+
+def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> None:
+    """Put the command line's ``overrides`` into a file's ``data``: ``time_control`` and
+    ``executor`` entries are merged into the file's tables (so that ``--executor`` keeps the
+    file's ``security``), except that ``executor`` kind "local" replaces the table."""
+    for key, value in overrides.items():
+        if key == "time_control" or (key == "executor" and value.get("kind") != "local"):
+            table = data.get(key, {})
+            data[key] = {**table, **value} if isinstance(table, dict) else table
+        else:
+            data[key] = value
+
+
+def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
+    """Validate a parsed tournament file (``file`` locates relative paths and messages)."""
+    where = str(file)
+    base = file.parent
+
+    def fail(field: str, problem: str) -> ConfigError:
+        return ConfigError(f"{where}: '{field}' {problem}")
+
+    refuse_unknown(data, _KNOWN, where)
+
+    def text(field: str, default: str | None = None) -> str:
+        value = data.get(field, default)
+        if value is None:
+            raise fail(field, "is required (a string)")
+        if not isinstance(value, str) or not value.strip():
+            raise fail(field, "must be a non-empty string")
+        return value
+
+    def whole(field: str, low: int, high: int | None = None, default: int | None = None) -> int:
+        return whole_number(data, field, low, high, default, fail)
+
+    name = text("name")
+    if not NAME_RULE.match(name):
+        raise fail("name", f"{name!r} must be 1-64 letters, digits, '.', '_' or '-'")
+    game_name = text("game")
+    try:
+        game = get_game(game_name)
+    except UnknownGameError as exc:
+        raise fail("game", str(exc)) from None
+    fmt = text("format")
+    if fmt not in FORMATS:
+        raise fail("format", f"must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    players = whole("players", game.min_players, game.max_players)
+    rounds = whole("rounds", 1, default=1)
+    max_games = None if "max_games" not in data else whole("max_games", 1)
+    rotation = data.get("seat_rotation")
+    if rotation is not None and type(rotation) is not bool:
+        raise fail("seat_rotation", f"must be true or false, got {rotation!r}")
+    reuse = data.get("reuse_bots", True)
+    if type(reuse) is not bool:
+        raise fail("reuse_bots", f"must be true or false, got {reuse!r}")
+    if max_games is not None and fmt == "swiss":
+        raise fail("max_games", "does not apply to a swiss tournament: its size is 'rounds'")
+    # No seed: the tournament draws a secret one (Tournament), which no entrant can guess
+    # until the standings publish it.
+    seed = whole("seed", 0) if "seed" in data else None
+    concurrency = whole("concurrency", 1, 64, default=os.cpu_count() or 1)
+    void_retries = whole("void_retries", 0, 100, default=2)
+    log_cap_mb = whole("log_cap_mb", 0, MAX_LOG_CAP_MB, default=DEFAULT_LOG_CAP // MIB)
+    sandbox = text("sandbox", DEFAULT_MODE)
+    if sandbox not in SANDBOX_MODES:
+        raise fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
+    # Beside the file by default, as every other relative path in it: the same folder
+    # whichever directory the run is started from.
+    output = Path(text("output")) if "output" in data else Path("leaderboards") / name
+    output = Path(os.path.normpath(output if output.is_absolute() else base / output))
+
+    time_control = parse_time_control(data.get("time_control", {}), fail)
+    executor = parse_executor(data.get("executor", {}), fail, base)
+
+    rule = NeedsRule(_needs_within(data, base, fail)).guarding(
+        "the tournament's output folder", output)
+    raw_bots = data.get("bots")
+    if not isinstance(raw_bots, list) or not raw_bots:
+        raise fail("bots", "must list the bots, one [[bots]] table each with a 'path'")
+    bots: list[BotManifest] = []
+    for i, entry in enumerate(raw_bots):
+        if not isinstance(entry, dict) or set(entry) != {"path"} or not isinstance(
+            entry["path"], str
+        ):
+            raise fail(f"bots[{i}]", "must be a table with exactly one string field 'path'")
+        folder = Path(entry["path"])
+        folder = Path(os.path.normpath(folder if folder.is_absolute() else base / folder))
+        try:
+            bots.append(BotManifest.load(folder, rule))
+        except ManifestError as exc:
+            raise fail(f"bots[{i}]", str(exc)) from None
+    names = [b.name for b in bots]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise fail("bots", f"names must be unique; twice: {', '.join(dupes)}")
+
+    raw_candidates = data.get("candidates", [])
+    if not isinstance(raw_candidates, list) or not all(isinstance(c, str) for c in raw_candidates):
+        raise fail("candidates", "must be a list of bot names")
+    candidates = tuple(raw_candidates)
+    if fmt == "gauntlet":
+        if not candidates:
+            raise fail("candidates", "are required for a gauntlet: the bots the field plays")
+        missing = [c for c in candidates if c not in names]
+        if missing:
+            raise fail("candidates", f"{', '.join(missing)} not among the bots "
+                                     f"({', '.join(names)})")
+        field = len(names) - len(candidates)
+        if field < players - 1:
+            raise fail("players", f"{players} needs a field of at least {players - 1} bots "
+                                  f"besides the candidates; there are {field}")
+    elif candidates:
+        raise fail("candidates", f"only a gauntlet has candidates, not a {fmt}")
+    elif len(bots) < players:
+        raise fail("bots", f"{len(bots)} bots cannot fill a table of {players}")
+
+    size = schedule_size(fmt, len(names), len(candidates), players, rounds, rotation)
+    if max_games is not None:
+        size = min(size, max_games)
+    if size > MAX_SCHEDULE_GAMES:
+        raise fail("rounds", f"this schedule would have {size:,} games, more than the "
+                             f"{MAX_SCHEDULE_GAMES:,} a tournament may have; lower 'rounds' "
+                             "or set 'max_games'")
+
+    stop = None if "stop" not in data else parse_stop(data["stop"], fail, fmt, players, names,
+                                                      rotation)
+
+    config = TournamentConfig(
+        name=name, game=game_name, format=fmt, players=players, rounds=rounds,
+        max_games=max_games, seat_rotation=rotation, seed=seed, concurrency=concurrency,
+        output=output, void_retries=void_retries, reuse_bots=reuse, log_cap_mb=log_cap_mb,
+        candidates=candidates,
+        time_control=time_control, bots=tuple(bots), source=file, sandbox=sandbox,
+        executor=executor, stop=stop,
+    )
+    # The schedule itself must be possible (e.g. max_games holds at least one table's games).
+    from arena.runner.play.schedule import make_scheduler
+
+    try:
+        make_scheduler(fmt, tuple(names), players, seed or 0, rounds, rotation, max_games,
+                       candidates)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    return config
+
+
+def _needs_within(data: dict[str, Any], base: Path,
+                  fail: Callable[[str, str], ConfigError]) -> Path | None:
+    """The folder ``needs_within`` names (relative to the file's), or None if not given."""
+    if "needs_within" not in data:
+        return None
+    raw = data["needs_within"]
+    if not isinstance(raw, str) or not raw.strip():
+        raise fail("needs_within", "must be a folder (a non-empty string)")
+    folder = (base / raw).resolve()
+    if not folder.is_dir():
+        raise fail("needs_within", f"{raw!r}: {folder} is not a folder")
+    return folder
+
+
+def refuse_unknown(data: dict[str, Any], known: set[str], where: str) -> None:
+    """One error naming every field of ``data`` not in ``known`` (a typo, most often)."""
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"{where}: unknown field(s): {', '.join(unknown)} "
+                          f"(known: {', '.join(sorted(known))})")
+
+
+def parse_time_control(raw: Any, fail: Callable[[str, str], ConfigError]) -> TimeControl:
+    """The ``[time_control]`` table; ``fail(field, problem)`` makes the error."""
+    if not isinstance(raw, dict):
+        raise fail("time_control", "must be a table")
+    try:
+        return TimeControl.from_dict(raw)
+    except (ValueError, TypeError) as exc:
+        raise fail("time_control", str(exc)) from None
+
+
+def whole_number(data: dict[str, Any], field: str, low: int, high: int | None,
+                 default: int | None, fail: Callable[[str, str], ConfigError]) -> int:
+    """The whole number ``data[field]`` (``default`` if absent; None: required) within
+    low..high (no upper bound for None); ``fail(field, problem)`` makes the error."""
+    value = data.get(field, default)
+    if value is None:
+        raise fail(field, "is required (a whole number)")
+    if type(value) is not int:
+        raise fail(field, f"must be a whole number, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise fail(field, f"must be {bound}, got {value}")
+    return value
+
+
+def parse_executor(raw: Any, fail: Callable[[str, str], ConfigError],
+                   base: Path) -> ExecutorSettings:
+    """The ``[executor]`` table; ``fail(field, problem)`` makes the error; ``base`` is the
+    folder its paths are relative to."""
+    if not isinstance(raw, dict):
+        raise fail("executor", "must be a table")
+    unknown = sorted(set(raw) - _EXECUTOR_KNOWN)
+    if unknown:
+        raise fail("executor", f"has unknown field(s): {', '.join(unknown)} "
+                               f"(known: {', '.join(sorted(_EXECUTOR_KNOWN))})")
+    kind = raw.get("kind", "local")
+    if kind not in EXECUTOR_KINDS:
+        raise fail("executor.kind", f"must be one of {', '.join(EXECUTOR_KINDS)}, got {kind!r}")
+    if kind == "local":
+        extra = sorted(set(raw) - {"kind"})
+        if extra:
+            raise fail("executor", f"{', '.join(extra)} only apply to kind = \"dask\"")
+        return ExecutorSettings()
+    address = raw.get("address")
+    if not isinstance(address, str):
+        raise fail("executor.address", "is required for kind = \"dask\": the scheduler, "
+                                       "tcp://HOST:PORT")
+    security = None if "security" not in raw else parse_security(raw["security"], fail, base)
+    try:
+        address = scheduler_address(address, tls=security is not None)
+    except ValueError as exc:
+        raise fail("executor.address", str(exc)) from None
+    ship = raw.get("ship_bots", True)
+    if type(ship) is not bool:
+        raise fail("executor.ship_bots", f"must be true or false, got {ship!r}")
+    wait = raw.get("wait_for_workers_s", ExecutorSettings.wait_for_workers_s)
+    if type(wait) is not int or not 0 <= wait <= 86400:
+        raise fail("executor.wait_for_workers_s", f"must be 0..86400 seconds, got {wait!r}")
+    return ExecutorSettings("dask", address, ship, wait, security)
+
+
+def parse_security(raw: Any, fail: Callable[[str, str], ConfigError], base: Path) -> TLSFiles:
+    """``[executor] security``: the CA's, this machine's certificate and key files, relative
+    to ``base``, checked (:func:`tls_problem`)."""
+    shape = "must be a table { ca = ..., cert = ..., key = ... } of PEM files"
+    if not isinstance(raw, dict):
+        raise fail("executor.security", shape)
+    unknown = sorted(set(raw) - set(_SECURITY_KNOWN))
+    missing = [k for k in _SECURITY_KNOWN if k not in raw]
+    wrong = ([f"unknown: {', '.join(unknown)}"] if unknown else []) + (
+        [f"missing: {', '.join(missing)}"] if missing else [])
+    if wrong:
+        raise fail("executor.security", f"{shape}; {'; '.join(wrong)}")
+    paths = {}
+    for name in _SECURITY_KNOWN:
+        value = raw[name]
+        if not isinstance(value, str) or not value.strip():
+            raise fail(f"executor.security.{name}", "must be the path of a PEM file")
+        path = Path(value).expanduser()
+        paths[name] = os.path.normpath(path if path.is_absolute() else base / path)
+    files = TLSFiles(**paths)
+    problem = tls_problem(files)
+    if problem is not None:
+        raise fail(f"executor.security.{problem[0]}", problem[1])
+    return files
