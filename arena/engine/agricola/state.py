@@ -65,14 +65,13 @@ from arena.engine.agricola.parts import (
     FIXED,
     animal_options,
     apply,
-    byte_table,
     fixed_part,
     keep_animals,
     options,
     pasture_masks,
-    usable_mask,
 )
 from arena.engine.agricola.pastures import SHAPES, cells_of
+from arena.engine.agricola.usable import byte_table, usable_mask
 from arena.engine.agricola.views import AgricolaViews
 from arena.engine.api import Game
 from arena.engine.chance import Chance
