@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.engine import IllegalActionError, get_game
 from arena.protocol.messages import Termination
@@ -14,7 +14,32 @@ from arena.runner.game.disk import write_atomic
 
 RECORD_FORMAT = "arena-game-record"
 RECORD_VERSION = 1
+#: Who made a decision: the seat's bot, or the seeded random fallback (a seat whose bot failed,
+#: or a built-in player).
+BY_BOT = "bot"
+BY_FALLBACK = "fallback"
 
+
+class Decision(NamedTuple):
+    """One decision of a game: the ``seat`` that acted, its ``choice`` (an index into the
+    legal actions), the milliseconds its bot took (``ms``, 0 for a fallback), who chose (``by``:
+    :data:`BY_BOT` or :data:`BY_FALLBACK`) and the ``action`` itself. A record keeps it on disk
+    as a JSON list in this order, which a tuple writes as it is."""
+
+    seat: int
+    choice: int
+    ms: float
+    by: str
+    action: dict[str, Any]
+
+    @classmethod
+    def from_list(cls, k: int, entry: Any) -> Decision:
+        """Decision number ``k`` as a record on disk holds it; ValueError if it is not a list
+        of five."""
+        if not isinstance(entry, list) or len(entry) != len(cls._fields):
+            raise ValueError(f"game record decision {k} is not a list of "
+                             f"{', '.join(cls._fields)}")
+        return cls(*entry)
 
 
 def final_ranks(engine_ranks: list[int] | tuple[int, ...], failed: list[bool]) -> list[int]:
@@ -33,9 +58,8 @@ def final_ranks(engine_ranks: list[int] | tuple[int, ...], failed: list[bool]) -
 
 @dataclass
 class GameRecord:
-    """A refereed game. ``decisions`` holds ``[seat, index, milliseconds, by, action]`` per
-    decision: the index into the legal actions, the time the bot took, ``by`` is ``"bot"`` or
-    ``"fallback"`` (a failed or built-in seat), and the action itself."""
+    """A refereed game: every :class:`Decision` in the order they were made, how each seat's
+    part ended, and the result."""
 
     game_id: str
     game: str
@@ -44,7 +68,7 @@ class GameRecord:
     num_players: int
     time_control: dict[str, int]
     seats: list[dict[str, Any]]
-    decisions: list[list[Any]] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
     terminations: list[dict[str, Any]] = field(default_factory=list)
     result: dict[str, Any] = field(default_factory=dict)
     ranks: list[int] = field(default_factory=list)
@@ -82,7 +106,9 @@ class GameRecord:
             return cls(
                 game_id=d["game_id"], game=d["game"], rules_version=d["rules_version"],
                 seed=d["seed"], num_players=d["num_players"], time_control=d["time_control"],
-                seats=d["seats"], decisions=d["decisions"], terminations=d["terminations"],
+                seats=d["seats"],
+                decisions=[Decision.from_list(k, x) for k, x in enumerate(d["decisions"])],
+                terminations=d["terminations"],
                 result=d["result"], ranks=d["ranks"], rounds=d.get("rounds"),
                 events=d.get("events", []), duration_s=d.get("duration_s", 0.0),
             )

@@ -32,7 +32,7 @@ from arena.runner.game.botlog import DEFAULT_LOG_CAP, BotLog
 from arena.runner.game.clock import Clock, TimeControl
 from arena.runner.game.manifest import BotManifest
 from arena.runner.game.processes import BotStartError, RunningBot
-from arena.runner.game.record import GameRecord, final_ranks
+from arena.runner.game.record import BY_BOT, BY_FALLBACK, Decision, GameRecord, final_ranks
 from arena.runner.game.sandbox import DEFAULT_MODE
 from arena.runner.game.stable import SHUTDOWN_GRACE_S, Session, Stable
 from arena.seeds import bot_seed, check_seed_key, fallback_rng, game_label, user_seed_key
@@ -235,17 +235,17 @@ class Referee:
         """Run the whole game (after :meth:`launch` and :meth:`handshake`)."""
         t_start = time.monotonic()
         state = self.start_game()
-        decisions: list[list[Any]] = []
+        decisions: list[Decision] = []
         while not state.is_terminal:
             seat = self.seats[state.current_player]  # type: ignore[index]
             got = self.ask(seat, state) if seat.live else None
             if got is None:
                 index = seat.rng.randrange(state.num_legal())
-                by, used = "fallback", 0.0
+                by, used = BY_FALLBACK, 0.0
             else:
-                (index, used), by = got, "bot"
+                (index, used), by = got, BY_BOT
             action = state.action_of(state.legal_keys()[index])
-            decisions.append([seat.seat, index, round(used, 3), by, action])
+            decisions.append(Decision(seat.seat, index, round(used, 3), by, action))
             state.apply_index(index)
         self.finished = True
         result = state.result()
