@@ -18,9 +18,10 @@ A game task (:func:`play_task`) first announces its attempt to the organiser (an
 run's topic: Dask retries a task lost with a worker without telling anyone, and the journal
 counts every attempt); then it finds each bot's files, fetching and unpacking a shipped
 package once per worker (:mod:`arena.runner.cluster.shipping`) and running its build step once;
-then a slot plays the game with :func:`arena.runner.play.executor.play_job`, writing the record
-and the bots' logs into a scratch folder of the run. The result carries the record and the
-logs' new bytes home; the worker writes nothing into the organiser's folder.
+then a slot plays the game with :func:`arena.runner.play.executor.referee_job`, writing the
+bots' logs into a scratch folder of the run. The result carries the game as it was played
+(its record and its seats' results) and the logs' new bytes home, where the organiser files
+it as it files a local worker's; the worker writes nothing into the organiser's folder.
 
 The organiser ends a run on the workers with :func:`close_run` (stop its kept bots, send the
 rest of their logs) and abandons it with :func:`abort_run` (kill the bots of its games in
@@ -51,7 +52,6 @@ from pathlib import Path
 from typing import Any
 
 import arena
-from arena.results import GameOutcome
 from arena.runner.cluster.shipping import ShippingError, cache_root, unpack, unpacked
 from arena.runner.game.build import BuildError, built
 from arena.runner.game.manifest import BotManifest, ManifestError
@@ -59,7 +59,7 @@ from arena.runner.game.processes import RunningBot
 from arena.runner.game.sandbox import SandboxError
 from arena.runner.game.stable import Stable
 from arena.runner.play.affinity import WorkerView, available_memory, choose_worker, keep_for_memory
-from arena.runner.play.executor import GameJob, JobStatus, play_job
+from arena.runner.play.executor import GameJob, JobStatus, Played, referee_job
 
 #: A slot closes a run's kept bots after this long without a game of it (its organiser gone).
 STALE_S = 120.0
@@ -123,7 +123,7 @@ class ClusterJob:
 @dataclass(frozen=True)
 class WorkerResult:
     """What a game task returns: a :class:`~arena.runner.play.executor.JobStatus` value (or
-    :data:`LOST_PACKAGE`, :data:`WRONG_VERSION`), the record's JSON for a game played, and
+    :data:`LOST_PACKAGE`, :data:`WRONG_VERSION`), the game :class:`Played` if it was, and
     each bot log's new bytes by its path under the run's ``logs`` folder; and where it was
     played (the worker's address and slot, -1 for none) and which of the run's bots that slot
     keeps idle now."""
@@ -132,9 +132,8 @@ class WorkerResult:
     status: str
     worker: str
     reason: str = ""
-    outcome: GameOutcome | None = None
+    played: Played | None = None
     duration_s: float = 0.0
-    record: bytes | None = None
     logs: dict[str, bytes] = field(default_factory=dict)
     address: str = ""
     slot: int = -1
@@ -309,28 +308,25 @@ class _Slot:
         except SandboxError as exc:
             return WorkerResult(game_id, JobStatus.VOID, label,
                                 f"worker {label} cannot sandbox bots: {exc}")
-        record = place.folder / "games" / f"{game_id}.json"
-        here = dataclasses.replace(job, bot_folders=work.folders, record_path=str(record),
+        here = dataclasses.replace(job, bot_folders=work.folders,
                                    log_dir=str(place.folder / "logs"))
         with self.lock:
             self.playing = work.cjob.run
         try:
-            result = play_job(here, place.stable)
+            result = referee_job(here, place.stable)
         finally:
             with self.lock:
                 self.playing = None
             place.bots[:] = [b for b in place.bots if b.alive()]
             kept = tuple(place.stable.idle)
             self.kept[work.cjob.run] = frozenset(kept)
-        data = record.read_bytes() if result.status is JobStatus.DONE else None
-        record.unlink(missing_ok=True)
         status, reason = result.status, result.reason
         if status is JobStatus.DISK_FULL:  # the worker's disk, not the organiser's
             status, reason = JobStatus.VOID, f"on worker {label}: its disk is full: {reason}"
         elif status is not JobStatus.DONE:
             reason = f"on worker {label}: {reason}"
-        return WorkerResult(game_id, status, label, reason, result.outcome, result.duration_s,
-                            data, self._logs(place), slot=self.index, kept=kept)
+        return WorkerResult(game_id, status, label, reason, result.played, result.duration_s,
+                            self._logs(place), slot=self.index, kept=kept)
 
     def _logs(self, place: _Place) -> dict[str, bytes]:
         """The bytes each of the run's logs gained since they were last sent, by their path
