@@ -3,6 +3,7 @@ built from them where the record is written, and the record written there."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,19 @@ import pytest
 from arena.engine import get_game
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing, SeatResult
-from arena.runner.play.executor import GameJob, JobResult, JobStatus, Played, file_result
+from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
+from arena.runner.game.record import GameRecord
+from arena.runner.play.executor import (
+    GameJob,
+    JobResult,
+    JobStatus,
+    Played,
+    file_result,
+    play_job,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PAIRING = Pairing("r001-t0001-s0", 4, 1, 1, ("alpha", "beta"), 99)
 SEATS = (SeatResult("alpha", 31, 2, Termination.CRASH, "exited with status 3"),
@@ -48,3 +61,27 @@ def test_a_result_without_a_game_is_filed_as_it_is_and_writes_nothing(tmp_path: 
     void = JobResult(PAIRING.game_id, JobStatus.VOID, "no hello from seat 1")
     assert file_result(job(tmp_path / "g.json"), void) is void
     assert not (tmp_path / "g.json").exists()
+
+
+def test_a_job_plays_from_the_manifest_it_carries_not_the_bot_toml_on_disk_now(
+        tmp_path: Path) -> None:
+    # The organiser read the manifest when the run started; the bot's folder is rewritten
+    # since (a bot may write there), and the game is played as the organiser read it.
+    folder = tmp_path / "random-py"
+    shutil.copytree(ROOT / "bots" / "examples" / "random-py", folder)
+    manifest = BotManifest.load(folder)
+    (folder / "bot.toml").write_text('name = "random-py"\ncommand = ["false"]\nneeds = ["/"]\n')
+    pairing = Pairing("g1", 0, 1, 0, ("random-py", "second"), 5)
+    played = play_job(GameJob(
+        pairing, get_game("stoneage"), {"random-py": manifest, "second": manifest},
+        TimeControl(handshake_ms=10_000, decision_ms=2_000).to_dict(),
+        str(tmp_path / "games" / "g1.json"), str(tmp_path / "logs"), b"k" * 32,
+        sandbox="none"))
+    assert played.status is JobStatus.DONE, played.reason
+    assert played.outcome is not None
+    assert played.outcome.terminations[0] == Termination.OK
+    assert GameRecord.load(tmp_path / "games" / "g1.json").seat_results == (
+        SeatResult("random-py", played.outcome.scores[0], played.outcome.ranks[0],
+                   Termination.OK),
+        SeatResult("second", played.outcome.scores[1], played.outcome.ranks[1],
+                   Termination.OK))

@@ -205,8 +205,7 @@ class DaskExecutor(Executor):
         self._log_dir = Path(job.log_dir)
         bots = job.pairing.bots
         # A bot first seen in a job (a league's, added while it runs) is sent now.
-        new = [self._ship(n, BotManifest.load(Path(job.bot_folders[n])))
-               for n in bots if n not in self.bots]
+        new = [self._ship(n, job.bots[n]) for n in bots if n not in self.bots]
         if any(new):
             try:
                 self._scatter([d for d in new if d])

@@ -187,13 +187,13 @@ def play_task(cjob: ClusterJob) -> WorkerResult:
     if refused is not None or pool is None:
         return refused or WorkerResult(game_id, JobStatus.ERROR, address)
     try:
-        folders = pool.bot_folders(cjob)
+        manifests = pool.bot_manifests(cjob)
     except LostPackage as exc:
         return WorkerResult(game_id, LOST_PACKAGE, pool.label, str(exc), address=address)
     except (ShippingError, BuildError, ManifestError, OSError) as exc:
         return WorkerResult(game_id, JobStatus.VOID, pool.label,
                             f"on worker {pool.label}: {exc}", address=address)
-    return dataclasses.replace(pool.play(cjob, folders), address=address)
+    return dataclasses.replace(pool.play(cjob, manifests), address=address)
 
 
 async def close_run(run: str) -> dict[str, bytes]:
@@ -235,7 +235,7 @@ class _Place:
 @dataclass
 class _Play:
     cjob: ClusterJob
-    folders: dict[str, str]
+    manifests: dict[str, BotManifest]
     reply: concurrent.futures.Future[WorkerResult]
 
 
@@ -308,7 +308,7 @@ class _Slot:
         except SandboxError as exc:
             return WorkerResult(game_id, JobStatus.VOID, label,
                                 f"worker {label} cannot sandbox bots: {exc}")
-        here = dataclasses.replace(job, bot_folders=work.folders,
+        here = dataclasses.replace(job, bots=work.manifests,
                                    log_dir=str(place.folder / "logs"))
         with self.lock:
             self.playing = work.cjob.run
@@ -393,14 +393,17 @@ class SlotPool:
         self.scratch = Path(tempfile.mkdtemp(prefix="arena-worker-"))
         self.slots = [_Slot(self, i) for i in range(slots)]
         self._turn = threading.Condition()  # guards the slots' ``free``
-        self._ready: dict[tuple[str, str], str] = {}  # (package key, sandbox) -> folder
+        #: (package key, sandbox) -> the manifest of its files ready to play
+        self._ready: dict[tuple[str, str], BotManifest] = {}
         self._preparing = threading.Lock()
 
-    def bot_folders(self, cjob: ClusterJob) -> dict[str, str]:
-        """Each bot's folder on this worker, its package unpacked and its build step run
-        (once per package and sandbox mode)."""
+    def bot_manifests(self, cjob: ClusterJob) -> dict[str, BotManifest]:
+        """Each bot's manifest on this worker, by the name it plays under: its package
+        unpacked, its build step run and its manifest read once per package and sandbox mode,
+        then kept for the games that follow (a bot may rewrite its own folder while it
+        plays)."""
         sandbox = cjob.job.sandbox
-        folders: dict[str, str] = {}
+        manifests: dict[str, BotManifest] = {}
         for name, shipped in cjob.bots.items():
             ready = self._ready.get((shipped.key, sandbox))
             if ready is None:
@@ -409,17 +412,16 @@ class SlotPool:
                     if ready is None:
                         ready = self._ready[shipped.key, sandbox] = self._prepare(shipped,
                                                                                   sandbox)
-            folders[name] = ready
-        return folders
+            manifests[name] = ready
+        return manifests
 
-    def _prepare(self, shipped: ShippedBot, sandbox: str) -> str:
+    def _prepare(self, shipped: ShippedBot, sandbox: str) -> BotManifest:
         folder = Path(shipped.folder)
         if shipped.dataset:
             files = unpacked(self.cache, shipped.key) or unpack(self.cache, shipped.key,
                                                                _fetch(shipped.dataset))
             folder = files / shipped.folder
-        manifest = built(BotManifest.load(folder), sandbox, self.scratch / "build")
-        return str(manifest.folder)
+        return built(BotManifest.load(folder), sandbox, self.scratch / "build")
 
     def keep(self) -> int:
         """How many idle bot processes a slot keeps for a run starting now: a share of the
@@ -441,7 +443,7 @@ class SlotPool:
         assert chosen is not None
         return self.slots[chosen]
 
-    def play(self, cjob: ClusterJob, folders: dict[str, str]) -> WorkerResult:
+    def play(self, cjob: ClusterJob, manifests: dict[str, BotManifest]) -> WorkerResult:
         # Dask runs at most as many games at once as there are slots (the worker's ``game``
         # resources), so a slot is free at once, but for a moment after another game's end.
         with self._turn:
@@ -450,7 +452,7 @@ class SlotPool:
             slot.free = False
         try:
             reply: concurrent.futures.Future[WorkerResult] = concurrent.futures.Future()
-            slot.ask(_Play(cjob, folders, reply))
+            slot.ask(_Play(cjob, manifests, reply))
             return reply.result()
         finally:
             with self._turn:

@@ -2,19 +2,20 @@
 in one of a fixed set of worker processes on this machine. A cluster executor can implement the
 same four methods without the scheduler or the tournament loop changing.
 
-A job is plain data (the pairing, the bots' folders, the time control, where to write the
-record, the tournament's secret seed key, which workers are trusted to hold and bots never
-see); a worker plays it with :func:`arena.runner.game.referee.play_game` and sends back a
-:class:`JobResult` with the game as it was played (:class:`Played`: the record's JSON and each
-seat's result) and the bots it now keeps idle. The organiser files it (:func:`file_result`):
-it writes the record and builds the game's :class:`~arena.results.GameOutcome` there, whichever
-executor played the game, so records and the journal are written on one machine by one
-process, and a worker never writes into the tournament's folder. Each game goes
-to the free worker that keeps most of its bots (:mod:`arena.runner.play.affinity`). Workers ignore
-SIGINT (the tournament decides what Ctrl-C means); SIGTERM makes a worker kill its game's bots
-and exit, and so does the runner's death, however it dies (a lifeline pipe). Each worker is a
-supervisor and a child that plays (:mod:`arena.runner.play.supervise`), so a worker
-SIGKILLed, either process of it, leaves nothing it started running.
+A job is plain data (the pairing, the bots' manifests as the organiser read them, the time
+control, where to write the record, the tournament's secret seed key, which workers are
+trusted to hold and bots never see); a worker plays it with
+:func:`arena.runner.game.referee.play_game` and sends back a :class:`JobResult` with the game
+as it was played (:class:`Played`: the record's JSON and each seat's result) and the bots it
+now keeps idle. The organiser files it (:func:`file_result`): it writes the record and builds
+the game's :class:`~arena.results.GameOutcome` there, whichever executor played the game, so
+records and the journal are written on one machine by one process, and a worker never writes
+into the tournament's folder. Each game goes to the free worker that keeps most of its bots
+(:mod:`arena.runner.play.affinity`). Workers ignore SIGINT (the tournament decides what Ctrl-C
+means); SIGTERM makes a worker kill its game's bots and exit, and so does the runner's death,
+however it dies (a lifeline pipe). Each worker is a supervisor and a child that plays
+(:mod:`arena.runner.play.supervise`), so a worker SIGKILLed, either process of it, leaves
+nothing it started running.
 
 A worker that dies anyway (the out-of-memory killer, a crash in a native library) costs only
 the game it was playing: the executor starts another in its place and plays that game again,
@@ -73,11 +74,14 @@ DEATHS_IN_A_ROW = 10
 @dataclass(frozen=True)
 class GameJob:
     """One game to play. ``game`` is the game itself (it pickles by reference to its class),
-    so a worker needs no registry: a game registered only by the organiser's code plays too."""
+    so a worker needs no registry: a game registered only by the organiser's code plays too.
+    ``bots`` holds each bot's manifest by the name it plays under, as the organiser read it
+    when the run started: a worker never reads a ``bot.toml`` again, which a bot could have
+    rewritten in its folder since."""
 
     pairing: Pairing
     game: Game
-    bot_folders: dict[str, str]
+    bots: dict[str, BotManifest]
     time_control: dict[str, int]
     record_path: str
     log_dir: str
@@ -191,7 +195,7 @@ def referee_job(job: GameJob, stable: Stable | None = None) -> JobResult:
     try:
         # A bot plays under the name its pairing gives it: a tournament's is its manifest's,
         # a league's is the bot's name and version (two versions of one bot may meet).
-        bots = [_named(BotManifest.load(job.bot_folders[name]), name) for name in p.bots]
+        bots = [_named(job.bots[name], name) for name in p.bots]
         record = play_game(job.game, p.seed, bots,
                            TimeControl.from_dict(job.time_control), job.log_dir, p.game_id,
                            stable, log_cap=job.log_cap, seed_key=job.seed_key,
