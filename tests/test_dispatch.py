@@ -24,6 +24,7 @@ from test_tournament_e2e import (
 from arena.engine import get_game
 from arena.results import Pairing
 from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
 from arena.runner.play import tournament as tournament_module
 from arena.runner.play.affinity import LOOKAHEAD, WorkerView, keep_for_memory
 from arena.runner.play.config import load_config
@@ -57,14 +58,14 @@ def test_each_game_goes_to_the_free_worker_that_keeps_its_bots(tmp_path: Path) -
     of either group goes to its worker whichever is given first, so no bot starts twice."""
     a = [f"a{k}" for k in range(4)]
     b = [f"b{k}" for k in range(4)]
-    folders = {bot.name: str(bot) for bot in random_bots(tmp_path / "bots", a + b)}
+    manifests = {bot.name: BotManifest.load(bot) for bot in random_bots(tmp_path / "bots", a + b)}
     game = get_game("stoneage")
     out = tmp_path / "out"
     time_control = TimeControl(handshake_ms=10_000, decision_ms=2_000).to_dict()
 
     def job(index: int, bots: list[str]) -> GameJob:
         p = Pairing(f"g{index:03d}", index, index, 0, tuple(bots), 100 + index)
-        return GameJob(p, game, folders, time_control, str(record_file(out, p.game_id)),
+        return GameJob(p, game, manifests, time_control, str(record_file(out, p.game_id)),
                        str(out / "logs"), TEST_SEED_KEY, sandbox="none")
 
     executor = LocalExecutor(2, keep_bots=4)

@@ -35,6 +35,7 @@ from arena.league.store import Entrant, LeagueJournal
 from arena.protocol.messages import FAILURES, Termination
 from arena.results import GameOutcome, Pairing, rotations
 from arena.runner.game.disk import FolderBusyError, FolderLock
+from arena.runner.game.manifest import BotManifest
 from arena.runner.game.sandbox import SandboxError, require_sandbox
 from arena.runner.play.affinity import available_memory, keep_for_memory
 from arena.runner.play.executor import (
@@ -174,6 +175,8 @@ class League:
         self.done_before = self.rated
         self.played = 0
         self.entrants: list[Entrant] = []
+        #: Each bot version's manifest, read from its snapshot when a game first needs it.
+        self.manifests: dict[str, BotManifest] = {}
         self.in_flight: dict[str, tuple[Pairing, float]] = {}
         self.voids = self.journal.void_count()
         self.notices: list[str] = []
@@ -290,9 +293,12 @@ class League:
         return not self._sure_enough() and not self._out_of_reach()
 
     def _job(self, p: Pairing) -> GameJob:
-        folders = {e.key: str(self.folder / e.folder) for e in self.entrants}
+        for e in self.entrants:
+            if e.key in p.bots and e.key not in self.manifests:
+                self.manifests[e.key] = BotManifest.load(self.folder / e.folder)
         return GameJob(
-            pairing=p, game=get_game(self.config.game), bot_folders=folders,
+            pairing=p, game=get_game(self.config.game),
+            bots={key: self.manifests[key] for key in p.bots},
             time_control=self.config.time_control.to_dict(),
             record_path=str(record_file(self.folder, p.game_id)),
             log_dir=str(self.folder / "logs"), log_cap=self.config.log_cap,

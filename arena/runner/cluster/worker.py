@@ -18,9 +18,10 @@ A game task (:func:`play_task`) first announces its attempt to the organiser (an
 run's topic: Dask retries a task lost with a worker without telling anyone, and the journal
 counts every attempt); then it finds each bot's files, fetching and unpacking a shipped
 package once per worker (:mod:`arena.runner.cluster.shipping`) and running its build step once;
-then a slot plays the game with :func:`arena.runner.play.executor.play_job`, writing the record
-and the bots' logs into a scratch folder of the run. The result carries the record and the
-logs' new bytes home; the worker writes nothing into the organiser's folder.
+then a slot plays the game with :func:`arena.runner.play.executor.referee_job`, writing the
+bots' logs into a scratch folder of the run. The result carries the game as it was played
+(its record and its seats' results) and the logs' new bytes home, where the organiser files
+it as it files a local worker's; the worker writes nothing into the organiser's folder.
 
 The organiser ends a run on the workers with :func:`close_run` (stop its kept bots, send the
 rest of their logs) and abandons it with :func:`abort_run` (kill the bots of its games in
@@ -51,7 +52,6 @@ from pathlib import Path
 from typing import Any
 
 import arena
-from arena.results import GameOutcome
 from arena.runner.cluster.shipping import ShippingError, cache_root, unpack, unpacked
 from arena.runner.game.build import BuildError, built
 from arena.runner.game.manifest import BotManifest, ManifestError
@@ -59,7 +59,7 @@ from arena.runner.game.processes import RunningBot
 from arena.runner.game.sandbox import SandboxError
 from arena.runner.game.stable import Stable
 from arena.runner.play.affinity import WorkerView, available_memory, choose_worker, keep_for_memory
-from arena.runner.play.executor import GameJob, JobStatus, play_job
+from arena.runner.play.executor import GameJob, JobStatus, Played, referee_job
 
 #: A slot closes a run's kept bots after this long without a game of it (its organiser gone).
 STALE_S = 120.0
@@ -123,7 +123,7 @@ class ClusterJob:
 @dataclass(frozen=True)
 class WorkerResult:
     """What a game task returns: a :class:`~arena.runner.play.executor.JobStatus` value (or
-    :data:`LOST_PACKAGE`, :data:`WRONG_VERSION`), the record's JSON for a game played, and
+    :data:`LOST_PACKAGE`, :data:`WRONG_VERSION`), the game :class:`Played` if it was, and
     each bot log's new bytes by its path under the run's ``logs`` folder; and where it was
     played (the worker's address and slot, -1 for none) and which of the run's bots that slot
     keeps idle now."""
@@ -132,9 +132,8 @@ class WorkerResult:
     status: str
     worker: str
     reason: str = ""
-    outcome: GameOutcome | None = None
+    played: Played | None = None
     duration_s: float = 0.0
-    record: bytes | None = None
     logs: dict[str, bytes] = field(default_factory=dict)
     address: str = ""
     slot: int = -1
@@ -188,13 +187,13 @@ def play_task(cjob: ClusterJob) -> WorkerResult:
     if refused is not None or pool is None:
         return refused or WorkerResult(game_id, JobStatus.ERROR, address)
     try:
-        folders = pool.bot_folders(cjob)
+        manifests = pool.bot_manifests(cjob)
     except LostPackage as exc:
         return WorkerResult(game_id, LOST_PACKAGE, pool.label, str(exc), address=address)
     except (ShippingError, BuildError, ManifestError, OSError) as exc:
         return WorkerResult(game_id, JobStatus.VOID, pool.label,
                             f"on worker {pool.label}: {exc}", address=address)
-    return dataclasses.replace(pool.play(cjob, folders), address=address)
+    return dataclasses.replace(pool.play(cjob, manifests), address=address)
 
 
 async def close_run(run: str) -> dict[str, bytes]:
@@ -236,7 +235,7 @@ class _Place:
 @dataclass
 class _Play:
     cjob: ClusterJob
-    folders: dict[str, str]
+    manifests: dict[str, BotManifest]
     reply: concurrent.futures.Future[WorkerResult]
 
 
@@ -309,28 +308,25 @@ class _Slot:
         except SandboxError as exc:
             return WorkerResult(game_id, JobStatus.VOID, label,
                                 f"worker {label} cannot sandbox bots: {exc}")
-        record = place.folder / "games" / f"{game_id}.json"
-        here = dataclasses.replace(job, bot_folders=work.folders, record_path=str(record),
+        here = dataclasses.replace(job, bots=work.manifests,
                                    log_dir=str(place.folder / "logs"))
         with self.lock:
             self.playing = work.cjob.run
         try:
-            result = play_job(here, place.stable)
+            result = referee_job(here, place.stable)
         finally:
             with self.lock:
                 self.playing = None
             place.bots[:] = [b for b in place.bots if b.alive()]
             kept = tuple(place.stable.idle)
             self.kept[work.cjob.run] = frozenset(kept)
-        data = record.read_bytes() if result.status is JobStatus.DONE else None
-        record.unlink(missing_ok=True)
         status, reason = result.status, result.reason
         if status is JobStatus.DISK_FULL:  # the worker's disk, not the organiser's
             status, reason = JobStatus.VOID, f"on worker {label}: its disk is full: {reason}"
         elif status is not JobStatus.DONE:
             reason = f"on worker {label}: {reason}"
-        return WorkerResult(game_id, status, label, reason, result.outcome, result.duration_s,
-                            data, self._logs(place), slot=self.index, kept=kept)
+        return WorkerResult(game_id, status, label, reason, result.played, result.duration_s,
+                            self._logs(place), slot=self.index, kept=kept)
 
     def _logs(self, place: _Place) -> dict[str, bytes]:
         """The bytes each of the run's logs gained since they were last sent, by their path
@@ -397,14 +393,17 @@ class SlotPool:
         self.scratch = Path(tempfile.mkdtemp(prefix="arena-worker-"))
         self.slots = [_Slot(self, i) for i in range(slots)]
         self._turn = threading.Condition()  # guards the slots' ``free``
-        self._ready: dict[tuple[str, str], str] = {}  # (package key, sandbox) -> folder
+        #: (package key, sandbox) -> the manifest of its files ready to play
+        self._ready: dict[tuple[str, str], BotManifest] = {}
         self._preparing = threading.Lock()
 
-    def bot_folders(self, cjob: ClusterJob) -> dict[str, str]:
-        """Each bot's folder on this worker, its package unpacked and its build step run
-        (once per package and sandbox mode)."""
+    def bot_manifests(self, cjob: ClusterJob) -> dict[str, BotManifest]:
+        """Each bot's manifest on this worker, by the name it plays under: its package
+        unpacked, its build step run and its manifest read once per package and sandbox mode,
+        then kept for the games that follow (a bot may rewrite its own folder while it
+        plays)."""
         sandbox = cjob.job.sandbox
-        folders: dict[str, str] = {}
+        manifests: dict[str, BotManifest] = {}
         for name, shipped in cjob.bots.items():
             ready = self._ready.get((shipped.key, sandbox))
             if ready is None:
@@ -413,17 +412,16 @@ class SlotPool:
                     if ready is None:
                         ready = self._ready[shipped.key, sandbox] = self._prepare(shipped,
                                                                                   sandbox)
-            folders[name] = ready
-        return folders
+            manifests[name] = ready
+        return manifests
 
-    def _prepare(self, shipped: ShippedBot, sandbox: str) -> str:
+    def _prepare(self, shipped: ShippedBot, sandbox: str) -> BotManifest:
         folder = Path(shipped.folder)
         if shipped.dataset:
             files = unpacked(self.cache, shipped.key) or unpack(self.cache, shipped.key,
                                                                _fetch(shipped.dataset))
             folder = files / shipped.folder
-        manifest = built(BotManifest.load(folder), sandbox, self.scratch / "build")
-        return str(manifest.folder)
+        return built(BotManifest.load(folder), sandbox, self.scratch / "build")
 
     def keep(self) -> int:
         """How many idle bot processes a slot keeps for a run starting now: a share of the
@@ -445,7 +443,7 @@ class SlotPool:
         assert chosen is not None
         return self.slots[chosen]
 
-    def play(self, cjob: ClusterJob, folders: dict[str, str]) -> WorkerResult:
+    def play(self, cjob: ClusterJob, manifests: dict[str, BotManifest]) -> WorkerResult:
         # Dask runs at most as many games at once as there are slots (the worker's ``game``
         # resources), so a slot is free at once, but for a moment after another game's end.
         with self._turn:
@@ -454,7 +452,7 @@ class SlotPool:
             slot.free = False
         try:
             reply: concurrent.futures.Future[WorkerResult] = concurrent.futures.Future()
-            slot.ask(_Play(cjob, folders, reply))
+            slot.ask(_Play(cjob, manifests, reply))
             return reply.result()
         finally:
             with self._turn:

@@ -376,9 +376,9 @@ class Tournament:
                 "from the file, while no game has been played) and run again")
 
     def _job(self, p: Pairing) -> GameJob:
-        folders = {b.name: str(b.folder) for b in self.config.bots}
         return GameJob(
-            pairing=p, game=get_game(self.config.game), bot_folders=folders,
+            pairing=p, game=get_game(self.config.game),
+            bots={b.name: b for b in self.config.bots},
             time_control=self.config.time_control.to_dict(),
             record_path=str(record_file(self.folder, p.game_id)),
             log_dir=str(self.folder / "logs"), log_cap=self.config.log_cap,
