@@ -495,6 +495,7 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
     from arena.runner.cluster.executor import executor_factory
     from arena.runner.play.config import parse_config, schedule_size
     from arena.runner.play.journal import JOURNAL
+    from arena.runner.play.ring import RunOptions
     from arena.runner.play.tournament import Tournament
 
     example = Path(__file__).resolve().parents[2] / "bots" / "examples" / "random-py"
@@ -518,7 +519,7 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
     if say is not None:
         say(f"{label}: starting each bot once, then {games} games")
     progress = FieldProgress(say, label, games) if say is not None else None
-    result = Tournament(config, factory, on_snapshot=progress).run()
+    result = Tournament(config, RunOptions(factory, on_snapshot=progress)).run()
     db = sqlite3.connect(folder / "out" / JOURNAL)
     try:
         first, last = db.execute(

@@ -391,7 +391,8 @@ def run(
     from arena.runner.play.config import ConfigError, load_config
     from arena.runner.play.journal import JournalError
     from arena.runner.play.live import render
-    from arena.runner.play.tournament import Tournament, TournamentError
+    from arena.runner.play.ring import RunOptions, TournamentError
+    from arena.runner.play.tournament import Tournament
 
     overrides: dict[str, Any] = {}
     if output is not None:
@@ -427,13 +428,12 @@ def run(
     try:
         if live_view:
             with Live(console=out, refresh_per_second=4, transient=False) as live:
-                tournament = Tournament(config, factory,
-                                        on_snapshot=lambda s: live.update(render(s)),
-                                        stop=stop)
+                tournament = Tournament(config, RunOptions(
+                    factory, on_snapshot=lambda s: live.update(render(s)), stop=stop))
                 _say_rebound(tournament)
                 result = tournament.run()
         else:
-            tournament = Tournament(config, factory, on_snapshot=show_plain, stop=stop)
+            tournament = Tournament(config, RunOptions(factory, on_snapshot=show_plain, stop=stop))
             if tournament.resumed:
                 typer.echo(f"resuming {config.name} in {config.output}")
             _say_rebound(tournament)
