@@ -29,6 +29,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import functools
 import sqlite3
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -149,15 +150,7 @@ class Tournament:
                 self._record_stop()
             # A finished tournament plays nothing: its journal is only read (the standings are
             # written again), so a committed journal stays byte for byte what it was.
-            finished = self.journal.has_results() and not self._unfinished()
-            # The key of the bots' seeds follows from the master seed, so the seed alone
-            # replays every game; the journal keeps the key it was made with.
-            key = tournament_key(self.master_seed)
-            if finished and not self.journal.has_seed_key():  # a journal from before keys
-                self.seed_key = key  # no game will use it, and the journal stays as it is
-            else:
-                self.seed_key = self.journal.seed_key(default=key)
-            if not finished:
+            if not (self.journal.has_results() and not self._unfinished()):
                 # What `arena standings` shows as the total while games are to be issued.
                 total = self.issued if self.stopped_by is not None else \
                     self.scheduler.fixed_total
@@ -167,6 +160,14 @@ class Tournament:
         self.done_before = self.done
         self.queue: list[Pairing] = []  # issued, not handed out, in the order to hand out
         self.playing = False  # whether this run has games to play
+
+    @functools.cached_property
+    def seed_key(self) -> bytes:
+        """The key of the bots' seeds. It follows from the master seed, so the seed alone
+        replays every game; the journal keeps the key it was made with, and stores it when a
+        game first needs it (a finished tournament, which plays nothing, leaves its journal
+        as it is)."""
+        return self.journal.seed_key(default=tournament_key(self.master_seed))
 
     @property
     def settings(self) -> TournamentConfig:
