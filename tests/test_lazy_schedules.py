@@ -28,14 +28,15 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
-from arena.runner.play.config import load_config, schedule_size
+from arena.runner.play.config import load_config
 from arena.runner.play.executor import Executor, GameJob, JobResult, JobStatus
 from arena.runner.play.journal import JOURNAL, Journal
 from arena.runner.play.live import Snapshot
 from arena.runner.play.ring import RunOptions, StopRequest
 from arena.runner.play.schedule import Gauntlet, RoundRobin, Swiss, make_scheduler
-from arena.runner.play.schedule._common import FixedSchedule
 from arena.runner.play.schedule.base import Scheduler
+from arena.runner.play.schedule.fixed import FixedSchedule
+from arena.runner.play.schedule.shape import schedule_size
 from arena.runner.play.tournament import Tournament
 
 

@@ -493,9 +493,10 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
     import sqlite3
 
     from arena.runner.cluster.executor import executor_factory
-    from arena.runner.play.config import parse_config, schedule_size
+    from arena.runner.play.config import parse_config
     from arena.runner.play.journal import JOURNAL
     from arena.runner.play.ring import RunOptions
+    from arena.runner.play.schedule.shape import schedule_size
     from arena.runner.play.tournament import Tournament
 
     example = Path(__file__).resolve().parents[2] / "bots" / "examples" / "random-py"

@@ -60,7 +60,7 @@ from arena.runner.play.live import Snapshot
 from arena.runner.play.outputs import write_standings
 from arena.runner.play.ratings import RatingTracker, Standings
 from arena.runner.play.ring import Choose, Ring, RunOptions, TournamentError
-from arena.runner.play.schedule import make_scheduler
+from arena.runner.play.schedule import scheduler_for
 from arena.runner.play.schedule.base import Scheduler
 from arena.runner.play.stop import StopWatch
 from arena.seeds import tournament_key
@@ -82,10 +82,7 @@ class TournamentResult:
 
 def make_tournament_scheduler(config: TournamentConfig, master_seed: int) -> Scheduler:
     """The tournament's scheduler under ``master_seed`` (the file's seed, or one drawn)."""
-    return make_scheduler(
-        config.format, config.bot_names, config.players, master_seed, config.rounds,
-        config.seat_rotation, config.max_games, config.candidates,
-    )
+    return scheduler_for(config.schedule, master_seed)
 
 
 class Tournament:
