@@ -25,10 +25,11 @@ from arena.engine import get_game
 from arena.results import Pairing
 from arena.runner.game.clock import TimeControl
 from arena.runner.game.manifest import BotManifest
-from arena.runner.play import tournament as tournament_module
+from arena.runner.play import ring as ring_module
 from arena.runner.play.affinity import LOOKAHEAD, WorkerView, keep_for_memory
 from arena.runner.play.config import load_config
 from arena.runner.play.executor import GameJob, JobResult, JobStatus, LocalExecutor, record_file
+from arena.runner.play.ring import RunOptions
 from arena.runner.play.tournament import Tournament
 
 GIB = 1024**3
@@ -112,7 +113,7 @@ def test_a_field_larger_than_the_old_keep_starts_each_bot_once_per_worker_and_st
     (not the 8 of before), so no bot starts twice in a worker; the standings are those of the
     same tournament with a fresh process for every game."""
     bots = random_bots(tmp_path / "bots", [f"r{k:02d}" for k in range(12)])
-    monkeypatch.setattr(tournament_module, "available_memory", lambda: 8 * GIB)
+    monkeypatch.setattr(ring_module, "available_memory", lambda: 8 * GIB)
     keeps: list[int] = []
 
     def local(workers: int, keep: int) -> LocalExecutor:
@@ -120,9 +121,9 @@ def test_a_field_larger_than_the_old_keep_starts_each_bot_once_per_worker_and_st
         return LocalExecutor(workers, keep)
 
     kept_file = fields_file(tmp_path, "kept", bots, max_games=12)
-    kept = Tournament(load_config(kept_file), executor_factory=local).run()
+    kept = Tournament(load_config(kept_file), RunOptions(local)).run()
     fresh_file = fields_file(tmp_path, "fresh", bots, reuse_bots=False, max_games=12)
-    fresh = Tournament(load_config(fresh_file), executor_factory=local).run()
+    fresh = Tournament(load_config(fresh_file), RunOptions(local)).run()
 
     assert keeps == [keep_for_memory(8 * GIB, 2), 0] == [16, 0]
     assert kept.complete and fresh.complete and kept.games_done == fresh.games_done == 12
@@ -161,8 +162,8 @@ def test_the_look_ahead_changes_only_the_order_of_play_and_never_passes_a_game_o
     ahead_file, plain_file = file("ahead"), file("plain")
     ahead = Keeping(ahead_file.parent / "out" / "journal.sqlite", "r0", names)
     plain = Scripted(plain_file.parent / "out" / "journal.sqlite")
-    Tournament(load_config(ahead_file), executor_factory=ahead).run()
-    Tournament(load_config(plain_file), executor_factory=plain).run()
+    Tournament(load_config(ahead_file), RunOptions(ahead)).run()
+    Tournament(load_config(plain_file), RunOptions(plain)).run()
 
     schedule = schedule_of(ahead_file)
     played = [p.index for p, _, _ in ahead.submitted]

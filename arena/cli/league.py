@@ -242,8 +242,8 @@ def run(
     from arena.runner.cluster.executor import ClusterError, executor_factory
     from arena.runner.play.journal import JournalError
     from arena.runner.play.live import render
+    from arena.runner.play.ring import RunOptions, TournamentError
     from arena.runner.play.settings import Overrides
-    from arena.runner.play.tournament import TournamentError
 
     if games is not None and games < 1:
         fail("--games must be at least 1")
@@ -260,11 +260,12 @@ def run(
     try:
         if live_view:
             with Live(console=out, refresh_per_second=4, transient=False) as live:
-                result = League(config, factory, on_snapshot=lambda s: live.update(render(s)),
-                                stop=stop, games=games, until_sigma=until_sigma).run()
+                view = RunOptions(factory, on_snapshot=lambda s: live.update(render(s)),
+                                  stop=stop)
+                result = League(config, view, games=games, until_sigma=until_sigma).run()
         else:
-            result = League(config, factory, on_snapshot=PlainProgress(), stop=stop,
-                            games=games, until_sigma=until_sigma).run()
+            plain_run = RunOptions(factory, on_snapshot=PlainProgress(), stop=stop)
+            result = League(config, plain_run, games=games, until_sigma=until_sigma).run()
     except (JournalError, TournamentError, ClusterError) as exc:
         fail(str(exc))
     finally:

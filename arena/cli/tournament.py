@@ -15,8 +15,8 @@ from arena.cli.common import PlainProgress, fail, out, say_drawn_seed, stop_on_s
 
 if TYPE_CHECKING:
     from arena.runner.play.config import TournamentConfig
+    from arena.runner.play.ring import StopRequest
     from arena.runner.play.settings import Overrides
-    from arena.runner.play.tournament import StopRequest
 
 def run(
     file: Annotated[Path, typer.Argument(help="A tournament file (TOML).")],
@@ -103,18 +103,19 @@ def _play(config: TournamentConfig, cluster: Any, stop: StopRequest,
     from arena.runner.cluster.executor import ClusterError, executor_factory
     from arena.runner.play.journal import JournalError
     from arena.runner.play.live import render
-    from arena.runner.play.tournament import Tournament, TournamentError
+    from arena.runner.play.ring import RunOptions, TournamentError
+    from arena.runner.play.tournament import Tournament
 
     factory = executor_factory(cluster, config.bots) if cluster is not None else None
     try:
         if live_view:
             with Live(console=out, refresh_per_second=4, transient=False) as live:
-                tournament = Tournament(config, factory,
-                                        on_snapshot=lambda s: live.update(render(s)),
-                                        stop=stop)
+                tournament = Tournament(config, RunOptions(
+                    factory, on_snapshot=lambda s: live.update(render(s)), stop=stop))
                 _say_rebound(tournament)
                 return tournament, tournament.run()
-        tournament = Tournament(config, factory, on_snapshot=PlainProgress(), stop=stop)
+        tournament = Tournament(config, RunOptions(factory, on_snapshot=PlainProgress(),
+                                                   stop=stop))
         if tournament.resumed:
             typer.echo(f"resuming {config.name} in {config.output}")
         _say_rebound(tournament)

@@ -208,12 +208,6 @@ class Journal:
             )
         return True
 
-    def has_seed_key(self) -> bool:
-        """Whether the journal holds its key of the bots' seeds (journals from before keys
-        existed do not)."""
-        return self.db.execute("SELECT 1 FROM meta WHERE key = ?",
-                               (SEED_KEY,)).fetchone() is not None
-
     def seed_key(self, wanted: bytes | None = None, default: bytes | None = None) -> bytes:
         """The key of the bots' seeds, stored on first use: ``wanted`` or ``default`` if
         given, else a fresh random one. A journal keeps the key it was first given: it raises
