@@ -1,6 +1,6 @@
 """What a game yields, and what every floor above one game shares: the pairing that says which
-game to play (its bots in seat order, its seed), and the outcome of a finished game (scores,
-final ranks, how each seat's part ended).
+game to play (its bots in seat order, its seed), each seat's result as the referee gives it,
+and the outcome of a finished game (the pairing with its seats' results after it).
 
 One game knows nothing of tournaments, and the statistics nothing of how games are run; both
 speak of games in these terms, which the schedulers, the journal, the ratings and the live view
@@ -35,10 +35,27 @@ class Pairing:
 
 
 @dataclass(frozen=True)
+class SeatResult:
+    """How one seat's part of a game ended, as the referee judged it.
+
+    ``bot`` is the name the seat's bot played under (``"builtin"`` for a built-in player);
+    ``score`` its final score and ``rank`` its final rank (1 = best; ties share; a seat whose
+    bot failed is ranked last); ``termination`` how its part ended and ``detail`` what
+    happened, in words (empty for a seat that played the whole game).
+    """
+
+    bot: str
+    score: int
+    rank: int
+    termination: Termination
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class GameOutcome(Pairing):
     """The result of a finished game, after its pairing's fields: what the journal keeps, and
-    what schedulers, ratings and the live view read. Built from a game record by
-    :meth:`GameRecord.outcome <arena.runner.game.record.GameRecord.outcome>`.
+    what schedulers, ratings and the live view read, a column per field with an entry per
+    seat. Built with :meth:`of` from the seats' results, where the game's record is written.
 
     ``ranks`` are final ranks (1 = best; ties share; a failed seat is ranked last).
     ``terminations[s]`` is how seat s's part ended and ``details[s]`` says why, in words
@@ -49,6 +66,21 @@ class GameOutcome(Pairing):
     ranks: tuple[int, ...]
     terminations: tuple[Termination, ...]
     details: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, pairing: Pairing, seats: Sequence[SeatResult]) -> GameOutcome:
+        """The outcome of the game ``pairing`` issued, from its seats' results in seat order.
+
+        Raises ValueError if they are not that game's: another number of seats, or another
+        bot in a seat.
+        """
+        played = tuple(s.bot for s in seats)
+        if played != pairing.bots:
+            raise ValueError(f"game {pairing.game_id} seats {', '.join(pairing.bots)}, but "
+                             f"its result is for {', '.join(played) or 'no seat'}")
+        return cls(pairing.game_id, pairing.index, pairing.round, pairing.table, pairing.bots,
+                   pairing.seed, tuple(s.score for s in seats), tuple(s.rank for s in seats),
+                   tuple(s.termination for s in seats), tuple(s.detail for s in seats))
 
 
 def rotations(table: Sequence[str]) -> list[tuple[str, ...]]:

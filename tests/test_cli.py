@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import main as cli
+from arena.cli import game as game_commands
 from arena.cli.main import app
 from arena.engine import Game
 from arena.runner.game import botlog
@@ -102,10 +102,10 @@ def test_the_options_defaults_are_the_library_s() -> None:
     """The command line writes out the defaults of its time and log options (it starts without
     importing the runner): they are the time control's and the bot log's."""
     tc = TimeControl()
-    written = (cli.DECISION_MS, cli.BANK_MS, cli.HANDSHAKE_MS)
+    written = (game_commands.DECISION_MS, game_commands.BANK_MS, game_commands.HANDSHAKE_MS)
     assert written == (tc.decision_ms, tc.bank_ms, tc.handshake_ms)
-    assert cli.LOG_CAP_MB * botlog.MIB == botlog.DEFAULT_LOG_CAP
-    assert cli.MAX_LOG_CAP_MB == botlog.MAX_LOG_CAP_MB
+    assert game_commands.LOG_CAP_MB * botlog.MIB == botlog.DEFAULT_LOG_CAP
+    assert game_commands.MAX_LOG_CAP_MB == botlog.MAX_LOG_CAP_MB
     r = runner.invoke(app, ["play", "--help"])
     assert r.exit_code == 0
     for default in (tc.decision_ms, tc.bank_ms, tc.handshake_ms):

@@ -75,7 +75,8 @@ class Client:
 
 def job(n: int, *bots: str) -> GameJob:
     return GameJob(Pairing(f"g{n}", n, 1, n, bots, n), get_game("stoneage"),
-                   {b: "" for b in bots}, {}, "", "", b"")
+                   dict.fromkeys(bots, BotManifest.load(example("random-py"))), {}, "", "",
+                   b"")
 
 
 def executor(client: Client) -> DaskExecutor:

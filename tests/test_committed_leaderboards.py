@@ -14,7 +14,7 @@ import pytest
 
 from arena.results import GameOutcome
 from arena.runner.game.record import GameRecord, verify
-from arena.runner.play.journal import BOT_DIGESTS, SEED_KEY, Journal
+from arena.runner.play.journal import Journal
 from arena.runner.play.ratings import compute_standings
 from arena.stats import plackett_luce as pl
 from arena.stats.common import rounded
@@ -112,16 +112,6 @@ def test_running_a_finished_tournament_again_writes_the_same_standings_byte_for_
     # Nothing was written to the journal either: in a fresh clone the run leaves git clean.
     assert (kept / "journal.sqlite").read_bytes() == (
         LEADERBOARDS / name / "journal.sqlite").read_bytes()
-
-
-def test_only_the_journals_from_before_seed_keys_lack_one() -> None:
-    """The journal reads a tournament without a key of the bots' seeds, or without the bots'
-    digests, for two committed journals alone (:data:`arena.runner.play.journal.SEED_KEY`):
-    once they are gone or migrated, that allowance can go too."""
-    lacking = {name: sorted({SEED_KEY, BOT_DIGESTS} - set(_journal_outcomes(name)[0]))
-               for name in COMMITTED}
-    assert {name: keys for name, keys in lacking.items() if keys} == {
-        "search-2p": [BOT_DIGESTS, SEED_KEY], "search-4p": [BOT_DIGESTS, SEED_KEY]}
 
 
 def summed_otherwise(data: pl.ChoiceData) -> pl.ChoiceData:

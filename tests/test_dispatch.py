@@ -24,10 +24,12 @@ from test_tournament_e2e import (
 from arena.engine import get_game
 from arena.results import Pairing
 from arena.runner.game.clock import TimeControl
-from arena.runner.play import tournament as tournament_module
+from arena.runner.game.manifest import BotManifest
+from arena.runner.play import ring as ring_module
 from arena.runner.play.affinity import LOOKAHEAD, WorkerView, keep_for_memory
 from arena.runner.play.config import load_config
 from arena.runner.play.executor import GameJob, JobResult, JobStatus, LocalExecutor, record_file
+from arena.runner.play.ring import RunOptions
 from arena.runner.play.tournament import Tournament
 
 GIB = 1024**3
@@ -57,14 +59,14 @@ def test_each_game_goes_to_the_free_worker_that_keeps_its_bots(tmp_path: Path) -
     of either group goes to its worker whichever is given first, so no bot starts twice."""
     a = [f"a{k}" for k in range(4)]
     b = [f"b{k}" for k in range(4)]
-    folders = {bot.name: str(bot) for bot in random_bots(tmp_path / "bots", a + b)}
+    manifests = {bot.name: BotManifest.load(bot) for bot in random_bots(tmp_path / "bots", a + b)}
     game = get_game("stoneage")
     out = tmp_path / "out"
     time_control = TimeControl(handshake_ms=10_000, decision_ms=2_000).to_dict()
 
     def job(index: int, bots: list[str]) -> GameJob:
         p = Pairing(f"g{index:03d}", index, index, 0, tuple(bots), 100 + index)
-        return GameJob(p, game, folders, time_control, str(record_file(out, p.game_id)),
+        return GameJob(p, game, manifests, time_control, str(record_file(out, p.game_id)),
                        str(out / "logs"), TEST_SEED_KEY, sandbox="none")
 
     executor = LocalExecutor(2, keep_bots=4)
@@ -111,7 +113,7 @@ def test_a_field_larger_than_the_old_keep_starts_each_bot_once_per_worker_and_st
     (not the 8 of before), so no bot starts twice in a worker; the standings are those of the
     same tournament with a fresh process for every game."""
     bots = random_bots(tmp_path / "bots", [f"r{k:02d}" for k in range(12)])
-    monkeypatch.setattr(tournament_module, "available_memory", lambda: 8 * GIB)
+    monkeypatch.setattr(ring_module, "available_memory", lambda: 8 * GIB)
     keeps: list[int] = []
 
     def local(workers: int, keep: int) -> LocalExecutor:
@@ -119,9 +121,9 @@ def test_a_field_larger_than_the_old_keep_starts_each_bot_once_per_worker_and_st
         return LocalExecutor(workers, keep)
 
     kept_file = fields_file(tmp_path, "kept", bots, max_games=12)
-    kept = Tournament(load_config(kept_file), executor_factory=local).run()
+    kept = Tournament(load_config(kept_file), RunOptions(local)).run()
     fresh_file = fields_file(tmp_path, "fresh", bots, reuse_bots=False, max_games=12)
-    fresh = Tournament(load_config(fresh_file), executor_factory=local).run()
+    fresh = Tournament(load_config(fresh_file), RunOptions(local)).run()
 
     assert keeps == [keep_for_memory(8 * GIB, 2), 0] == [16, 0]
     assert kept.complete and fresh.complete and kept.games_done == fresh.games_done == 12
@@ -160,8 +162,8 @@ def test_the_look_ahead_changes_only_the_order_of_play_and_never_passes_a_game_o
     ahead_file, plain_file = file("ahead"), file("plain")
     ahead = Keeping(ahead_file.parent / "out" / "journal.sqlite", "r0", names)
     plain = Scripted(plain_file.parent / "out" / "journal.sqlite")
-    Tournament(load_config(ahead_file), executor_factory=ahead).run()
-    Tournament(load_config(plain_file), executor_factory=plain).run()
+    Tournament(load_config(ahead_file), RunOptions(ahead)).run()
+    Tournament(load_config(plain_file), RunOptions(plain)).run()
 
     schedule = schedule_of(ahead_file)
     played = [p.index for p, _, _ in ahead.submitted]

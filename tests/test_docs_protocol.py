@@ -249,7 +249,7 @@ def test_the_packages_a_python_bot_may_count_on_are_arenas_own_and_import_in_the
 
 
 def test_check_bot_plays_stone_age_unless_its_game_is_given(page: str) -> None:
-    from arena.cli.main import check_bot
+    from arena.cli.game import check_bot
 
     section = _flat(_section(page, "## Checking a bot"))
     assert "The game is Stone Age unless `--game` names another" in section

@@ -13,7 +13,8 @@ from test_tournament_e2e import example, write_tournament
 from arena.runner.play.config import load_config
 from arena.runner.play.executor import Executor, play_job
 from arena.runner.play.live import Snapshot, plain_line
-from arena.runner.play.tournament import StopRequest, Tournament
+from arena.runner.play.ring import RunOptions, StopRequest
+from arena.runner.play.tournament import Tournament
 
 
 class Elastic(Executor):
@@ -57,8 +58,8 @@ def test_with_no_room_the_run_waits_visibly_and_goes_on_when_a_worker_comes(
 ) -> None:
     seen: list[Snapshot] = []
     executor = Elastic(empty_polls=3)
-    result = Tournament(load_config(two_games(tmp_path)), lambda c, k: executor,
-                        on_snapshot=seen.append).run()
+    result = Tournament(load_config(two_games(tmp_path)),
+                        RunOptions(lambda c, k: executor, on_snapshot=seen.append)).run()
     assert result.complete and result.games_done == 2
     waiting = [s for s in seen if s.waiting]
     assert waiting, "the view never said it waits for workers"
@@ -74,14 +75,15 @@ def test_a_stop_while_waiting_for_workers_stops_the_run(tmp_path: Path) -> None:
             stop.escalate()  # Ctrl-C while no worker is there
             return super().poll(timeout_s)
 
-    result = Tournament(load_config(two_games(tmp_path)), lambda c, k: Never(10**9),
-                        stop=stop).run()
+    result = Tournament(load_config(two_games(tmp_path)),
+                        RunOptions(lambda c, k: Never(10**9), stop=stop)).run()
     assert not result.complete and result.games_done == 0
 
 
 def test_a_game_the_executor_started_again_counts_one_more_attempt(tmp_path: Path) -> None:
     file = two_games(tmp_path)
-    Tournament(load_config(file), lambda c, k: Elastic(0, again=("r001-t0001-s0",))).run()
+    Tournament(load_config(file),
+               RunOptions(lambda c, k: Elastic(0, again=("r001-t0001-s0",)))).run()
     db = sqlite3.connect(tmp_path / "out" / "journal.sqlite")
     started = dict(db.execute("SELECT game_id, started FROM pairings").fetchall())
     db.close()

@@ -20,6 +20,7 @@ from arena.runner.play.config import (
     load_config,
     scheduler_address,
 )
+from arena.runner.play.settings import Overrides
 
 cli = CliRunner()
 needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None,
@@ -114,10 +115,9 @@ def test_executor_errors_name_the_field(tmp_path: Path, table: str, field: str,
 
 def test_the_executor_option_overrides_the_file(tmp_path: Path) -> None:
     file = tournament(tmp_path, 'kind = "dask"\naddress = "tcp://h:1"\nship_bots = false\n')
-    dask = {"kind": "dask", "address": "tcp://other:2"}
-    assert load_config(file, {"executor": dask}).executor == ExecutorSettings(
+    assert load_config(file, Overrides(executor="tcp://other:2")).executor == ExecutorSettings(
         "dask", "tcp://other:2", False)
-    assert load_config(file, {"executor": {"kind": "local"}}).executor == ExecutorSettings()
+    assert load_config(file, Overrides(executor="local")).executor == ExecutorSettings()
 
 
 @pytest.mark.parametrize("value", ["dask://nowhere", "mpi://h:1", "h"])
@@ -178,9 +178,9 @@ def test_security_names_files_relative_to_the_file_and_makes_dask_addresses_tls(
                                          str(tmp_path / "tls" / "organiser.pem"),
                                          str(tmp_path / "tls" / "organiser.key"))
     # --executor dask://... keeps the file's security; local drops it.
-    other = load_config(file, {"executor": {"kind": "dask", "address": "dask://o:1"}})
+    other = load_config(file, Overrides(executor="dask://o:1"))
     assert other.executor.address == "tls://o:1" and other.executor.security is not None
-    assert load_config(file, {"executor": {"kind": "local"}}).executor == ExecutorSettings()
+    assert load_config(file, Overrides(executor="local")).executor == ExecutorSettings()
     assert scheduler_address("tls://h:8786") == "tls://h:8786"
 
 
@@ -233,8 +233,7 @@ def test_security_needs_an_encrypted_address_and_a_league_reads_it_too(
     (league / "league.toml").write_text('game = "stoneage"\nplayers = 2\n[executor]\n'
                                         f'kind = "dask"\naddress = "h:1"\nsecurity = {good}\n',
                                         encoding="utf-8")
-    executor = load_league(league, {"executor": {"kind": "dask", "address": "dask://o:2"}}
-                           ).executor
+    executor = load_league(league, Overrides(executor="dask://o:2")).executor
     assert executor.address == "tls://o:2"
     assert executor.security is not None and executor.security.ca == str(league / "tls/ca.pem")
 

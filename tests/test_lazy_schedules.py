@@ -28,14 +28,16 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
-from arena.runner.play.config import load_config, schedule_size
+from arena.runner.play.config import load_config
 from arena.runner.play.executor import Executor, GameJob, JobResult, JobStatus
 from arena.runner.play.journal import JOURNAL, Journal
 from arena.runner.play.live import Snapshot
+from arena.runner.play.ring import RunOptions, StopRequest
 from arena.runner.play.schedule import Gauntlet, RoundRobin, Swiss, make_scheduler
-from arena.runner.play.schedule._common import FixedSchedule
 from arena.runner.play.schedule.base import Scheduler
-from arena.runner.play.tournament import StopRequest, Tournament
+from arena.runner.play.schedule.fixed import FixedSchedule
+from arena.runner.play.schedule.shape import schedule_size
+from arena.runner.play.tournament import Tournament
 
 
 def names(n: int) -> list[str]:
@@ -247,8 +249,9 @@ def three_repeats(tmp_path: Path, name: str) -> tuple[Path, Path]:
 def run(file: Path, executor: Scripted, stop: StopRequest | None = None,
         snapshots: list[Snapshot] | None = None) -> Any:
     with signals_kept():
-        return Tournament(load_config(file), executor_factory=executor, stop=stop,
-                          on_snapshot=None if snapshots is None else snapshots.append).run()
+        options = RunOptions(executor, stop=stop or StopRequest(),
+                             on_snapshot=None if snapshots is None else snapshots.append)
+        return Tournament(load_config(file), options).run()
 
 
 def repeat_of(p: Pairing) -> int:

@@ -3,6 +3,7 @@ with no process and no socket. A :class:`MemoryPeer` plays the bot and can send 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,7 @@ from arena.protocol.server import (
     Reply,
     Server,
 )
-from arena.protocol.transport import Breach, MemoryPeer, MemoryTransport
+from arena.protocol.transport import Breach, Event, MemoryPeer, MemoryTransport
 
 TOKEN = "0123456789abcdef0123456789abcdef"
 ACTIONS = [{"type": "decline"}, {"type": "pick_die", "face": 6}]
@@ -247,6 +248,31 @@ def test_a_timeout_without_stale_answers_says_only_what_was_not_answered() -> No
     rid = rig.connection.request_id
     assert failure(rig.connection) == (Termination.TIMEOUT,
                                        f"no answer to request {rid} within 25 ms")
+
+
+class SlowReading(MemoryTransport):
+    """A transport whose every read takes ``delay_s`` before it returns what is waiting, as a
+    loaded machine's may: the referee reads an answer later than the bot sent it."""
+
+    def __init__(self, delay_s: float) -> None:
+        super().__init__()
+        self.delay_s = delay_s
+
+    def receive(self, wait_ms: int) -> list[bytes] | Event | None:
+        time.sleep(self.delay_s)
+        return super().receive(wait_ms)
+
+
+def test_an_answer_read_after_the_deadline_is_a_timeout_not_a_reply() -> None:
+    rig = Rig(transport=SlowReading(0.05))
+    rig.bot(answering(None))
+    got = rig.ask(deadline_ms=20)
+    rid = rig.connection.request_id
+    assert isinstance(got, Failure) and got == rig.connection.failure
+    reason, detail = failure(rig.connection)
+    assert reason == Termination.TIMEOUT
+    assert detail.startswith(f"answered request {rid} after ")
+    assert detail.endswith("ms; the deadline was 20 ms")
 
 
 def test_request_ids_are_unique_across_the_games_of_an_endpoint_so_old_answers_never_match(

@@ -3,19 +3,24 @@ checklist without processes or sockets (tests/test_referee_e2e.py has the real o
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
 from arena.engine import get_game
 from arena.protocol.client import Bot
 from arena.protocol.messages import REFEREE_MESSAGES, Termination, decode
 from arena.protocol.reference_bot import RandomBot
 from arena.protocol.transport import MemoryPeer, MemoryTransport
+from arena.results import SeatResult
 from arena.runner.game.clock import TimeControl
 from arena.runner.game.manifest import BotManifest
-from arena.runner.game.record import GameRecord, verify
+from arena.runner.game.record import BY_BOT, BY_FALLBACK, GameRecord, verify
 from arena.runner.game.referee import play_game
 from arena.runner.game.stable import Stable
+from arena.seeds import fallback_rng
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_PY = BotManifest.load(ROOT / "bots" / "examples" / "random-py")
@@ -176,3 +181,150 @@ def test_kept_in_process_bots_serve_the_next_game_and_play_it_as_fresh_ones() ->
         fresh_stable.close()
     assert [d[:2] for d in kept.decisions] == [d[:2] for d in fresh.decisions]
     assert all(bot.returncode is not None for bot in started), "closing stops the kept bots"
+
+
+# ---------------------------------------------------------------- the checklist, rule by rule
+# Each bot below misbehaves on one request, numbered from 1, and plays well otherwise. Each test
+# checks the termination and the seat's result the record holds, as read back from its JSON.
+
+QUICK = TimeControl(handshake_ms=5000, decision_ms=2000, bank_ms=60000, increment_ms=0,
+                    margin_ms=20)
+
+
+class Scripted(InProcessBot):
+    """A bot whose ``plan`` says what it does on some requests (by number): ``"silent"``
+    (no answer), ``"garbage"`` (a frame that is not msgpack), or a float: answer after that
+    many seconds."""
+
+    plan: ClassVar[dict[int, str | float]] = {}
+
+    def answer(self, request: dict[str, Any]) -> int | None:
+        step = self.plan.get(self.requests)
+        if step == "silent":
+            return None
+        if step == "garbage":
+            self.peer.send(b"\xc1 not msgpack")
+            return None
+        if isinstance(step, float):
+            time.sleep(step)
+        return super().answer(request)
+
+
+def scripted(plan: dict[int, str | float]) -> type[InProcessBot]:
+    return type("Planned", (Scripted,), {"plan": plan})
+
+
+def refereed(kind: type[InProcessBot], seed: int = 3,
+             control: TimeControl = QUICK) -> tuple[GameRecord, InProcessBot]:
+    """A game of ``kind`` (named "subject", in seat 1) against a random bot in seat 0."""
+    stable, started = in_memory(kinds={"subject": kind})
+    try:
+        record = play_game(GAME, seed, [RANDOM_PY, renamed("subject")], control, stable=stable)
+    finally:
+        stable.close()
+    return record, started[1]
+
+
+def seat_result(record: GameRecord, seat: int) -> SeatResult:
+    """Seat ``seat``'s result, the same when the record is read back from its JSON."""
+    again = GameRecord.from_dict(json.loads(record.to_json()))
+    assert again.seat_results == record.seat_results
+    return record.seat_results[seat]
+
+
+def failed_subject(record: GameRecord, reason: Termination) -> SeatResult:
+    """The subject's result, checked to be a forfeit for ``reason``: last place, with its
+    score as the fallback played it out, and the other seat's part whole."""
+    got = seat_result(record, 1)
+    assert got == SeatResult("subject", record.result["scores"][1], 2, reason, got.detail)
+    assert got.detail, "a failure says what happened"
+    assert seat_result(record, 0).termination == Termination.OK
+    return got
+
+
+def by_of(record: GameRecord, seat: int) -> list[str]:
+    return [d.by for d in record.decisions if d.seat == seat]
+
+
+def test_a_decision_over_its_time_is_a_timeout() -> None:
+    record, bot = refereed(scripted({2: "silent"}),
+                           control=dataclasses.replace(QUICK, decision_ms=300))
+    got = failed_subject(record, Termination.TIMEOUT)
+    assert got.detail.startswith("no answer to request ") and got.detail.endswith(
+        "within 320 ms")
+    assert by_of(record, 1)[:2] == [BY_BOT, BY_FALLBACK] and bot.returncode == -9
+
+
+def test_a_bot_that_spends_its_bank_times_out_on_what_is_left() -> None:
+    # Bank 400 ms, no increment: two answers of 150 ms leave less than 100 ms, so the third
+    # request's deadline is that and the margin, which a third answer of 150 ms misses.
+    control = dataclasses.replace(QUICK, bank_ms=400, margin_ms=10)
+    record, bot = refereed(scripted({1: 0.15, 2: 0.15, 3: 0.15}), control=control)
+    got = failed_subject(record, Termination.TIMEOUT)
+    assert by_of(record, 1)[:3] == [BY_BOT, BY_BOT, BY_FALLBACK]
+    third = [m for m in bot.peer.messages() if m["type"] == "request"][2]
+    assert third["decision_ms"] == third["time_left_ms"] <= 100
+    assert got.detail.endswith(f"within {third['decision_ms'] + 10} ms")
+
+
+def test_an_answer_after_the_allowance_but_within_the_margin_is_in_time() -> None:
+    # Told 50 ms, answering in about 80: within the 200 ms margin, so the bot plays on.
+    control = dataclasses.replace(QUICK, decision_ms=50, margin_ms=200)
+    record, _ = refereed(scripted({2: 0.08}), control=control)
+    assert seat_result(record, 1) == SeatResult(
+        "subject", record.result["scores"][1], record.ranks[1], Termination.OK, "")
+    mine = [d for d in record.decisions if d.seat == 1]
+    assert {d.by for d in mine} == {BY_BOT} and 50 < mine[1].ms <= 250
+
+
+def test_an_index_outside_the_legal_actions_is_an_illegal_action() -> None:
+    record, _ = refereed(IllegalOnThird)
+    got = failed_subject(record, Termination.ILLEGAL)
+    assert got.detail.startswith("index ")
+    assert by_of(record, 1)[:3] == [BY_BOT, BY_BOT, BY_FALLBACK]
+
+
+def test_a_bot_that_dies_is_a_crash() -> None:
+    record, _ = refereed(CrashOnThird)
+    assert failed_subject(record, Termination.CRASH).detail == "exited with status 3"
+
+
+def test_a_message_that_breaks_the_protocol_is_a_protocol_error() -> None:
+    record, bot = refereed(scripted({2: "garbage"}))
+    failed_subject(record, Termination.PROTOCOL)
+    assert by_of(record, 1)[:2] == [BY_BOT, BY_FALLBACK] and bot.returncode == -9
+
+
+def test_after_a_failure_the_seeded_fallback_plays_the_seat_to_the_end() -> None:
+    record, bot = refereed(CrashOnThird, seed=5)
+    mine = by_of(record, 1)
+    assert mine[:2] == [BY_BOT, BY_BOT] and set(mine[2:]) == {BY_FALLBACK} and len(mine) > 3
+    assert bot.requests == 3, "a failed bot is asked nothing more"
+    # Each fallback choice is the next draw of the seat's own generator.
+    state, rng = GAME.new_state(2, seed=5), fallback_rng(5, 1)
+    for d in record.decisions:
+        if d.seat == 1 and d.by == BY_FALLBACK:
+            assert d.choice == rng.randrange(state.num_legal())
+        state.apply_index(d.choice)
+    assert verify(record).ok
+
+
+def test_a_failed_seat_forfeits_last_place_whatever_its_score() -> None:
+    # Three seats, the failing bot in the middle: it ranks last, and the two others keep the
+    # order the game gives them between themselves.
+    stable, started = in_memory(kinds={"subject": CrashOnThird})
+    try:
+        record = play_game(GAME, 7, [RANDOM_PY, renamed("subject"), None], QUICK,
+                           stable=stable)
+    finally:
+        stable.close()
+    engine = record.result["ranks"]
+    others = [1, 2] if engine[0] < engine[2] else [2, 1] if engine[0] > engine[2] else [1, 1]
+    got = [seat_result(record, s) for s in range(3)]
+    assert [r.rank for r in got] == [others[0], 3, others[1]] == record.ranks
+    assert [r.termination for r in got] == [Termination.OK, Termination.CRASH, Termination.OK]
+    assert [r.bot for r in got] == ["random-py", "subject", "builtin"]
+    # The bot that played on is told the same at the end.
+    end = next(m for m in started[0].peer.messages() if m["type"] == "game_end")
+    assert end["ranks"] == record.ranks
+    assert [t["reason"] for t in end["terminations"]] == ["ok", "crash", "ok"]

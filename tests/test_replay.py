@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.engine import get_game
-from arena.runner.game.record import GameRecord
+from arena.runner.game.record import BY_BOT, Decision, GameRecord
 from arena.runner.game.replay import moves, position
 
 cli = CliRunner()
@@ -52,3 +53,30 @@ def test_the_position_before_a_decision_is_what_the_bot_was_sent_and_loads_again
     assert state.legal_actions() == doc["legal_actions"]
     bad = cli.invoke(app, ["replay", str(path), "--at", str(len(record.decisions))])
     assert bad.exit_code == 2 and "error:" in bad.output
+
+
+def test_every_committed_game_record_reads_and_writes_back_byte_for_byte(
+        tmp_path: Path) -> None:
+    files = sorted(Path(__file__).parent.parent.glob("leaderboards/*/games/*.json"))
+    assert files, "the committed leaderboards hold game records"
+    for file in files:
+        record = GameRecord.load(file)
+        assert all(isinstance(d, Decision) for d in record.decisions), file
+        record.save(tmp_path / "again.json")
+        assert (tmp_path / "again.json").read_bytes() == file.read_bytes(), file
+
+
+def test_a_decision_is_written_as_a_list_in_its_fields_order_and_read_back_by_name() -> None:
+    d = Decision(1, 3, 12.5, BY_BOT, {"type": "pass"})
+    assert json.dumps(d) == '[1, 3, 12.5, "bot", {"type": "pass"}]'
+    back = Decision.from_list(0, json.loads(json.dumps(d)))
+    assert back == d and (back.seat, back.choice, back.ms, back.by) == (1, 3, 12.5, "bot")
+
+
+def test_a_record_whose_decision_is_not_a_list_of_five_is_refused_naming_it(
+        tmp_path: Path) -> None:
+    data = json.loads(recorded(tmp_path).read_text())
+    data["decisions"][2] = data["decisions"][2][:4]
+    with pytest.raises(ValueError, match="decision 2 is not a list of seat, choice, ms, by, "
+                                         "action"):
+        GameRecord.from_dict(data)

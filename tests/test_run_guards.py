@@ -211,7 +211,8 @@ def test_a_bot_changed_between_stop_and_resume_is_refused_and_its_old_files_resu
     tmp_path: Path,
 ) -> None:
     from arena.runner.play.config import load_config
-    from arena.runner.play.tournament import StopRequest, Tournament, TournamentError
+    from arena.runner.play.ring import RunOptions, StopRequest, TournamentError
+    from arena.runner.play.tournament import Tournament
 
     bot = own_copy(tmp_path, "random-py")
     out = tmp_path / "out"
@@ -233,8 +234,8 @@ def test_a_bot_changed_between_stop_and_resume_is_refused_and_its_old_files_resu
         return executor
 
     with signals_kept():
-        first = Tournament(load_config(file), executor_factory=stops_after_a_result,
-                           stop=stop).run()
+        first = Tournament(load_config(file),
+                           RunOptions(stops_after_a_result, stop=stop)).run()
     assert not first.complete and first.games_done == 1
     script = bot / "bot.py"
     original = script.read_text()
@@ -270,7 +271,8 @@ def test_workers_ending_while_the_run_stops_are_a_stop_not_an_error(tmp_path: Pa
     """A signal to the whole process group (a service manager's SIGTERM) stops the run and
     ends its workers too: the run reports itself stopped, and resumes."""
     from arena.runner.play.config import load_config
-    from arena.runner.play.tournament import StopRequest, Tournament
+    from arena.runner.play.ring import RunOptions, StopRequest
+    from arena.runner.play.tournament import Tournament
 
     out = tmp_path / "out"
     file = write_tournament(tmp_path, "t.toml", name="term", output=out, concurrency=2,
@@ -293,8 +295,8 @@ def test_workers_ending_while_the_run_stops_are_a_stop_not_an_error(tmp_path: Pa
         return executor
 
     with signals_kept():
-        result = Tournament(load_config(file), executor_factory=workers_die_on_stop,
-                            stop=stop).run()
+        result = Tournament(load_config(file),
+                            RunOptions(workers_die_on_stop, stop=stop)).run()
     assert not result.complete and result.games_done >= 1
     r = invoke("run", str(file), "--plain")
     assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output

@@ -232,12 +232,12 @@ def test_a_tournaments_key_follows_from_its_master_seed_and_its_journal_keeps_th
     holds (the tests' is fixed), and so is a resumed run; a journal that holds another key (made
     before keys followed from seeds) resumes with its own."""
     first = opened(tmp_path, "out", seed=1)
-    assert first._job(PAIRING).seed_key == tournament_key(1) != user_seed_key()
+    assert first.job(PAIRING).seed_key == tournament_key(1) != user_seed_key()
     assert first.journal.meta()[SEED_KEY] == tournament_key(1).hex()
     first.journal.set_meta(SEED_KEY, KEY_B.hex())  # as an older journal holds
     first.journal.close()
     resumed = opened(tmp_path, "out", seed=1)
-    assert resumed._job(PAIRING).seed_key == KEY_B
+    assert resumed.job(PAIRING).seed_key == KEY_B
     resumed.journal.close()
 
 
@@ -249,14 +249,14 @@ def test_a_tournament_that_played_nothing_takes_its_files_new_seed_and_keeps_a_s
     opened(tmp_path, "out", seed=1).journal.close()
     changed = opened(tmp_path, "out", seed=2)
     assert changed.journal.rebound == ["seed"]
-    assert changed._job(PAIRING).seed_key == tournament_key(2)
+    assert changed.job(PAIRING).seed_key == tournament_key(2)
     changed.journal.close()
     unseeded = opened(tmp_path, "out")
     drawn = unseeded.master_seed
-    assert unseeded._job(PAIRING).seed_key == tournament_key(drawn)
+    assert unseeded.job(PAIRING).seed_key == tournament_key(drawn)
     unseeded.journal.close()
     again = opened(tmp_path, "out")
-    assert again.master_seed == drawn and again._job(PAIRING).seed_key == tournament_key(drawn)
+    assert again.master_seed == drawn and again.job(PAIRING).seed_key == tournament_key(drawn)
     again.journal.close()
 
 

@@ -48,6 +48,7 @@ from arena.runner.play.config import ConfigError, load_config
 from arena.runner.play.executor import Executor
 from arena.runner.play.journal import JournalError
 from arena.runner.play.ratings import compute_standings
+from arena.runner.play.ring import RunOptions
 from arena.runner.play.tournament import Tournament, make_tournament_scheduler
 from arena.stats.common import rounded
 
@@ -1146,7 +1147,7 @@ def assert_consistent_and_resumes(file: Path, out: Path, done: int) -> None:
     for gid in stopped.done:
         assert verify(GameRecord.load(out / stopped.results[gid]["record"])).ok, gid
     assert not list((out / "games").glob("*.tmp")), "a half-written record was left"
-    result = Tournament(load_config(file), executor_factory=InlineExecutor).run()
+    result = Tournament(load_config(file), RunOptions(InlineExecutor)).run()
     assert result.complete and result.games_done == len(schedule)
     final = read_journal(out)
     assert_schedule_played_once(final, schedule)
@@ -1159,10 +1160,10 @@ def full_disk_then_resume(file: Path, out: Path, monkeypatch: pytest.MonkeyPatch
     """Run the tournament in this process until the write ``monkeypatch`` made fail stops it
     (the message names the folder and says how to go on); then, with the disk mended, check
     the journal and resume (:func:`assert_consistent_and_resumes`). Returns the message."""
-    from arena.runner.play.tournament import TournamentError
+    from arena.runner.play.ring import TournamentError
 
     with pytest.raises(TournamentError) as info:
-        Tournament(load_config(file), executor_factory=InlineExecutor).run()
+        Tournament(load_config(file), RunOptions(InlineExecutor)).run()
     message = str(info.value)
     assert "is full" in message and str(out) in message and "resume" in message, message
     monkeypatch.undo()

@@ -44,6 +44,7 @@ from test_tournament_e2e import (
 from arena.engine import get_game
 from arena.results import Pairing
 from arena.runner.game.clock import TimeControl
+from arena.runner.game.manifest import BotManifest
 from arena.runner.play.executor import (
     DEATHS_IN_A_ROW,
     LOST_RETRIES,
@@ -111,29 +112,30 @@ def slow_game(tmp_path: Path, index: int = 0) -> tuple[GameJob, Path]:
     this test's own, so that its process is told apart from any other test's."""
     faulty = shutil.copytree(FAULTY, tmp_path / "faulty", dirs_exist_ok=True,
                              ignore=shutil.ignore_patterns("__pycache__"))
-    folders = {"faulty-slow": str(faulty / "slow"), "random-py": str(EXAMPLES / "random-py")}
+    manifests = {"faulty-slow": BotManifest.load(faulty / "slow"),
+                 "random-py": BotManifest.load(EXAMPLES / "random-py")}
     p = Pairing(f"g{index:03d}", index, index, 0, ("faulty-slow", "random-py"), 100 + index)
     out = tmp_path / "out"
     tc = TimeControl(handshake_ms=10_000, decision_ms=2_000, bank_ms=60_000).to_dict()
-    job = GameJob(p, get_game("stoneage"), folders, tc, str(record_file(out, p.game_id)),
+    job = GameJob(p, get_game("stoneage"), manifests, tc, str(record_file(out, p.game_id)),
                   str(out / "logs"), TEST_SEED_KEY, sandbox="none")
     return job, faulty / "slow"
 
 
 def quick_game(tmp_path: Path, index: int) -> GameJob:
     """A job for a game of two random-py (under names of their own), unsandboxed."""
-    folders = {}
+    manifests = {}
     for name in ("ra", "rb"):
         bot = tmp_path / name
         if not bot.exists():
             shutil.copytree(EXAMPLES / "random-py", bot)
             toml = (bot / "bot.toml").read_text(encoding="utf-8")
             (bot / "bot.toml").write_text(toml.replace('"random-py"', f'"{name}"'))
-        folders[name] = str(bot)
+        manifests[name] = BotManifest.load(bot)
     p = Pairing(f"q{index:03d}", index, index, 0, ("ra", "rb"), 200 + index)
     out = tmp_path / "out"
     tc = TimeControl(handshake_ms=10_000, decision_ms=2_000).to_dict()
-    return GameJob(p, get_game("stoneage"), folders, tc, str(record_file(out, p.game_id)),
+    return GameJob(p, get_game("stoneage"), manifests, tc, str(record_file(out, p.game_id)),
                    str(out / "logs"), TEST_SEED_KEY, sandbox="none")
 
 

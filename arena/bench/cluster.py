@@ -116,6 +116,7 @@ def bench_cluster(games: int, seed: int, think_ms: int) -> dict[str, Any]:
     from arena.runner.cluster.executor import Cluster, executor_factory
     from arena.runner.play.config import ExecutorSettings
     from arena.runner.play.executor import Executor, LocalExecutor
+    from arena.runner.play.ring import RunOptions
     from arena.runner.play.tournament import Tournament
 
     rounds = random_field_rounds(games)
@@ -130,7 +131,7 @@ def bench_cluster(games: int, seed: int, think_ms: int) -> dict[str, Any]:
             ready.append(time.perf_counter())
             return executor
 
-        result = Tournament(config, make).run()
+        result = Tournament(config, RunOptions(make)).run()
         return time.perf_counter() - ready[0], result.games_done
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-cluster-") as tmp:

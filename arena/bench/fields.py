@@ -98,8 +98,10 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
     import sqlite3
 
     from arena.runner.cluster.executor import executor_factory
-    from arena.runner.play.config import parse_config, schedule_size
+    from arena.runner.play.config import parse_config
     from arena.runner.play.journal import JOURNAL
+    from arena.runner.play.ring import RunOptions
+    from arena.runner.play.schedule.shape import schedule_size
     from arena.runner.play.tournament import Tournament
 
     example = Path(__file__).resolve().parents[2] / "bots" / "examples" / "random-py"
@@ -123,7 +125,7 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
     if say is not None:
         say(f"{label}: starting each bot once, then {games} games")
     progress = FieldProgress(say, label, games) if say is not None else None
-    result = Tournament(config, factory, on_snapshot=progress).run()
+    result = Tournament(config, RunOptions(factory, on_snapshot=progress)).run()
     db = sqlite3.connect(folder / "out" / JOURNAL)
     try:
         first, last = db.execute(

@@ -64,6 +64,7 @@ def _bench_protocol_pinned(game: Game, games: int, seed: int, sandbox: str) -> d
 
     from arena.protocol.messages import encode, request
     from arena.runner.game.manifest import BotManifest
+    from arena.runner.game.record import BY_BOT
     from arena.runner.game.referee import play_game
 
     reply_size = len(encode({"type": "action", "request_id": 1234, "index": 3}))
@@ -97,7 +98,7 @@ def _bench_protocol_pinned(game: Game, games: int, seed: int, sandbox: str) -> d
                 # ratio isolates the protocol's own cost.
                 state = game.new_state(2, seed=seed + g)
                 for k, (seat, index, ms, by, _action) in enumerate(record.decisions):
-                    if by == "bot":
+                    if by == BY_BOT:
                         referee_ms.append(ms)
                         payload = encode(request(
                             record.game_id, k, state.observation(seat), state.legal_actions(),

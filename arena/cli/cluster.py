@@ -19,17 +19,18 @@ if TYPE_CHECKING:
 TLS_OPTIONS = {"ca": "--tls-ca-file", "cert": "--tls-cert", "key": "--tls-key"}
 
 
-def executor_override(value: str) -> dict[str, Any]:
-    """The ``[executor]`` table that ``--executor VALUE`` stands for."""
-    if value == "local":
-        return {"kind": "local"}
+def executor_option(value: str | None) -> str | None:
+    """``--executor VALUE`` checked: ``local``, or a scheduler's address (made tcp:// or
+    tls:// with the file's ``[executor] security`` when the file is read); None if not given."""
+    if value is None or value == "local":
+        return value
     from arena.runner.play.config import scheduler_address
 
     try:
-        scheduler_address(value)  # made tcp:// or tls:// with the file's [executor] security
+        scheduler_address(value)
     except ValueError as exc:
         fail(f"--executor must be local or dask://HOST:PORT: {exc}")
-    return {"kind": "dask", "address": value}
+    return value
 
 
 def connect(config: Any, stopped: Callable[[], bool]) -> Any:

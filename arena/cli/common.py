@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from arena.runner.game.clock import TimeControl
     from arena.runner.game.manifest import BotManifest
     from arena.runner.game.needs import NeedsRule
-    from arena.runner.play.tournament import StopRequest
+    from arena.runner.play.ring import StopRequest
 
 #: The width a console writes at when its output is not a terminal (a pipe, a file): wide
 #: enough that no line is ever cut or wrapped, so a reader of the output gets whole lines.
@@ -167,7 +167,7 @@ def stop_on_signals(live_view: bool) -> StopRequest:
     """A stop request that Ctrl-C escalates (finish the games in progress, then abandon them)
     and SIGTERM sets to abandon; said on stderr unless the live view says it itself (a line
     printed beside it would leave a copy of the view behind)."""
-    from arena.runner.play.tournament import StopRequest
+    from arena.runner.play.ring import StopRequest
 
     stop = StopRequest()
 

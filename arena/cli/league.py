@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -23,6 +22,9 @@ from arena.cli.common import (
     stop_on_signals,
 )
 
+if TYPE_CHECKING:
+    from arena.runner.play.settings import Overrides
+
 league_app = typer.Typer(help="A standing league: bots join at any time, play the field, and "
                               "are rated until sure.", no_args_is_help=True)
 
@@ -31,7 +33,9 @@ Version = Annotated[str, typer.Argument(help="A bot version: NAME@VERSION (or NA
                                              "league has one version of it).")]
 
 
-def _config(folder: Path, overrides: dict[str, Any] | None = None) -> Any:
+def _config(folder: Path, overrides: Overrides | None = None) -> Any:
+    """The league's settings, with the command line's ``overrides`` put in before they are
+    validated, or a one-line error."""
     from arena.league.config import load_league
     from arena.runner.play.config import ConfigError
 
@@ -119,13 +123,13 @@ def add(folder: Folder,
     """Enter a bot version: check-bot's checks as its validation game (where the league's
     games run), then an immutable snapshot of its files. A failed check changes nothing.
     Also while the league runs."""
-    from arena.cli.cluster import connect, executor_override
+    from arena.cli.cluster import connect, executor_option
     from arena.cli.common import terminate_on_sigterm
     from arena.league.entry import EntryError, add_bot, cluster_validation
     from arena.runner.cluster.executor import ClusterError
+    from arena.runner.play.settings import Overrides
 
-    config = _config(folder, {} if executor is None else
-                     {"executor": executor_override(executor)})
+    config = _config(folder, Overrides(executor=executor_option(executor)))
     terminate_on_sigterm()
     cluster = connect(config, lambda: False)
     journal = _journal(config)
@@ -233,12 +237,13 @@ def run(
     --games or --until-sigma. Bot versions added, retired or enabled meanwhile are seen."""
     from rich.live import Live
 
-    from arena.cli.cluster import connect, executor_override
+    from arena.cli.cluster import connect, executor_option
     from arena.league.runner import League
     from arena.runner.cluster.executor import ClusterError, executor_factory
     from arena.runner.play.journal import JournalError
     from arena.runner.play.live import render
-    from arena.runner.play.tournament import TournamentError
+    from arena.runner.play.ring import RunOptions, TournamentError
+    from arena.runner.play.settings import Overrides
 
     if games is not None and games < 1:
         fail("--games must be at least 1")
@@ -246,14 +251,8 @@ def run(
         fail("--until-sigma must be above 0")
     if games is not None and until_sigma is not None:
         fail("give --games or --until-sigma, not both")
-    overrides: dict[str, Any] = {}
-    if executor is not None:
-        overrides["executor"] = executor_override(executor)
-    config = _config(folder, overrides)
-    if concurrency is not None:
-        if concurrency < 1:
-            fail("--concurrency must be at least 1")
-        config = dataclasses.replace(config, concurrency=concurrency)
+    config = _config(folder, Overrides(executor=executor_option(executor),
+                                       concurrency=concurrency))
     live_view = sys.stdout.isatty() and not plain
     stop = stop_on_signals(live_view)
     cluster = connect(config, lambda: stop.level > 0)
@@ -261,11 +260,12 @@ def run(
     try:
         if live_view:
             with Live(console=out, refresh_per_second=4, transient=False) as live:
-                result = League(config, factory, on_snapshot=lambda s: live.update(render(s)),
-                                stop=stop, games=games, until_sigma=until_sigma).run()
+                view = RunOptions(factory, on_snapshot=lambda s: live.update(render(s)),
+                                  stop=stop)
+                result = League(config, view, games=games, until_sigma=until_sigma).run()
         else:
-            result = League(config, factory, on_snapshot=PlainProgress(), stop=stop,
-                            games=games, until_sigma=until_sigma).run()
+            plain_run = RunOptions(factory, on_snapshot=PlainProgress(), stop=stop)
+            result = League(config, plain_run, games=games, until_sigma=until_sigma).run()
     except (JournalError, TournamentError, ClusterError) as exc:
         fail(str(exc))
     finally:

@@ -34,11 +34,12 @@ from arena.runner.game.clock import TimeControl
 from arena.runner.game.manifest import NAME_RULE, read_toml
 from arena.runner.game.sandbox import DEFAULT_MODE
 from arena.runner.game.sandbox import MODES as SANDBOX_MODES
-from arena.runner.play.config import (
+from arena.runner.play.config import ExecutorSettings, parse_executor
+from arena.runner.play.settings import (
     ConfigError,
-    ExecutorSettings,
-    apply_overrides,
-    parse_executor,
+    Overrides,
+    choice,
+    field_failure,
     parse_time_control,
     refuse_unknown,
     whole_number,
@@ -82,26 +83,23 @@ def league_file(folder: Path) -> Path:
     return Path(folder) / CONFIG
 
 
-def load_league(folder: str | Path, overrides: dict[str, Any] | None = None) -> LeagueConfig:
-    """Read and validate ``folder``'s ``league.toml``, with ``overrides`` of its top-level
-    fields (the command line's). Raises :class:`ConfigError`."""
+def load_league(folder: str | Path, overrides: Overrides | None = None) -> LeagueConfig:
+    """Read and validate ``folder``'s ``league.toml``, with the command line's ``overrides``
+    put into its data first, so validated as if the file said them. Raises
+    :class:`ConfigError`."""
     folder = Path(folder)
     file = league_file(folder)
     if not file.is_file():
         raise ConfigError(f"{folder}: not a league (no {CONFIG}); make one with "
                           f"`arena league init {folder} --game GAME --players N`")
     data = read_toml(file, ConfigError)
-    apply_overrides(data, overrides or {})
-    return parse_league(data, folder)
+    return parse_league((overrides or Overrides()).applied_to(data), folder)
 
 
 def parse_league(data: dict[str, Any], folder: Path) -> LeagueConfig:
     """Validate a league's settings (``folder`` is the league's, named in messages)."""
     where = str(league_file(folder))
-
-    def fail(name: str, problem: str) -> ConfigError:
-        return ConfigError(f"{where}: '{name}' {problem}")
-
+    fail = field_failure(where)
     refuse_unknown(data, _KNOWN, where)
 
     def whole(name: str, low: int, high: int, default: int | None = None) -> int:
@@ -120,9 +118,7 @@ def parse_league(data: dict[str, Any], folder: Path) -> LeagueConfig:
     players = whole("players", game.min_players, game.max_players)
     if players < 2:
         raise fail("players", "must be at least 2: a league rates bots against each other")
-    sandbox = data.get("sandbox", DEFAULT_MODE)
-    if sandbox not in SANDBOX_MODES:
-        raise fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
+    sandbox = choice(data, "sandbox", SANDBOX_MODES, DEFAULT_MODE, fail)
     explore = data.get("explore", EXPLORE)
     if type(explore) not in (int, float) or not 0 <= explore <= 1:
         raise fail("explore", f"must be a number 0..1, got {explore!r}")

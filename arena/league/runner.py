@@ -15,6 +15,10 @@ again on the next run); ``--games N`` and ``--until-sigma S`` stop issuing table
 run has finished N games, or once every active bot version's sigma is under S, or once some
 active version's sigma is seen unable to get under S (:mod:`arena.league.floor`: a target
 under what TrueSkill's drift allows at the league's tables is refused before any game).
+
+The loop itself is the ring's (:mod:`arena.runner.play.ring`), the tournament's too: a
+:class:`League` is the policy it drives. A void game is played again, first, up to the league's
+``void_retries``; past that the run stops, naming it, and the next run plays it.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import dataclasses
 import random
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,26 +39,13 @@ from arena.league.store import Entrant, LeagueJournal
 from arena.protocol.messages import FAILURES, Termination
 from arena.results import GameOutcome, Pairing, rotations
 from arena.runner.game.disk import FolderBusyError, FolderLock
-from arena.runner.game.sandbox import SandboxError, require_sandbox
-from arena.runner.play.affinity import available_memory, keep_for_memory
-from arena.runner.play.executor import (
-    Executor,
-    GameJob,
-    JobResult,
-    JobStatus,
-    record_file,
-)
+from arena.runner.game.manifest import BotManifest
+from arena.runner.play.executor import Executor, GameJob, record_file
 from arena.runner.play.journal import SECRET_SEED
 from arena.runner.play.live import Snapshot
 from arena.runner.play.ratings import RatingTracker, Standings
-from arena.runner.play.tournament import (
-    RECENT,
-    StopRequest,
-    TournamentError,
-    hand_out,
-    local_executor,
-    take_results,
-)
+from arena.runner.play.ring import Choose, Ring, RunOptions, TournamentError
+from arena.runner.play.tournament import RECENT
 from arena.seeds import derive_seed
 
 #: How often the run reads the league's bot versions again, at most.
@@ -125,15 +116,18 @@ def check_target(until_sigma: float, players: int) -> None:
 
 
 class League:
-    """One run of a league (see the module's doc). ``executor_factory`` makes the executor
-    from (concurrency, bot processes kept per worker); None: the configuration's."""
+    """One run of a league (see the module's doc). ``options`` drive the run (the executor,
+    the live view, the stop request); None: the defaults of :class:`RunOptions`. ``games``
+    and ``until_sigma`` are ``--games`` and ``--until-sigma``; ``seed_key``, the key of the
+    bots' seeds a new journal is to keep (None: a fresh one)."""
+
+    #: A league's workers keep idle bot processes between games.
+    keep_bots = True
 
     def __init__(
         self,
         config: LeagueConfig,
-        executor_factory: Callable[[int, int], Executor] | None = None,
-        on_snapshot: Callable[[Snapshot], None] | None = None,
-        stop: StopRequest | None = None,
+        options: RunOptions | None = None,
         games: int | None = None,
         until_sigma: float | None = None,
         seed_key: bytes | None = None,
@@ -142,11 +136,9 @@ class League:
             check_target(until_sigma, config.players)
         self.config = config
         self.folder = Path(config.folder)
-        self.on_snapshot = on_snapshot
-        self.stop = stop or StopRequest()
         self.games_wanted = games
         self.until_sigma = until_sigma
-        self.executor_factory = executor_factory or local_executor(config.executor)
+        self.ring = Ring(self, config, options or RunOptions())
         try:
             self.lock = FolderLock(self.folder)
         except FolderBusyError as exc:
@@ -174,10 +166,10 @@ class League:
         self.done_before = self.rated
         self.played = 0
         self.entrants: list[Entrant] = []
-        self.in_flight: dict[str, tuple[Pairing, float]] = {}
-        self.voids = self.journal.void_count()
-        self.notices: list[str] = []
-        self.started = time.monotonic()
+        #: Each bot version's manifest, read from its snapshot when a game first needs it.
+        self.manifests: dict[str, BotManifest] = {}
+        self.queue: list[Pairing] = []  # issued, not handed out, in the order to hand out
+        self.last_refresh = 0.0
         self.why = ""
         self.idle_said = False  # whether the wait for more bot versions was said
         self.unreachable = False  # whether the run ends for a target it cannot reach
@@ -199,17 +191,18 @@ class League:
         self.recent.appendleft(o)
         self._remember(o)
 
-    def _refresh(self, queue: list[Pairing]) -> None:
+    def _refresh(self) -> None:
         """Read the bot versions again: new ones get a line; games of ones no longer active
         that were not handed out are dropped."""
         self.entrants = self.journal.entrants()
+        self.last_refresh = time.monotonic()
         for e in self.entrants:
             self.tracker.add_bot(e.key)
         active = {e.key for e in self.entrants if e.status == "active"}
-        gone = [p.game_id for p in queue if not set(p.bots) <= active]
+        gone = [p.game_id for p in self.queue if not set(p.bots) <= active]
         if gone:
             self.journal.drop_games(gone)
-            queue[:] = [p for p in queue if set(p.bots) <= active]
+            self.queue = [p for p in self.queue if set(p.bots) <= active]
 
     def _suspend_failing(self, o: GameOutcome) -> bool:
         """Suspend each bot version of ``o`` whose failures reached the threshold; whether one
@@ -225,8 +218,8 @@ class League:
             reason = (f"{sum(recent)} of its last {len(recent)} games ended in its failure "
                       f"(last: {how} in {o.game_id})")
             self.journal.set_status(bot, "suspended", reason)
-            self.notices.append(f"{bot} suspended: {reason}; `arena league enable` it once "
-                                "fixed")
+            self.ring.notices.append(f"{bot} suspended: {reason}; `arena league enable` it "
+                                     "once fixed")
             suspended = True
         return suspended
 
@@ -234,20 +227,20 @@ class League:
     def _active(self) -> list[Entrant]:
         return [e for e in self.entrants if e.status == "active"]
 
-    def _pending(self, queue: list[Pairing]) -> dict[str, int]:
+    def _pending(self, running: Sequence[Pairing]) -> dict[str, int]:
         pending: dict[str, int] = {}
-        for p in [*queue, *(p for p, _ in self.in_flight.values())]:
+        for p in [*self.queue, *running]:
             for bot in p.bots:
                 pending[bot] = pending.get(bot, 0) + 1
         return pending
 
-    def _issue_table(self, queue: list[Pairing]) -> bool:
+    def _issue_table(self, running: Sequence[Pairing]) -> bool:
         """Choose a table and issue its duplicate set; False if too few versions are active."""
         active = self._active()
         if len(active) < self.config.players:
             return False
         standings = {b.name: b for b in self.tracker.standings().bots}
-        pending = self._pending(queue)
+        pending = self._pending(running)
         table, index = self.journal.next_table()
         rng = random.Random(derive_seed(self.master, "league-match", table))
         choice = matchmaking.choose_table(
@@ -259,7 +252,7 @@ class League:
         pairings = [Pairing(f"t{table:06d}-s{s}", index + s, table, table, seats, seed)
                     for s, seats in enumerate(rotations(choice.bots))]
         self.journal.issue(pairings)
-        queue += pairings
+        self.queue += pairings
         return True
 
     def _sure_enough(self) -> bool:
@@ -281,108 +274,101 @@ class League:
                                                      self.tracker.rating))
         return self._beyond[1]
 
-    def _should_issue(self) -> bool:
-        if self.stop.level:
-            return False
-        if self.games_wanted is not None and \
-                self.played + len(self.in_flight) >= self.games_wanted:
-            return False
-        return not self._sure_enough() and not self._out_of_reach()
+    def _asked_for(self, running: Sequence[Pairing]) -> bool:
+        """Whether the games of ``--games`` are all played or handed out."""
+        return self.games_wanted is not None and \
+            self.played + len(running) >= self.games_wanted
 
-    def _job(self, p: Pairing) -> GameJob:
-        folders = {e.key: str(self.folder / e.folder) for e in self.entrants}
+    def _should_issue(self, running: Sequence[Pairing]) -> bool:
+        return not self._asked_for(running) and not self._sure_enough() \
+            and not self._out_of_reach()
+
+    # ------------------------------------------------------------------ the ring's policy
+    @property
+    def settings(self) -> LeagueConfig:
+        return self.config
+
+    def begin(self) -> None:
+        self.queue = self.journal.pairings("scheduled")
+        self._refresh()
+
+    def check_bots(self, executor: Executor | None) -> None:
+        """Nothing: a league's bot versions were checked as they were added."""
+
+    def plan(self, capacity: int, running: Sequence[Pairing]) -> None:
+        """Read the bot versions again if a second has passed; issue tables while fewer
+        games wait than ``capacity`` workers can take."""
+        if time.monotonic() - self.last_refresh >= REFRESH_S:
+            self._refresh()
+        while (len(self.queue) < capacity and self._should_issue(running)
+               and self._issue_table(running)):
+            pass
+
+    def next(self, running: Sequence[Pairing], choose: Choose) -> Pairing | None:
+        if not self.queue or self._asked_for(running):
+            return None
+        return self.queue.pop(choose(self.queue))
+
+    def finished(self) -> bool:
+        self.why = self._why_idle()
+        return bool(self.why)
+
+    def job(self, p: Pairing) -> GameJob:
+        for e in self.entrants:
+            if e.key in p.bots and e.key not in self.manifests:
+                self.manifests[e.key] = BotManifest.load(self.folder / e.folder)
         return GameJob(
-            pairing=p, game=get_game(self.config.game), bot_folders=folders,
+            pairing=p, game=get_game(self.config.game),
+            bots={key: self.manifests[key] for key in p.bots},
             time_control=self.config.time_control.to_dict(),
             record_path=str(record_file(self.folder, p.game_id)),
             log_dir=str(self.folder / "logs"), log_cap=self.config.log_cap,
             seed_key=self.seed_key, sandbox=self.config.sandbox,
         )
 
-    # ------------------------------------------------------------------ the loop
-    def snapshot(self, queue: list[Pairing]) -> Snapshot:
-        now = time.monotonic()
+    def record(self, outcome: GameOutcome) -> None:
+        self.played += 1
+        self._count(outcome)
+        if self._suspend_failing(outcome):
+            self._refresh()  # its games not handed out yet are not played
+
+    def retry(self, pairing: Pairing) -> None:
+        self.queue.insert(0, pairing)
+
+    def view(self, running: Sequence[Pairing]) -> Snapshot:
         total = None if self.games_wanted is None else self.done_before + self.games_wanted
         active = len(self._active())
         return Snapshot(
             name=self.config.name, game=self.config.game, format="league",
             standings=self.tracker.standings(), games_done=self.rated, games_total=total,
-            in_progress=[(gid, p.bots, now - t) for gid, (p, t) in self.in_flight.items()],
-            recent=list(self.recent), failures=dict(self.failures), elapsed_s=now - self.started,
-            void_retries=self.voids,
+            recent=list(self.recent), failures=dict(self.failures),
             schedule=(f"league, {active} of {len(self.entrants)} bot versions active, "
                       f"{self.config.players}-player tables as duplicate sets"
                       + (f"; until every sigma < {self.until_sigma:g}"
                          if self.until_sigma is not None else "")),
-            stopping=self.stop.level > 0, abandoning=self.stop.level > 1,
-            done_before=self.done_before, notices=tuple(self.notices),
+            done_before=self.done_before,
         )
 
+    # ------------------------------------------------------------------ the run
     def run(self) -> LeagueResult:
         """Play until stopped (see the module's doc). Raises TournamentError if the league
-        cannot go on (no sandbox, workers that keep dying); finished games are kept."""
+        cannot go on (no sandbox, workers that keep dying, a game void too many times);
+        finished games are kept."""
+        stop = self.ring.stop
         try:
-            return self._run()
+            self.ring.run()
+            if stop.level:
+                self.why = "stopped" + (" (the games in progress abandoned: they are played "
+                                        "on the next run)" if stop.level >= 2 else "")
+            self.ring.show()
         finally:
             self.journal.close()
             self.lock.release()
-
-    def _run(self) -> LeagueResult:
-        if self.config.executor.kind == "local":
-            try:
-                require_sandbox(self.config.sandbox)
-            except SandboxError as exc:
-                raise TournamentError(str(exc)) from None
-        queue: list[Pairing] = self.journal.pairings("scheduled")
-        self.entrants = self.journal.entrants()
-        self._refresh(queue)
-        keep = keep_for_memory(available_memory(), self.config.concurrency)
-        executor = self.executor_factory(self.config.concurrency, keep)
-        abandon = True
-        last_view = last_refresh = 0.0
-        try:
-            while True:
-                now = time.monotonic()
-                if now - last_refresh >= REFRESH_S:
-                    self._refresh(queue)
-                    last_refresh = now
-                while (len(queue) < executor.capacity and self._should_issue()
-                       and self._issue_table(queue)):
-                    pass
-                while queue and len(self.in_flight) < executor.capacity and not self.stop.level:
-                    if self.games_wanted is not None and \
-                            self.played + len(self.in_flight) >= self.games_wanted:
-                        break
-                    p = queue.pop(0)
-                    hand_out(p, self._job(p), executor, self.journal, self.in_flight)
-                if not self.in_flight:
-                    self.why = self._why_idle()
-                    if self.why:
-                        break
-                results = take_results(executor, self.journal, self.stop, self.notices)
-                if results is None:
-                    break
-                for r in results:
-                    self._take(r, queue)
-                now = time.monotonic()
-                if self.on_snapshot is not None and now - last_view >= 0.25:
-                    self.on_snapshot(self.snapshot(queue))
-                    last_view = now
-            abandon = self.stop.level >= 2
-        finally:
-            executor.shutdown(abandon=abandon)
-        if self.stop.level:
-            self.why = "stopped" + (" (the games in progress abandoned: they are played "
-                                    "on the next run)" if self.stop.level >= 2 else "")
-        if self.on_snapshot is not None:
-            self.on_snapshot(self.snapshot(queue))
         return LeagueResult(self.tracker.standings(), self.played, self.rated, self.why,
-                            self.unreachable and not self.stop.level)
+                            self.unreachable and not stop.level)
 
     def _why_idle(self) -> str:
         """Why nothing is left to play now ("" if something is, or a bot may yet come)."""
-        if self.stop.level:
-            return "stopped"
         if self.games_wanted is not None and self.played >= self.games_wanted:
             return f"{self.played} games played, as asked"
         if self._sure_enough():
@@ -397,31 +383,11 @@ class League:
             if self.games_wanted is None and self.until_sigma is None:
                 # Forever: wait for bots to be added (or enabled), and say so once.
                 if not self.idle_said:
-                    self.notices.append(f"waiting: {short}; add one with `arena league add "
-                                        f"{self.folder} BOT_FOLDER` (Ctrl-C to stop)")
+                    self.ring.notices.append(
+                        f"waiting: {short}; add one with `arena league add {self.folder} "
+                        "BOT_FOLDER` (Ctrl-C to stop)")
                     self.idle_said = True
                 return ""
             return short
         self.idle_said = False
         return ""
-
-    def _take(self, r: JobResult, queue: list[Pairing]) -> None:
-        p, _ = self.in_flight.pop(r.game_id)
-        if r.status is JobStatus.DONE:
-            assert r.outcome is not None
-            record = str(record_file(self.folder, p.game_id).relative_to(self.folder))
-            self.journal.record_result(r.outcome, record, r.duration_s)
-            self.played += 1
-            self._count(r.outcome)
-            if self._suspend_failing(r.outcome):
-                self._refresh(queue)  # its games not handed out yet are not played
-            return
-        self.voids += 1
-        count = self.journal.record_void(p.game_id, r.reason)
-        last = r.reason.strip().splitlines()[-1] if r.reason else "?"
-        if count > self.config.void_retries:
-            self.journal.drop_games([p.game_id])
-            self.notices.append(f"game {p.game_id} ({', '.join(p.bots)}) void {count} times, "
-                                f"dropped; last: {last}")
-            return
-        queue.insert(0, p)

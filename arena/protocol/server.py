@@ -366,6 +366,10 @@ class Connection:
         fails, a protocol breach or no valid answer in time ends in a :class:`Failure`
         (the connection's); answers naming another request id are ignored, and a timeout's
         detail names the first few of them.
+
+        The deadline is enforced here alone: a :class:`Reply` always took at most
+        ``deadline_ms`` (an answer read after it is a timeout), so the caller only accounts
+        for the time.
         """
         if self.failure is not None:
             return self.failure
@@ -394,7 +398,13 @@ class Connection:
                                  f"within {deadline_ms:.0f} ms{stale}")
             index = receive(self, POLL_SLICE_MS if left > POLL_SLICE_MS else int(left) + 1)
             if index is not None:
-                return Reply(request_id, index, (server.received_at - t0) * 1000)
+                # The last wait may overrun the deadline by a moment: the answer's own time
+                # decides, so that what comes back is always in time.
+                ms = (server.received_at - t0) * 1000
+                if ms > deadline_ms:
+                    return self.fail(Termination.TIMEOUT, f"answered request {request_id} "
+                                     f"after {ms:.0f} ms; the deadline was {deadline_ms:.0f} ms")
+                return Reply(request_id, index, ms)
             if self.failure is not None:
                 return self.failure
             if not process.alive():

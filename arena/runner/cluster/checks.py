@@ -7,7 +7,6 @@ is fetched and unpacked as for a game, and the checks run in the worker's scratc
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 from arena.runner.cluster.jobs import ClusterJob, WorkerResult
 from arena.runner.cluster.shipping import ShippingError
@@ -17,7 +16,7 @@ from arena.runner.game.botlog import DEFAULT_LOG_CAP
 from arena.runner.game.build import BuildError
 from arena.runner.game.checkbot import check_bot, start_problem
 from arena.runner.game.clock import TimeControl
-from arena.runner.game.manifest import BotManifest, ManifestError
+from arena.runner.game.manifest import ManifestError
 from arena.runner.game.sandbox import SandboxError
 from arena.runner.play.executor import JobStatus
 
@@ -48,8 +47,7 @@ def check_task(cjob: ClusterJob) -> WorkerResult:
     bot = cjob.job.pairing.bots[0]
     job = cjob.job
     try:
-        folder = pool.bot_folders(cjob)[bot]
-        why = start_problem(BotManifest.load(Path(folder)), job.game,
+        why = start_problem(pool.bot_manifests(cjob)[bot], job.game,
                             TimeControl.from_dict(job.time_control),
                             pool.scratch / "start-check" / cjob.run,
                             DEFAULT_LOG_CAP if job.log_cap is None else job.log_cap,
@@ -73,8 +71,8 @@ def validate_task(cjob: ClusterJob, seed: int) -> WorkerResult:
     cap = DEFAULT_LOG_CAP if job.log_cap is None else job.log_cap
     logs = pool.scratch / "validation" / cjob.run
     try:
-        folder = pool.bot_folders(cjob)[bot]
-        checks = check_bot(Path(folder), job.game, seed, TimeControl.from_dict(job.time_control),
+        folder = pool.bot_manifests(cjob)[bot].folder
+        checks = check_bot(folder, job.game, seed, TimeControl.from_dict(job.time_control),
                            logs, cap, job.sandbox, job.seed_key)
         sent = {p.relative_to(logs).as_posix(): p.read_bytes()[-cap:]
                 for p in logs.rglob("*") if p.is_file()}

@@ -20,8 +20,9 @@ after a wait); :class:`DaskExecutor` is the tournament's executor there:
   cluster once per package and published as a dataset of the run; a worker fetches each once
   and keeps it unpacked on disk. A package lost with the worker that held it is scattered
   again. ``ship_bots = false`` uses the folders' paths as they are.
-- **Results** come home in the task's result: the organiser writes the record (atomically)
-  and the logs at the paths of a local run, so standings, replay and resume do not change.
+- **Results** come home in the task's result: the organiser writes the logs at the paths of a
+  local run and files the game as it files a local worker's
+  (:func:`arena.runner.play.executor.file_result`: the record, then the outcome).
 - **Faults**: Dask retries a game lost with its worker; each attempt announces itself, and
   :meth:`DaskExecutor.restarted` hands the retries to the journal. A game whose workers keep
   dying (Dask's ``KilledWorker``, after the scheduler's ``allowed-failures``) is void, and a
@@ -47,11 +48,18 @@ from arena.runner.cluster.connect import (
 from arena.runner.cluster.shipping import Package, pack
 from arena.runner.game.checkbot import Check
 from arena.runner.game.digest import bot_digest
-from arena.runner.game.disk import is_disk_full, write_atomic
+from arena.runner.game.disk import is_disk_full
 from arena.runner.game.manifest import BotManifest
 from arena.runner.play.affinity import WorkerView, choose_worker
 from arena.runner.play.config import ExecutorSettings
-from arena.runner.play.executor import Executor, GameJob, JobResult, JobStatus, LocalExecutor
+from arena.runner.play.executor import (
+    Executor,
+    GameJob,
+    JobResult,
+    JobStatus,
+    LocalExecutor,
+    file_result,
+)
 
 if TYPE_CHECKING:
     from arena.runner.cluster.jobs import ShippedBot
@@ -198,8 +206,7 @@ class DaskExecutor(Executor):
         self._log_dir = Path(job.log_dir)
         bots = job.pairing.bots
         # A bot first seen in a job (a league's, added while it runs) is sent now.
-        new = [self._ship(n, BotManifest.load(Path(job.bot_folders[n])))
-               for n in bots if n not in self.bots]
+        new = [self._ship(n, job.bots[n]) for n in bots if n not in self.bots]
         if any(new):
             try:
                 self._scatter([d for d in new if d])
@@ -396,19 +403,15 @@ class DaskExecutor(Executor):
                 self.submit(job, tries + 1)
                 return None
             return JobResult(game_id, JobStatus.VOID, f"on worker {r.worker}: {r.reason}")
-        status = JobStatus(r.status)
         try:
             self._write_logs(Path(job.log_dir), r.logs)
-            if status is JobStatus.DONE:
-                assert r.record is not None
-                path = Path(job.record_path)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(path, r.record.decode("utf-8"))
         except OSError as exc:
             if not is_disk_full(exc):
                 raise
-            return JobResult(game_id, JobStatus.DISK_FULL, f"writing {job.record_path}: {exc}")
-        return JobResult(game_id, status, r.reason, r.outcome, r.duration_s, r.kept)
+            return JobResult(game_id, JobStatus.DISK_FULL, f"writing the logs: {exc}")
+        return file_result(job, JobResult(game_id, JobStatus(r.status), r.reason,
+                                          duration_s=r.duration_s, kept=r.kept,
+                                          played=r.played))
 
     @staticmethod
     def _write_logs(folder: Path, logs: dict[str, bytes]) -> None:

@@ -7,8 +7,7 @@ import sys
 from dataclasses import dataclass, field
 
 import arena
-from arena.results import GameOutcome
-from arena.runner.play.executor import GameJob
+from arena.runner.play.executor import GameJob, Played
 
 #: A game that found its bot's package lost with a worker (the organiser sends it again).
 LOST_PACKAGE = "lost_package"
@@ -59,7 +58,7 @@ class ClusterJob:
 @dataclass(frozen=True)
 class WorkerResult:
     """What a game task returns: a :class:`~arena.runner.play.executor.JobStatus` value (or
-    :data:`LOST_PACKAGE`, :data:`WRONG_VERSION`), the record's JSON for a game played, and
+    :data:`LOST_PACKAGE`, :data:`WRONG_VERSION`), the game :class:`Played` if it was, and
     each bot log's new bytes by its path under the run's ``logs`` folder; and where it was
     played (the worker's address and slot, -1 for none) and which of the run's bots that slot
     keeps idle now."""
@@ -68,9 +67,8 @@ class WorkerResult:
     status: str
     worker: str
     reason: str = ""
-    outcome: GameOutcome | None = None
+    played: Played | None = None
     duration_s: float = 0.0
-    record: bytes | None = None
     logs: dict[str, bytes] = field(default_factory=dict)
     address: str = ""
     slot: int = -1

@@ -23,7 +23,7 @@ from arena.runner.game.processes import RunningBot
 from arena.runner.game.sandbox import SandboxError
 from arena.runner.game.stable import Stable
 from arena.runner.play.affinity import WorkerView, available_memory, choose_worker, keep_for_memory
-from arena.runner.play.executor import JobStatus, play_job
+from arena.runner.play.executor import JobStatus, referee_job
 
 #: A slot closes a run's kept bots after this long without a game of it (its organiser gone).
 STALE_S = 120.0
@@ -51,7 +51,7 @@ class _Place:
 @dataclass
 class _Play:
     cjob: ClusterJob
-    folders: dict[str, str]
+    manifests: dict[str, BotManifest]
     reply: concurrent.futures.Future[WorkerResult]
 
 
@@ -124,28 +124,25 @@ class _Slot:
         except SandboxError as exc:
             return WorkerResult(game_id, JobStatus.VOID, label,
                                 f"worker {label} cannot sandbox bots: {exc}")
-        record = place.folder / "games" / f"{game_id}.json"
-        here = dataclasses.replace(job, bot_folders=work.folders, record_path=str(record),
+        here = dataclasses.replace(job, bots=work.manifests,
                                    log_dir=str(place.folder / "logs"))
         with self.lock:
             self.playing = work.cjob.run
         try:
-            result = play_job(here, place.stable)
+            result = referee_job(here, place.stable)
         finally:
             with self.lock:
                 self.playing = None
             place.bots[:] = [b for b in place.bots if b.alive()]
             kept = tuple(place.stable.idle)
             self.kept[work.cjob.run] = frozenset(kept)
-        data = record.read_bytes() if result.status is JobStatus.DONE else None
-        record.unlink(missing_ok=True)
         status, reason = result.status, result.reason
         if status is JobStatus.DISK_FULL:  # the worker's disk, not the organiser's
             status, reason = JobStatus.VOID, f"on worker {label}: its disk is full: {reason}"
         elif status is not JobStatus.DONE:
             reason = f"on worker {label}: {reason}"
-        return WorkerResult(game_id, status, label, reason, result.outcome, result.duration_s,
-                            data, self._logs(place), slot=self.index, kept=kept)
+        return WorkerResult(game_id, status, label, reason, result.played, result.duration_s,
+                            self._logs(place), slot=self.index, kept=kept)
 
     def _logs(self, place: _Place) -> dict[str, bytes]:
         """The bytes each of the run's logs gained since they were last sent, by their path
@@ -212,14 +209,17 @@ class SlotPool:
         self.scratch = Path(tempfile.mkdtemp(prefix="arena-worker-"))
         self.slots = [_Slot(self, i) for i in range(slots)]
         self._turn = threading.Condition()  # guards the slots' ``free``
-        self._ready: dict[tuple[str, str], str] = {}  # (package key, sandbox) -> folder
+        #: (package key, sandbox) -> the manifest of its files ready to play
+        self._ready: dict[tuple[str, str], BotManifest] = {}
         self._preparing = threading.Lock()
 
-    def bot_folders(self, cjob: ClusterJob) -> dict[str, str]:
-        """Each bot's folder on this worker, its package unpacked and its build step run
-        (once per package and sandbox mode)."""
+    def bot_manifests(self, cjob: ClusterJob) -> dict[str, BotManifest]:
+        """Each bot's manifest on this worker, by the name it plays under: its package
+        unpacked, its build step run and its manifest read once per package and sandbox mode,
+        then kept for the games that follow (a bot may rewrite its own folder while it
+        plays)."""
         sandbox = cjob.job.sandbox
-        folders: dict[str, str] = {}
+        manifests: dict[str, BotManifest] = {}
         for name, shipped in cjob.bots.items():
             ready = self._ready.get((shipped.key, sandbox))
             if ready is None:
@@ -228,17 +228,16 @@ class SlotPool:
                     if ready is None:
                         ready = self._ready[shipped.key, sandbox] = self._prepare(shipped,
                                                                                   sandbox)
-            folders[name] = ready
-        return folders
+            manifests[name] = ready
+        return manifests
 
-    def _prepare(self, shipped: ShippedBot, sandbox: str) -> str:
+    def _prepare(self, shipped: ShippedBot, sandbox: str) -> BotManifest:
         folder = Path(shipped.folder)
         if shipped.dataset:
             files = unpacked(self.cache, shipped.key) or unpack(self.cache, shipped.key,
                                                                _fetch(shipped.dataset))
             folder = files / shipped.folder
-        manifest = built(BotManifest.load(folder), sandbox, self.scratch / "build")
-        return str(manifest.folder)
+        return built(BotManifest.load(folder), sandbox, self.scratch / "build")
 
     def keep(self) -> int:
         """How many idle bot processes a slot keeps for a run starting now: a share of the
@@ -260,7 +259,7 @@ class SlotPool:
         assert chosen is not None
         return self.slots[chosen]
 
-    def play(self, cjob: ClusterJob, folders: dict[str, str]) -> WorkerResult:
+    def play(self, cjob: ClusterJob, manifests: dict[str, BotManifest]) -> WorkerResult:
         # Dask runs at most as many games at once as there are slots (the worker's ``game``
         # resources), so a slot is free at once, but for a moment after another game's end.
         with self._turn:
@@ -269,7 +268,7 @@ class SlotPool:
             slot.free = False
         try:
             reply: concurrent.futures.Future[WorkerResult] = concurrent.futures.Future()
-            slot.ask(_Play(cjob, folders, reply))
+            slot.ask(_Play(cjob, manifests, reply))
             return reply.result()
         finally:
             with self._turn:

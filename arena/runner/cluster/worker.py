@@ -18,9 +18,10 @@ A game task (:func:`play_task`) first announces its attempt to the organiser (an
 run's topic: Dask retries a task lost with a worker without telling anyone, and the journal
 counts every attempt); then it finds each bot's files, fetching and unpacking a shipped
 package once per worker (:mod:`arena.runner.cluster.shipping`) and running its build step once;
-then a slot plays the game with :func:`arena.runner.play.executor.play_job`, writing the record
-and the bots' logs into a scratch folder of the run. The result carries the record and the
-logs' new bytes home; the worker writes nothing into the organiser's folder.
+then a slot plays the game with :func:`arena.runner.play.executor.referee_job`, writing the
+bots' logs into a scratch folder of the run. The result carries the game as it was played
+(its record and its seats' results) and the logs' new bytes home, where the organiser files
+it as it files a local worker's; the worker writes nothing into the organiser's folder.
 
 The organiser ends a run on the workers with :func:`close_run` (stop its kept bots, send the
 rest of their logs) and abandons it with :func:`abort_run` (kill the bots of its games in
@@ -105,13 +106,13 @@ def play_task(cjob: ClusterJob) -> WorkerResult:
     if refused is not None or pool is None:
         return refused or WorkerResult(game_id, JobStatus.ERROR, address)
     try:
-        folders = pool.bot_folders(cjob)
+        manifests = pool.bot_manifests(cjob)
     except LostPackage as exc:
         return WorkerResult(game_id, LOST_PACKAGE, pool.label, str(exc), address=address)
     except (ShippingError, BuildError, ManifestError, OSError) as exc:
         return WorkerResult(game_id, JobStatus.VOID, pool.label,
                             f"on worker {pool.label}: {exc}", address=address)
-    return dataclasses.replace(pool.play(cjob, folders), address=address)
+    return dataclasses.replace(pool.play(cjob, manifests), address=address)
 
 
 async def close_run(run: str) -> dict[str, bytes]:

@@ -19,7 +19,7 @@ from arena.runner.game.clock import TimeControl
 from arena.runner.game.manifest import BotManifest, ManifestError
 from arena.runner.game.needs import NeedsRule
 from arena.runner.game.processes import KILL_WAIT_S, group_alive, setup_hint
-from arena.runner.game.record import verify
+from arena.runner.game.record import BY_BOT, verify
 from arena.runner.game.referee import Referee, VoidGame
 from arena.runner.game.sandbox import DEFAULT_MODE
 from arena.runner.game.sandboxed import sandbox_processes, started_by_the_bot, still_running
@@ -146,7 +146,7 @@ def _run_checks(
             return [*checks, Check("game", False, f"{term['reason']}: {term['detail']}")]
         if not report.ok:
             return [*checks, Check("game", False, "; ".join(report.problems))]
-        times = sorted(d[2] for d in record.decisions if d[0] == 0 and d[3] == "bot")
+        times = sorted(d.ms for d in record.decisions if d.seat == 0 and d.by == BY_BOT)
         median = times[len(times) // 2] if times else 0.0
         checks.append(Check(
             "game", True,

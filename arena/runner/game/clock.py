@@ -66,7 +66,10 @@ class Clock:
         """Account for a decision that took ``used_ms``. Returns False if it was too late.
 
         In time: the bank loses ``used_ms`` (never below zero) and gains the increment. Too
-        late: the bank is left as it was (the seat is out of the game anyway).
+        late: the bank is left as it was (the seat is out of the game anyway). In a game the
+        connection enforces :meth:`deadline_ms` (:meth:`arena.protocol.server.Connection.ask`)
+        and hands over only answers in time; the check here keeps a bank from ever paying
+        for a late one.
         """
         if used_ms > self.deadline_ms():
             return False

@@ -3,18 +3,44 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.engine import IllegalActionError, get_game
 from arena.protocol.messages import Termination
-from arena.results import GameOutcome, Pairing
+from arena.results import SeatResult
 from arena.runner.game.disk import write_atomic
 
 RECORD_FORMAT = "arena-game-record"
 RECORD_VERSION = 1
+#: Who made a decision: the seat's bot, or the seeded random fallback (a seat whose bot failed,
+#: or a built-in player).
+BY_BOT = "bot"
+BY_FALLBACK = "fallback"
 
+
+class Decision(NamedTuple):
+    """One decision of a game: the ``seat`` that acted, its ``choice`` (an index into the
+    legal actions), the milliseconds its bot took (``ms``, 0 for a fallback), who chose (``by``:
+    :data:`BY_BOT` or :data:`BY_FALLBACK`) and the ``action`` itself. A record keeps it on disk
+    as a JSON list in this order, which a tuple writes as it is."""
+
+    seat: int
+    choice: int
+    ms: float
+    by: str
+    action: dict[str, Any]
+
+    @classmethod
+    def from_list(cls, k: int, entry: Any) -> Decision:
+        """Decision number ``k`` as a record on disk holds it; ValueError if it is not a list
+        of five."""
+        if not isinstance(entry, list) or len(entry) != len(cls._fields):
+            raise ValueError(f"game record decision {k} is not a list of "
+                             f"{', '.join(cls._fields)}")
+        return cls(*entry)
 
 
 def final_ranks(engine_ranks: list[int] | tuple[int, ...], failed: list[bool]) -> list[int]:
@@ -33,9 +59,8 @@ def final_ranks(engine_ranks: list[int] | tuple[int, ...], failed: list[bool]) -
 
 @dataclass
 class GameRecord:
-    """A refereed game. ``decisions`` holds ``[seat, index, milliseconds, by, action]`` per
-    decision: the index into the legal actions, the time the bot took, ``by`` is ``"bot"`` or
-    ``"fallback"`` (a failed or built-in seat), and the action itself."""
+    """A refereed game: every :class:`Decision` in the order they were made, how each seat's
+    part ended, and the result."""
 
     game_id: str
     game: str
@@ -44,13 +69,17 @@ class GameRecord:
     num_players: int
     time_control: dict[str, int]
     seats: list[dict[str, Any]]
-    decisions: list[list[Any]] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
     terminations: list[dict[str, Any]] = field(default_factory=list)
     result: dict[str, Any] = field(default_factory=dict)
     ranks: list[int] = field(default_factory=list)
     rounds: int | None = None
     events: list[str] = field(default_factory=list)
     duration_s: float = 0.0
+    #: Each seat's result as the referee judged it, seat 0 first. It is not written as such:
+    #: ``seats``, ``result``, ``ranks`` and ``terminations`` hold it on disk, and a record read
+    #: back has it from them (empty if they do not make one result per seat).
+    seat_results: tuple[SeatResult, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,30 +108,26 @@ class GameRecord:
         if d.get("format_version") != RECORD_VERSION:
             raise ValueError(f"game record version {d.get('format_version')!r} is not supported")
         try:
+            seats, result, ranks, ends = d["seats"], d["result"], d["ranks"], d["terminations"]
             return cls(
                 game_id=d["game_id"], game=d["game"], rules_version=d["rules_version"],
                 seed=d["seed"], num_players=d["num_players"], time_control=d["time_control"],
-                seats=d["seats"], decisions=d["decisions"], terminations=d["terminations"],
-                result=d["result"], ranks=d["ranks"], rounds=d.get("rounds"),
+                seats=seats,
+                decisions=[Decision.from_list(k, x) for k, x in enumerate(d["decisions"])],
+                terminations=ends, result=result, ranks=ranks, rounds=d.get("rounds"),
                 events=d.get("events", []), duration_s=d.get("duration_s", 0.0),
+                seat_results=_seat_results(seats, result, ranks, ends),
             )
         except KeyError as exc:
             raise ValueError(f"game record is missing the field {exc.args[0]!r}") from None
 
-    def outcome(self, pairing: Pairing) -> GameOutcome:
-        """This game's result as the journal keeps it, for the game ``pairing`` issued."""
-        return GameOutcome(
-            pairing.game_id, pairing.index, pairing.round, pairing.table, pairing.bots,
-            pairing.seed, tuple(self.result["scores"]), tuple(self.ranks),
-            tuple(Termination(t["reason"]) for t in self.terminations),
-            tuple(t["detail"] for t in self.terminations),
-        )
+    def to_json(self) -> str:
+        """The record as its file holds it: compact JSON."""
+        return json.dumps(self.to_dict(), separators=(",", ":"))
 
     def save(self, path: str | Path) -> None:
-        """Write the record as JSON (atomically: a temporary file, then a rename)."""
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(p, json.dumps(self.to_dict(), separators=(",", ":")))
+        """Write the record as JSON (see :func:`save_record`)."""
+        save_record(path, self.to_json())
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
@@ -111,6 +136,34 @@ class GameRecord:
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}: not JSON: {exc}") from None
         return cls.from_dict(data)
+
+
+def save_record(path: str | Path, text: str) -> None:
+    """Write a record's JSON ``text`` to ``path``, making its folder if need be, atomically:
+    the file is complete or absent (written aside, then renamed)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(p, text)
+
+
+def terminations_of(results: Sequence[SeatResult]) -> list[dict[str, Any]]:
+    """How each seat's part ended, as a record and a bot's ``game_end`` message say it."""
+    return [{"seat": s, "reason": r.termination, "detail": r.detail}
+            for s, r in enumerate(results)]
+
+
+def _seat_results(seats: Any, result: Any, ranks: Any, ends: Any) -> tuple[SeatResult, ...]:
+    """Each seat's result, from the fields of a record on disk; empty if they do not give one
+    per seat (:func:`verify` says what is wrong with such a record)."""
+    try:
+        scores = result["scores"]
+        if not len(seats) == len(scores) == len(ranks) == len(ends):
+            return ()
+        return tuple(SeatResult(seat["bot"], score, rank, Termination(end["reason"]),
+                                end["detail"])
+                     for seat, score, rank, end in zip(seats, scores, ranks, ends, strict=True))
+    except (KeyError, TypeError, ValueError):
+        return ()
 
 
 def record_summary(record: GameRecord) -> dict[str, Any]:

@@ -28,16 +28,26 @@ from arena.engine import Game, State
 from arena.protocol.messages import PROTOCOL_VERSION, Termination, game_end, game_start
 from arena.protocol.server import Connection, Failure, Server, new_token
 from arena.protocol.transport import POLL_SLICE_MS
+from arena.results import SeatResult
 from arena.runner.game.botlog import DEFAULT_LOG_CAP, BotLog
 from arena.runner.game.clock import Clock, TimeControl
 from arena.runner.game.manifest import BotManifest
 from arena.runner.game.processes import BotStartError, RunningBot
-from arena.runner.game.record import GameRecord, final_ranks
+from arena.runner.game.record import (
+    BY_BOT,
+    BY_FALLBACK,
+    Decision,
+    GameRecord,
+    final_ranks,
+    terminations_of,
+)
 from arena.runner.game.sandbox import DEFAULT_MODE
 from arena.runner.game.stable import SHUTDOWN_GRACE_S, Session, Stable
 from arena.seeds import bot_seed, check_seed_key, fallback_rng, game_label, user_seed_key
 
 MAX_EVENTS = 500
+#: The name a built-in random player goes by in a record.
+BUILTIN = "builtin"
 
 
 class VoidGame(Exception):
@@ -222,11 +232,9 @@ class Referee:
                              int(clock.bank_ms), clock.allowance_ms(), clock.deadline_ms())
         if isinstance(got, Failure):
             return None
-        if not clock.charge(got.ms):
-            connection.fail(Termination.TIMEOUT,
-                            f"answered request {got.request_id} after {got.ms:.0f} "
-                            f"ms; the deadline was {clock.deadline_ms():.0f} ms")
-            return None
+        # The connection held the bot to the clock's deadline: the reply is in time, and the
+        # clock only takes what it used from the bank.
+        clock.charge(got.ms)
         if not 0 <= got.index < len(actions):
             connection.fail(Termination.ILLEGAL,
                             f"index {got.index} is not in 0..{len(actions) - 1}")
@@ -237,25 +245,26 @@ class Referee:
         """Run the whole game (after :meth:`launch` and :meth:`handshake`)."""
         t_start = time.monotonic()
         state = self.start_game()
-        decisions: list[list[Any]] = []
+        decisions: list[Decision] = []
         while not state.is_terminal:
             seat = self.seats[state.current_player]  # type: ignore[index]
             got = self.ask(seat, state) if seat.live else None
             if got is None:
                 index = seat.rng.randrange(state.num_legal())
-                by, used = "fallback", 0.0
+                by, used = BY_FALLBACK, 0.0
             else:
-                (index, used), by = got, "bot"
+                (index, used), by = got, BY_BOT
             action = state.action_of(state.legal_keys()[index])
-            decisions.append([seat.seat, index, round(used, 3), by, action])
+            decisions.append(Decision(seat.seat, index, round(used, 3), by, action))
             state.apply_index(index)
         self.finished = True
         result = state.result()
         failed = [s.reason != Termination.OK for s in self.seats]
         ranks = final_ranks(result.ranks, failed)
-        terminations = [
-            {"seat": s.seat, "reason": s.reason, "detail": s.detail} for s in self.seats
-        ]
+        seat_results = tuple(
+            SeatResult(self._bot_name(s), score, rank, s.reason, s.detail)
+            for s, score, rank in zip(self.seats, result.scores, ranks, strict=True))
+        terminations = terminations_of(seat_results)
         for seat in self.seats:
             if seat.live and seat.connection is not None:
                 seat.connection.send(game_end(
@@ -277,13 +286,18 @@ class Referee:
             rounds=state.progress,
             events=self.events,
             duration_s=round(time.monotonic() - t_start, 3),
+            seat_results=seat_results,
         )
+
+    @staticmethod
+    def _bot_name(s: _Seat) -> str:
+        return BUILTIN if s.manifest is None else s.manifest.name
 
     @staticmethod
     def _seat_info(s: _Seat) -> dict[str, Any]:
         if s.manifest is None:
-            return {"seat": s.seat, "bot": "builtin", "version": __version__,
-                    "language": "builtin"}
+            return {"seat": s.seat, "bot": BUILTIN, "version": __version__,
+                    "language": BUILTIN}
         return {"seat": s.seat, "bot": s.manifest.name, "version": s.manifest.version,
                 "language": s.manifest.language}
 

@@ -55,25 +55,37 @@ Relative paths in the file are relative to the file's own folder, the default ou
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import ssl
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.engine import UnknownGameError, get_game
+from arena.engine.api import Game
 from arena.runner.game.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.game.clock import TimeControl
 from arena.runner.game.manifest import NAME_RULE, BotManifest, ManifestError, read_toml
 from arena.runner.game.needs import NeedsRule
 from arena.runner.game.sandbox import DEFAULT_MODE
 from arena.runner.game.sandbox import MODES as SANDBOX_MODES
+from arena.runner.play.schedule.shape import ScheduleError, ScheduleShape
+from arena.runner.play.settings import (
+    ConfigError,
+    Fail,
+    Overrides,
+    beside,
+    choice,
+    field_failure,
+    flag,
+    parse_time_control,
+    refuse_unknown,
+    text,
+    whole_number,
+)
 from arena.runner.play.stop import StopRule, parse_stop
 
-FORMATS = ("round-robin", "swiss", "gauntlet")
 _KNOWN = {
     "name", "game", "format", "players", "rounds", "max_games", "seat_rotation", "seed",
     "concurrency", "output", "void_retries", "candidates", "time_control", "bots",
@@ -84,29 +96,6 @@ _EXECUTOR_KNOWN = {"kind", "address", "ship_bots", "wait_for_workers_s", "securi
 _SECURITY_KNOWN = ("ca", "cert", "key")
 #: A host name, an IPv4 address or a bracketed IPv6 address.
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$")
-
-
-#: The most games one tournament file may schedule: beyond this, a typo (rounds = 1e9) more
-#: likely than a plan, and the schedule would not fit in memory.
-MAX_SCHEDULE_GAMES = 1_000_000
-
-
-def schedule_size(fmt: str, bots: int, candidates: int, players: int, rounds: int,
-                  rotation: bool | None) -> int:
-    """How many games a schedule of this shape has (before ``max_games``)."""
-    rotate = rotation if rotation is not None else fmt != "swiss"
-    per_table = players if rotate else 1
-    if fmt == "swiss":
-        return rounds * -(-bots // players) * per_table
-    if fmt == "gauntlet":
-        tables = candidates * math.comb(bots - candidates, players - 1)
-    else:
-        tables = math.comb(bots, players)
-    return rounds * tables * per_table
-
-
-class ConfigError(ValueError):
-    """A tournament file that cannot be used; the message names the file and the field."""
 
 
 @dataclass(frozen=True)
@@ -196,24 +185,45 @@ class TournamentConfig:
 
     name: str
     game: str
-    format: str
-    players: int
-    rounds: int
-    max_games: int | None
-    seat_rotation: bool | None
+    #: The schedule's format, bots' names, table size, rounds, seating, cap and candidates,
+    #: held to the schedule's rules
+    schedule: ScheduleShape
     seed: int | None  #: the master seed; None: a secret one, drawn when the run starts
     concurrency: int
     output: Path
     void_retries: int
     reuse_bots: bool
     log_cap_mb: int
-    candidates: tuple[str, ...]
     time_control: TimeControl
     bots: tuple[BotManifest, ...]
     source: Path
     sandbox: str = DEFAULT_MODE  #: how bots are run: "none" or "bwrap" (arena.runner.game.sandbox)
     executor: ExecutorSettings = field(default_factory=ExecutorSettings)
     stop: StopRule | None = None  #: when to stop before the schedule's end (the ``[stop]``)
+
+    @property
+    def format(self) -> str:
+        return self.schedule.format
+
+    @property
+    def players(self) -> int:
+        return self.schedule.players
+
+    @property
+    def rounds(self) -> int:
+        return self.schedule.rounds
+
+    @property
+    def max_games(self) -> int | None:
+        return self.schedule.max_games
+
+    @property
+    def seat_rotation(self) -> bool | None:
+        return self.schedule.seat_rotation
+
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        return self.schedule.candidates
 
     @property
     def log_cap(self) -> int:
@@ -255,165 +265,103 @@ class TournamentConfig:
         return identity
 
 
-def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TournamentConfig:
-    """Read and validate a tournament file, with ``overrides`` of its top-level fields (the
-    command line's; ``time_control`` and ``executor`` entries are merged into the file's
-    tables, except that ``executor`` kind "local" replaces the table), validated as if the
-    file said them. Raises :class:`ConfigError`."""
+def load_config(path: str | Path, overrides: Overrides | None = None) -> TournamentConfig:
+    """Read and validate a tournament file, with the command line's ``overrides`` put into
+    its data first (:meth:`Overrides.applied_to`), so validated as if the file said them.
+    Raises :class:`ConfigError`."""
     file = Path(path)
     if not file.is_file():
         raise ConfigError(f"{file}: no such tournament file")
     data = read_toml(file, ConfigError)
-    apply_overrides(data, overrides or {})
-    return parse_config(data, file)
-
-
-def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> None:
-    """Put the command line's ``overrides`` into a file's ``data``: ``time_control`` and
-    ``executor`` entries are merged into the file's tables (so that ``--executor`` keeps the
-    file's ``security``), except that ``executor`` kind "local" replaces the table."""
-    for key, value in overrides.items():
-        if key == "time_control" or (key == "executor" and value.get("kind") != "local"):
-            table = data.get(key, {})
-            data[key] = {**table, **value} if isinstance(table, dict) else table
-        else:
-            data[key] = value
+    return parse_config((overrides or Overrides()).applied_to(data), file)
 
 
 def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     """Validate a parsed tournament file (``file`` locates relative paths and messages)."""
-    where = str(file)
-    base = file.parent
-
-    def fail(field: str, problem: str) -> ConfigError:
-        return ConfigError(f"{where}: '{field}' {problem}")
-
-    refuse_unknown(data, _KNOWN, where)
-
-    def text(field: str, default: str | None = None) -> str:
-        value = data.get(field, default)
-        if value is None:
-            raise fail(field, "is required (a string)")
-        if not isinstance(value, str) or not value.strip():
-            raise fail(field, "must be a non-empty string")
-        return value
-
-    def whole(field: str, low: int, high: int | None = None, default: int | None = None) -> int:
-        return whole_number(data, field, low, high, default, fail)
-
-    name = text("name")
+    fail = field_failure(str(file))
+    refuse_unknown(data, _KNOWN, str(file))
+    name = text(data, "name", None, fail)
     if not NAME_RULE.match(name):
         raise fail("name", f"{name!r} must be 1-64 letters, digits, '.', '_' or '-'")
-    game_name = text("game")
+    game = _game(data, fail)
+    output = _output(data, file.parent, name, fail)
+    bots = _bots(data, file.parent, output, fail)
+    schedule = _schedule(data, str(file), game, bots, fail)
+    return TournamentConfig(
+        name=name, game=data["game"], schedule=schedule, bots=bots, output=output, source=file,
+        # No seed: the tournament draws a secret one (Tournament), which no entrant can guess
+        # until the standings publish it.
+        seed=None if "seed" not in data else whole_number(data, "seed", 0, None, None, fail),
+        concurrency=whole_number(data, "concurrency", 1, 64, os.cpu_count() or 1, fail),
+        void_retries=whole_number(data, "void_retries", 0, 100, 2, fail),
+        reuse_bots=bool(flag(data, "reuse_bots", True, fail)),
+        log_cap_mb=whole_number(data, "log_cap_mb", 0, MAX_LOG_CAP_MB, DEFAULT_LOG_CAP // MIB,
+                                fail),
+        sandbox=choice(data, "sandbox", SANDBOX_MODES, DEFAULT_MODE, fail),
+        time_control=parse_time_control(data.get("time_control", {}), fail),
+        executor=parse_executor(data.get("executor", {}), fail, file.parent),
+        stop=None if "stop" not in data else parse_stop(
+            data["stop"], fail, schedule.format, schedule.players, schedule.bots,
+            schedule.seat_rotation),
+    )
+
+
+def _game(data: dict[str, Any], fail: Fail) -> Game:
     try:
-        game = get_game(game_name)
+        return get_game(text(data, "game", None, fail))
     except UnknownGameError as exc:
         raise fail("game", str(exc)) from None
-    fmt = text("format")
-    if fmt not in FORMATS:
-        raise fail("format", f"must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    players = whole("players", game.min_players, game.max_players)
-    rounds = whole("rounds", 1, default=1)
-    max_games = None if "max_games" not in data else whole("max_games", 1)
-    rotation = data.get("seat_rotation")
-    if rotation is not None and type(rotation) is not bool:
-        raise fail("seat_rotation", f"must be true or false, got {rotation!r}")
-    reuse = data.get("reuse_bots", True)
-    if type(reuse) is not bool:
-        raise fail("reuse_bots", f"must be true or false, got {reuse!r}")
-    if max_games is not None and fmt == "swiss":
-        raise fail("max_games", "does not apply to a swiss tournament: its size is 'rounds'")
-    # No seed: the tournament draws a secret one (Tournament), which no entrant can guess
-    # until the standings publish it.
-    seed = whole("seed", 0) if "seed" in data else None
-    concurrency = whole("concurrency", 1, 64, default=os.cpu_count() or 1)
-    void_retries = whole("void_retries", 0, 100, default=2)
-    log_cap_mb = whole("log_cap_mb", 0, MAX_LOG_CAP_MB, default=DEFAULT_LOG_CAP // MIB)
-    sandbox = text("sandbox", DEFAULT_MODE)
-    if sandbox not in SANDBOX_MODES:
-        raise fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
+
+
+def _output(data: dict[str, Any], base: Path, name: str, fail: Fail) -> Path:
     # Beside the file by default, as every other relative path in it: the same folder
     # whichever directory the run is started from.
-    output = Path(text("output")) if "output" in data else Path("leaderboards") / name
-    output = Path(os.path.normpath(output if output.is_absolute() else base / output))
+    return beside(base, text(data, "output", None, fail) if "output" in data
+                  else Path("leaderboards") / name)
 
-    time_control = parse_time_control(data.get("time_control", {}), fail)
-    executor = parse_executor(data.get("executor", {}), fail, base)
 
+def _bots(data: dict[str, Any], base: Path, output: Path,
+          fail: Fail) -> tuple[BotManifest, ...]:
+    """The ``[[bots]]``, each loaded from its folder; their needs may not reach the output."""
     rule = NeedsRule(_needs_within(data, base, fail)).guarding(
         "the tournament's output folder", output)
-    raw_bots = data.get("bots")
-    if not isinstance(raw_bots, list) or not raw_bots:
+    raw = data.get("bots")
+    if not isinstance(raw, list) or not raw:
         raise fail("bots", "must list the bots, one [[bots]] table each with a 'path'")
     bots: list[BotManifest] = []
-    for i, entry in enumerate(raw_bots):
+    for i, entry in enumerate(raw):
         if not isinstance(entry, dict) or set(entry) != {"path"} or not isinstance(
             entry["path"], str
         ):
             raise fail(f"bots[{i}]", "must be a table with exactly one string field 'path'")
-        folder = Path(entry["path"])
-        folder = Path(os.path.normpath(folder if folder.is_absolute() else base / folder))
         try:
-            bots.append(BotManifest.load(folder, rule))
+            bots.append(BotManifest.load(beside(base, entry["path"]), rule))
         except ManifestError as exc:
             raise fail(f"bots[{i}]", str(exc)) from None
-    names = [b.name for b in bots]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise fail("bots", f"names must be unique; twice: {', '.join(dupes)}")
+    return tuple(bots)
 
-    raw_candidates = data.get("candidates", [])
-    if not isinstance(raw_candidates, list) or not all(isinstance(c, str) for c in raw_candidates):
-        raise fail("candidates", "must be a list of bot names")
-    candidates = tuple(raw_candidates)
-    if fmt == "gauntlet":
-        if not candidates:
-            raise fail("candidates", "are required for a gauntlet: the bots the field plays")
-        missing = [c for c in candidates if c not in names]
-        if missing:
-            raise fail("candidates", f"{', '.join(missing)} not among the bots "
-                                     f"({', '.join(names)})")
-        field = len(names) - len(candidates)
-        if field < players - 1:
-            raise fail("players", f"{players} needs a field of at least {players - 1} bots "
-                                  f"besides the candidates; there are {field}")
-    elif candidates:
-        raise fail("candidates", f"only a gauntlet has candidates, not a {fmt}")
-    elif len(bots) < players:
-        raise fail("bots", f"{len(bots)} bots cannot fill a table of {players}")
 
-    size = schedule_size(fmt, len(names), len(candidates), players, rounds, rotation)
-    if max_games is not None:
-        size = min(size, max_games)
-    if size > MAX_SCHEDULE_GAMES:
-        raise fail("rounds", f"this schedule would have {size:,} games, more than the "
-                             f"{MAX_SCHEDULE_GAMES:,} a tournament may have; lower 'rounds' "
-                             "or set 'max_games'")
-
-    stop = None if "stop" not in data else parse_stop(data["stop"], fail, fmt, players, names,
-                                                      rotation)
-
-    config = TournamentConfig(
-        name=name, game=game_name, format=fmt, players=players, rounds=rounds,
-        max_games=max_games, seat_rotation=rotation, seed=seed, concurrency=concurrency,
-        output=output, void_retries=void_retries, reuse_bots=reuse, log_cap_mb=log_cap_mb,
-        candidates=candidates,
-        time_control=time_control, bots=tuple(bots), source=file, sandbox=sandbox,
-        executor=executor, stop=stop,
-    )
-    # The schedule itself must be possible (e.g. max_games holds at least one table's games).
-    from arena.runner.play.schedule import make_scheduler
-
+def _schedule(data: dict[str, Any], where: str, game: Game, bots: tuple[BotManifest, ...],
+              fail: Fail) -> ScheduleShape:
+    """The schedule's settings: read here as the file's types, held to the schedule's rules
+    by :class:`ScheduleShape` (the game's own bounds on ``players`` are checked here)."""
     try:
-        make_scheduler(fmt, tuple(names), players, seed or 0, rounds, rotation, max_games,
-                       candidates)
-    except ValueError as exc:
+        return ScheduleShape(
+            format=text(data, "format", None, fail),
+            bots=tuple(b.name for b in bots),
+            players=whole_number(data, "players", game.min_players, game.max_players, None,
+                                 fail),
+            rounds=whole_number(data, "rounds", None, None, 1, fail),
+            seat_rotation=flag(data, "seat_rotation", None, fail),
+            max_games=None if "max_games" not in data else whole_number(
+                data, "max_games", None, None, None, fail),
+            candidates=data.get("candidates", ()),
+        )
+    except ScheduleError as exc:
         raise ConfigError(f"{where}: {exc}") from None
-    return config
 
 
-def _needs_within(data: dict[str, Any], base: Path,
-                  fail: Callable[[str, str], ConfigError]) -> Path | None:
+def _needs_within(data: dict[str, Any], base: Path, fail: Fail) -> Path | None:
     """The folder ``needs_within`` names (relative to the file's), or None if not given."""
     if "needs_within" not in data:
         return None
@@ -426,40 +374,7 @@ def _needs_within(data: dict[str, Any], base: Path,
     return folder
 
 
-def refuse_unknown(data: dict[str, Any], known: set[str], where: str) -> None:
-    """One error naming every field of ``data`` not in ``known`` (a typo, most often)."""
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ConfigError(f"{where}: unknown field(s): {', '.join(unknown)} "
-                          f"(known: {', '.join(sorted(known))})")
-
-
-def parse_time_control(raw: Any, fail: Callable[[str, str], ConfigError]) -> TimeControl:
-    """The ``[time_control]`` table; ``fail(field, problem)`` makes the error."""
-    if not isinstance(raw, dict):
-        raise fail("time_control", "must be a table")
-    try:
-        return TimeControl.from_dict(raw)
-    except (ValueError, TypeError) as exc:
-        raise fail("time_control", str(exc)) from None
-
-
-def whole_number(data: dict[str, Any], field: str, low: int, high: int | None,
-                 default: int | None, fail: Callable[[str, str], ConfigError]) -> int:
-    """The whole number ``data[field]`` (``default`` if absent; None: required) within
-    low..high (no upper bound for None); ``fail(field, problem)`` makes the error."""
-    value = data.get(field, default)
-    if value is None:
-        raise fail(field, "is required (a whole number)")
-    if type(value) is not int:
-        raise fail(field, f"must be a whole number, got {value!r}")
-    if value < low or (high is not None and value > high):
-        bound = f"{low}..{high}" if high is not None else f">= {low}"
-        raise fail(field, f"must be {bound}, got {value}")
-    return value
-
-
-def parse_executor(raw: Any, fail: Callable[[str, str], ConfigError],
+def parse_executor(raw: Any, fail: Fail,
                    base: Path) -> ExecutorSettings:
     """The ``[executor]`` table; ``fail(field, problem)`` makes the error; ``base`` is the
     folder its paths are relative to."""
@@ -495,7 +410,7 @@ def parse_executor(raw: Any, fail: Callable[[str, str], ConfigError],
     return ExecutorSettings("dask", address, ship, wait, security)
 
 
-def parse_security(raw: Any, fail: Callable[[str, str], ConfigError], base: Path) -> TLSFiles:
+def parse_security(raw: Any, fail: Fail, base: Path) -> TLSFiles:
     """``[executor] security``: the CA's, this machine's certificate and key files, relative
     to ``base``, checked (:func:`tls_problem`)."""
     shape = "must be a table { ca = ..., cert = ..., key = ... } of PEM files"

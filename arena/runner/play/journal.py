@@ -35,16 +35,14 @@ from arena.seeds import (
 SCHEMA_VERSION = 1
 JOURNAL = "journal.sqlite"
 #: The meta entry holding the key of the bots' seeds (a tournament's follows from its master
-#: seed, arena.seeds.tournament_key). Not part of the identity, and a journal may lack it: the
-#: committed leaderboards search-2p and search-4p were played before keys existed, and a
-#: finished tournament is only read, so those journals stay byte for byte as published rather
-#: than get a key their games never used (:meth:`Journal.has_seed_key`).
+#: seed, arena.seeds.tournament_key). Not part of the identity: journals written before keys
+#: existed get one on first use and still resume.
 SEED_KEY = "seed_key"
 #: The meta entry holding the master seed a tournament drew because its file gives none.
 SECRET_SEED = "secret_seed"
 #: The meta entry holding each bot's content digest (arena.runner.game.digest) when the tournament
-#: began: a resume refuses a bot whose files changed. Not part of the identity: the committed
-#: search-2p and search-4p journals, finished before digests existed, have none.
+#: began: a resume refuses a bot whose files changed. Not part of the identity, so journals
+#: written before digests existed still resume (they get them on their next run).
 BOT_DIGESTS = "bot_digests"
 #: The meta entry holding the number of games of a schedule fixed from the start, whose games
 #: are issued a part at a time (``arena standings`` shows it); absent for a Swiss tournament.
@@ -209,12 +207,6 @@ class Journal:
                 "Resume with the same file, or choose another output folder."
             )
         return True
-
-    def has_seed_key(self) -> bool:
-        """Whether the journal holds its key of the bots' seeds (the committed search-2p and
-        search-4p journals, from before keys existed, do not: see :data:`SEED_KEY`)."""
-        return self.db.execute("SELECT 1 FROM meta WHERE key = ?",
-                               (SEED_KEY,)).fetchone() is not None
 
     def seed_key(self, wanted: bytes | None = None, default: bytes | None = None) -> bytes:
         """The key of the bots' seeds, stored on first use: ``wanted`` or ``default`` if

@@ -167,7 +167,7 @@ def _restore(journal: Journal, p: Pairing, found: tuple[GameRecord, Path] | None
     if why is not None:
         report.skipped.append(f"{path.name}: {why}; the game will be played again")
         return None
-    outcome = record.outcome(p)
+    outcome = GameOutcome.of(p, record.seat_results)
     journal.mark_started(p.game_id)
     journal.record_result(outcome, str(path.relative_to(journal.path.parent)), record.duration_s)
     report.restored += 1

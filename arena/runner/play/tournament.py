@@ -19,6 +19,9 @@ A stopping rule (the file's ``[stop]``, :mod:`arena.runner.play.stop`) is looked
 finished game. Once it decides, the decision is recorded in the journal in the transaction that
 withdraws the games issued but never handed out; the games in progress finish and count, and
 the tournament is complete. A journal holding a decision issues nothing more on any later run.
+
+The loop itself is the ring's (:mod:`arena.runner.play.ring`); a :class:`Tournament` is the
+policy it drives: the schedule, the stopping rule and the standings.
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import functools
 import sqlite3
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,18 +45,8 @@ from arena.runner.game.checkbot import start_problem
 from arena.runner.game.digest import bot_digest
 from arena.runner.game.disk import FolderBusyError, FolderLock, disk_full_message, is_disk_full
 from arena.runner.game.manifest import BotManifest
-from arena.runner.game.sandbox import SandboxError, require_sandbox
-from arena.runner.play.affinity import LOOKAHEAD, available_memory, choose_game, keep_for_memory
-from arena.runner.play.config import ExecutorSettings, TournamentConfig
-from arena.runner.play.executor import (
-    Dispatching,
-    Executor,
-    GameJob,
-    JobResult,
-    JobStatus,
-    LocalExecutor,
-    record_file,
-)
+from arena.runner.play.config import TournamentConfig
+from arena.runner.play.executor import Executor, GameJob, record_file
 from arena.runner.play.journal import (
     BOT_DIGESTS,
     GAMES_TOTAL,
@@ -66,30 +59,14 @@ from arena.runner.play.journal import (
 from arena.runner.play.live import Snapshot
 from arena.runner.play.outputs import write_standings
 from arena.runner.play.ratings import RatingTracker, Standings
-from arena.runner.play.schedule import make_scheduler
+from arena.runner.play.ring import Choose, Ring, RunOptions, TournamentError
+from arena.runner.play.schedule import scheduler_for
 from arena.runner.play.schedule.base import Scheduler
 from arena.runner.play.stop import StopWatch
 from arena.seeds import tournament_key
 from arena.stats.summary import tournament_stats
 
 RECENT = 8
-
-
-class TournamentError(RuntimeError):
-    """The run cannot go on (a game void too many times, workers that keep dying, a full disk,
-    the cluster lost); finished games stay in the journal and the run can be resumed."""
-
-
-@dataclass
-class StopRequest:
-    """Set from a signal handler: 1 = finish the games in progress, then stop; 2 = abandon
-    them now (their bots are killed; they are replayed on resume)."""
-
-    level: int = 0
-
-    def escalate(self) -> int:
-        self.level = min(2, self.level + 1)
-        return self.level
 
 
 @dataclass
@@ -103,55 +80,9 @@ class TournamentResult:
     stopped_by: dict[str, Any] | None = None
 
 
-def local_executor(settings: ExecutorSettings) -> Callable[[int, int], Executor]:
-    """The executor factory of a run given none: worker processes on this machine. A cluster's
-    executor is made above this floor (:func:`arena.runner.cluster.executor.executor_for`)
-    and handed in; raises TournamentError for an ``[executor]`` table of another kind."""
-    if settings.kind != "local":
-        raise TournamentError(f"an executor of kind {settings.kind!r} must be handed in "
-                              "(arena.runner.cluster.executor.executor_for makes it)")
-    return LocalExecutor
-
-
-
-
-def hand_out(p: Pairing, job: GameJob, executor: Executor, journal: Journal,
-             in_flight: dict[str, tuple[Pairing, float]]) -> None:
-    """Give a game to the executor, its attempt counted in the journal first."""
-    journal.mark_started(p.game_id)
-    executor.submit(job)
-    in_flight[p.game_id] = (p, time.monotonic())
-
-
-def take_results(executor: Executor, journal: Journal, stop: StopRequest,
-                 notices: list[str]) -> list[JobResult] | None:
-    """The results that arrived within a moment, the executor's own retries counted and its
-    notices kept; None when the run is to end now (a second stop request, or the executor
-    gone while stopping). Raises TournamentError when the executor fails otherwise."""
-    if stop.level >= 2:
-        return None
-    try:
-        results = executor.poll(0.2)
-    except RuntimeError as exc:
-        if stop.level:
-            # Stopping: a signal to the whole process group (SIGTERM from a service manager,
-            # Ctrl-C) also ends the workers. Nothing was lost; the games in progress are
-            # played again on the next run.
-            stop.level = 2
-            return None
-        raise TournamentError(f"{exc}; finished games are kept, run again to go on") from None
-    for game_id in executor.restarted():
-        journal.mark_started(game_id)
-    notices += executor.notices()
-    return results
-
-
 def make_tournament_scheduler(config: TournamentConfig, master_seed: int) -> Scheduler:
     """The tournament's scheduler under ``master_seed`` (the file's seed, or one drawn)."""
-    return make_scheduler(
-        config.format, config.bot_names, config.players, master_seed, config.rounds,
-        config.seat_rotation, config.max_games, config.candidates,
-    )
+    return scheduler_for(config.schedule, master_seed)
 
 
 class Tournament:
@@ -160,9 +91,8 @@ class Tournament:
     The master seed decides every game: the file's ``seed``, or one drawn in secret and kept
     in the journal. It decides the bots' seeds too, through their key
     (:func:`arena.seeds.tournament_key`); a journal made with another key (before keys
-    followed from seeds) keeps its own.
-    ``executor_factory`` makes the executor from (concurrency, bot processes kept per
-    worker); None: the one the configuration's ``[executor]`` names.
+    followed from seeds) keeps its own. ``options`` drive the run (the executor, the live
+    view, the stop request); None: the defaults of :class:`RunOptions`.
 
     Games run in worker processes started by a fork server, which imports the main module:
     a script that runs a tournament must do so under ``if __name__ == "__main__":``.
@@ -171,15 +101,11 @@ class Tournament:
     def __init__(
         self,
         config: TournamentConfig,
-        executor_factory: Callable[[int, int], Executor] | None = None,
-        on_snapshot: Callable[[Snapshot], None] | None = None,
-        stop: StopRequest | None = None,
+        options: RunOptions | None = None,
     ) -> None:
         self.config = config
         self.folder = config.output
-        self.executor_factory = executor_factory or local_executor(config.executor)
-        self.on_snapshot = on_snapshot
-        self.stop = stop or StopRequest()
+        self.ring = Ring(self, config, options or RunOptions())
         with self._full_disk_stops_the_run():
             try:
                 self.lock = FolderLock(self.folder)
@@ -193,7 +119,7 @@ class Tournament:
 
     def _open(self, config: TournamentConfig) -> None:
         with self._full_disk_stops_the_run():
-            self.journal = Journal(self.folder / JOURNAL)
+            self.journal: Journal = Journal(self.folder / JOURNAL)
             # Without a seed in the file, the master seed is a secret drawn for this
             # tournament and kept in its journal: resumes use it, and no entrant can guess it.
             drawn: int | None = None
@@ -221,15 +147,7 @@ class Tournament:
                 self._record_stop()
             # A finished tournament plays nothing: its journal is only read (the standings are
             # written again), so a committed journal stays byte for byte what it was.
-            finished = self.journal.has_results() and not self._unfinished()
-            # The key of the bots' seeds follows from the master seed, so the seed alone
-            # replays every game; the journal keeps the key it was made with.
-            key = tournament_key(self.master_seed)
-            if finished and not self.journal.has_seed_key():  # a journal from before keys
-                self.seed_key = key  # no game will use it, and the journal stays as it is
-            else:
-                self.seed_key = self.journal.seed_key(default=key)
-            if not finished:
+            if not (self.journal.has_results() and not self._unfinished()):
                 # What `arena standings` shows as the total while games are to be issued.
                 total = self.issued if self.stopped_by is not None else \
                     self.scheduler.fixed_total
@@ -237,12 +155,24 @@ class Tournament:
                     self.journal.set_meta(GAMES_TOTAL, total)
                 self._same_bots()
         self.done_before = self.done
-        self.started = time.monotonic()
-        self.in_flight: dict[str, tuple[Pairing, float]] = {}
-        self.passed_over = 0  # how many games started before the first queued one
-        self.voids = self.journal.void_count()
-        self.waiting = False  # games are left, but no worker can take one
-        self.notices: list[str] = []  # what the executor said about its workers
+        self.queue: list[Pairing] = []  # issued, not handed out, in the order to hand out
+        self.playing = False  # whether this run has games to play
+
+    @functools.cached_property
+    def seed_key(self) -> bytes:
+        """The key of the bots' seeds. It follows from the master seed, so the seed alone
+        replays every game; the journal keeps the key it was made with, and stores it when a
+        game first needs it (a finished tournament, which plays nothing, leaves its journal
+        as it is)."""
+        return self.journal.seed_key(default=tournament_key(self.master_seed))
+
+    @property
+    def settings(self) -> TournamentConfig:
+        return self.config
+
+    @property
+    def keep_bots(self) -> bool:
+        return self.config.reuse_bots
 
     def _unfinished(self) -> bool:
         """Whether games are left to play: issued and not done, or still to be issued."""
@@ -300,15 +230,21 @@ class Tournament:
         stopped it."""
         return self.issued if self.stopped_by is not None else self.scheduler.planned_total
 
-    def _top_up(self, queue: list[Pairing], capacity: int) -> None:
-        """Issue the next games into ``queue`` when it runs short: a fixed schedule's next parts
+    # ------------------------------------------------------------------ the ring's policy
+    def begin(self) -> None:
+        self.queue = self.journal.pairings("scheduled")
+        self.playing = bool(self.queue or self._more_to_issue())
+
+    def plan(self, capacity: int, running: Sequence[Pairing]) -> None:
+        """Issue the next games when the queue runs short: a fixed schedule's next parts
         once fewer games wait than ``capacity`` workers can take (up to twice that, in one
         transaction); a Swiss round once every issued game has finished. Nothing once the
         stopping rule stopped the tournament."""
         if self.stopped_by is not None:
             return
+        queue = self.queue
         if self.scheduler.fixed_total is None:
-            if queue or self.in_flight:
+            if queue or running:
                 return
             batch = self.scheduler.next_round(self.journal.outcomes(), self.issued) or []
         else:
@@ -325,6 +261,24 @@ class Tournament:
             self.issued += len(batch)
             queue += batch
 
+    def next(self, running: Sequence[Pairing], choose: Choose) -> Pairing | None:
+        """The next game waiting; only the order in which issued games are played changes
+        with ``choose``: ratings are applied in the schedule's order."""
+        return self.queue.pop(choose(self.queue)) if self.queue else None
+
+    def finished(self) -> bool:
+        return not (self.queue or self._more_to_issue())
+
+    def record(self, outcome: GameOutcome) -> None:
+        self._count(outcome)
+        if self._rule_decided():
+            self._record_stop()
+            left = {q.game_id for q in self.journal.pairings("scheduled")}
+            self.queue = [q for q in self.queue if q.game_id in left]
+
+    def retry(self, pairing: Pairing) -> None:
+        self.queue.insert(0, pairing)
+
     def _count(self, outcome: GameOutcome) -> None:
         self.done += 1
         self.tracker.add(outcome)
@@ -335,14 +289,16 @@ class Tournament:
             if reason in self.failures:
                 self.failures[reason] += 1
 
-    def _check_bots_start(self, executor: Executor | None = None) -> None:
+    def check_bots(self, executor: Executor | None) -> None:
         """Before any game of this run: start every bot once (several at once) and wait for its
         hello, and stop with every bot that could not, at once, each with why and the end of its
         log (rather than one void game after another). Where the games run: here (building the
         bots that have a build step), or on the ``executor``'s workers when it checks them
-        itself."""
+        itself. A run with no game to play checks nothing."""
+        if not self.playing:
+            return
         if executor is not None:
-            checks = [self._job(Pairing(f"start-check-{bot}", 0, 0, 0, (bot,), 0))
+            checks = [self.job(Pairing(f"start-check-{bot}", 0, 0, 0, (bot,), 0))
                       for bot in self.config.bot_names]
             remote = executor.start_problems(checks)
             if remote is not None:
@@ -359,10 +315,12 @@ class Tournament:
         self.config = dataclasses.replace(self.config, bots=tuple(ready)) if not problems \
             else self.config
 
+        key = self.seed_key  # read here: the journal is not to be used from the pool
+
         def problem(bot: BotManifest) -> str | None:
             return start_problem(bot, game, self.config.time_control,
                                  self.folder / "logs" / "start-check", self.config.log_cap,
-                                 self.config.sandbox, self.seed_key)
+                                 self.config.sandbox, key)
 
         # As many at once as the games will run (most of a check is waiting for the hello).
         at_once = max(1, self.config.concurrency * self.config.players)
@@ -378,36 +336,15 @@ class Tournament:
                 "game was played:\n" + "\n".join(problems) + "\nFix the bot (or drop it "
                 "from the file, while no game has been played) and run again")
 
-    def _job(self, p: Pairing) -> GameJob:
-        folders = {b.name: str(b.folder) for b in self.config.bots}
+    def job(self, p: Pairing) -> GameJob:
         return GameJob(
-            pairing=p, game=get_game(self.config.game), bot_folders=folders,
+            pairing=p, game=get_game(self.config.game),
+            bots={b.name: b for b in self.config.bots},
             time_control=self.config.time_control.to_dict(),
             record_path=str(record_file(self.folder, p.game_id)),
             log_dir=str(self.folder / "logs"), log_cap=self.config.log_cap,
             seed_key=self.seed_key, sandbox=self.config.sandbox,
         )
-
-    def _next(self, queue: list[Pairing], executor: Executor) -> int:
-        """Where in ``queue`` the next game to start is: the first, unless the executor tells
-        what its workers keep; then, among the first :data:`LOOKAHEAD`, the one whose bots a
-        free worker keeps most of (the first among equals), but never past a first game that
-        was passed over that many times already. Only the order in which issued games are
-        played changes: they are issued and journalled as they are, and ratings are applied
-        in the schedule's order."""
-        if not isinstance(executor, Dispatching) or self.passed_over >= LOOKAHEAD:
-            self.passed_over = 0
-            return 0
-        i = choose_game([p.bots for p in queue[:LOOKAHEAD]],
-                        executor.worker_views().values())
-        self.passed_over = self.passed_over + 1 if i else 0
-        return i
-
-    def _finish(self, p: Pairing, r: JobResult) -> None:
-        assert r.outcome is not None
-        record = str(record_file(self.folder, p.game_id).relative_to(self.folder))
-        self.journal.record_result(r.outcome, record, r.duration_s)
-        self._count(r.outcome)
 
     def _rule_decided(self) -> bool:
         """Whether the stopping rule has just decided: it had not before this game."""
@@ -421,18 +358,17 @@ class Tournament:
         self.journal.stop_issuing(self.stopped_by)
         self.issued = self.journal.pairing_count()
 
-    def _rule_state(self) -> str:
+    def _rule_state(self, running: Sequence[Pairing]) -> str:
         """The stopping rule's state for the live view ("" without a rule)."""
         if self.stopped_by is not None:
             games = self.stopped_by.get("games")
             if self.stopped_by.get("schedule_ended"):
                 return f"undecided when the schedule ended ({games} games)"
             text = f"stopped: {self.stopped_by.get('verdict')} after {games} games"
-            return text + ("; finishing the games in progress" if self.in_flight else "")
+            return text + ("; finishing the games in progress" if running else "")
         return "" if self.watch is None else self.watch.status()
 
-    def snapshot(self) -> Snapshot:
-        now = time.monotonic()
+    def view(self, running: Sequence[Pairing]) -> Snapshot:
         return Snapshot(
             name=self.config.name,
             game=self.config.game,
@@ -440,96 +376,27 @@ class Tournament:
             standings=self.tracker.standings(),
             games_done=self.done,
             games_total=self._games_total(),
-            in_progress=[(gid, p.bots, now - t) for gid, (p, t) in self.in_flight.items()],
             recent=list(self.recent),
             failures=dict(self.failures),
-            elapsed_s=now - self.started,
-            void_retries=self.voids,
             schedule=self.scheduler.describe(),
-            stopping=self.stop.level > 0,
-            abandoning=self.stop.level > 1,
             done_before=self.done_before,
-            waiting=self.waiting,
-            notices=tuple(self.notices),
-            stop_rule=self._rule_state(),
+            stop_rule=self._rule_state(running),
         )
 
-    # ------------------------------------------------------------------ the loop
+    # ------------------------------------------------------------------ the run
     def run(self) -> TournamentResult:
         """Play the tournament to its end or until stopped. Raises TournamentError if it
         cannot go on (finished games are kept and a run of the same file resumes). The output
         folder stays locked against other runs until this returns."""
         try:
             with self._full_disk_stops_the_run():
-                return self._run()
+                self.ring.run()
+                result = self._conclude()
+                self.ring.show()
+                self.journal.close()
+                return result
         finally:
             self.lock.release()
-
-    def _run(self) -> TournamentResult:
-        here = self.config.executor.kind == "local"
-        if here:
-            try:
-                # Before any worker starts: a sandbox that cannot work stops the run with one
-                # line, and bots are never run unsandboxed instead. (A cluster's workers
-                # check their own.)
-                require_sandbox(self.config.sandbox)
-            except SandboxError as exc:
-                raise TournamentError(str(exc)) from None
-        queue: list[Pairing] = self.journal.pairings("scheduled")
-        playing = bool(queue or self._more_to_issue())
-        if playing and here:
-            self._check_bots_start()
-        # Each worker keeps as many idle bots as its share of the free memory holds.
-        keep = (keep_for_memory(available_memory(), self.config.concurrency)
-                if self.config.reuse_bots else 0)
-        executor = self.executor_factory(self.config.concurrency, keep)
-        abandon = True
-        last_view = 0.0
-        try:
-            if playing and not here:
-                self._check_bots_start(executor)
-            while True:
-                if not self.stop.level:
-                    self._top_up(queue, executor.capacity)
-                while queue and len(self.in_flight) < executor.capacity and not self.stop.level:
-                    p = queue.pop(self._next(queue, executor))
-                    hand_out(p, self._job(p), executor, self.journal, self.in_flight)
-                # No room at all (no worker of a cluster connected yet, or all gone): wait.
-                self.waiting = executor.capacity == 0 and not self.stop.level and bool(
-                    queue or self._more_to_issue())
-                if not self.in_flight and not self.waiting:
-                    break  # stopped, or nothing left to issue
-                results = take_results(executor, self.journal, self.stop, self.notices)
-                if results is None:
-                    break
-                for r in results:
-                    p, _ = self.in_flight.pop(r.game_id)
-                    if r.status is JobStatus.DONE:
-                        self._finish(p, r)
-                        if self._rule_decided():
-                            self._record_stop()
-                            left = {q.game_id for q in self.journal.pairings("scheduled")}
-                            queue[:] = [q for q in queue if q.game_id in left]
-                        continue
-                    if r.status is JobStatus.DISK_FULL:  # not the game's fault: no retry
-                        raise TournamentError(disk_full_message(self.folder, r.reason))
-                    self.voids += 1
-                    count = self.journal.record_void(p.game_id, r.reason)
-                    if count > self.config.void_retries:
-                        kind = "void" if r.status is JobStatus.VOID else "failed in the runner"
-                        raise TournamentError(
-                            f"game {p.game_id} ({', '.join(p.bots)}) {kind} {count} times; "
-                            f"last: {r.reason.strip().splitlines()[-1] if r.reason else '?'}"
-                        )
-                    queue.insert(0, p)
-                now = time.monotonic()
-                if self.on_snapshot is not None and now - last_view >= 0.25:
-                    self.on_snapshot(self.snapshot())
-                    last_view = now
-            abandon = self.stop.level >= 2
-        finally:
-            executor.shutdown(abandon=abandon)
-        return self._conclude()
 
     def _conclude(self) -> TournamentResult:
         standings = self.tracker.standings()
@@ -537,7 +404,7 @@ class Tournament:
         done = self.journal.pairing_count("done")
         # Complete: every game issued is done, and none is left to issue (a fixed schedule's
         # later repeats, a Swiss round after a stop between rounds).
-        complete = (done == self.issued and not self.in_flight and not self.stop.level
+        complete = (done == self.issued and not self.ring.stop.level
                     and not self._more_to_issue())
         if complete and self.watch is not None and self.stopped_by is None:
             self.watch.flush()  # a last look at every game
@@ -555,14 +422,11 @@ class Tournament:
             "seed": self.master_seed,
             "games": done,
             "complete": complete,
-            "void_retries": self.voids,
+            "void_retries": self.ring.voids,
         }
         if self.stopped_by is not None:
             meta[STOPPED_BY] = self.stopped_by
         outcomes = self.journal.outcomes()
         statistics = (tournament_stats(outcomes, self.config.bot_names) if outcomes else None)
         outputs = write_standings(self.folder, standings, meta, statistics)
-        if self.on_snapshot is not None:
-            self.on_snapshot(self.snapshot())
-        self.journal.close()
         return TournamentResult(standings, complete, done, total, outputs, self.stopped_by)

@@ -11,20 +11,34 @@ from collections.abc import Sequence
 from arena.runner.play.schedule.base import Scheduler
 from arena.runner.play.schedule.gauntlet import Gauntlet
 from arena.runner.play.schedule.round_robin import RoundRobin
+from arena.runner.play.schedule.shape import FORMATS, ScheduleError, ScheduleShape
 from arena.runner.play.schedule.swiss import Swiss, placement_points2, table_sizes
-
-FORMATS = ("round-robin", "swiss", "gauntlet")
 
 __all__ = [
     "FORMATS",
     "Gauntlet",
     "RoundRobin",
+    "ScheduleError",
+    "ScheduleShape",
     "Scheduler",
     "Swiss",
     "make_scheduler",
     "placement_points2",
+    "scheduler_for",
     "table_sizes",
 ]
+
+
+def scheduler_for(shape: ScheduleShape, seed: int) -> Scheduler:
+    """The scheduler of ``shape`` under the master seed ``seed`` (the shape is checked, so
+    this raises nothing)."""
+    if shape.format == "round-robin":
+        return RoundRobin(shape.bots, shape.players, seed, shape.rounds, shape.rotate,
+                          shape.max_games)
+    if shape.format == "swiss":
+        return Swiss(shape.bots, shape.players, seed, shape.rounds, shape.rotate)
+    return Gauntlet(shape.candidates, shape.field, shape.players, seed, shape.rounds,
+                    shape.rotate, shape.max_games)
 
 
 def make_scheduler(
@@ -37,64 +51,17 @@ def make_scheduler(
     max_games: int | None = None,
     candidates: Sequence[str] = (),
 ) -> Scheduler:
-    """The scheduler for a tournament format.
+    """The scheduler for a tournament format: :func:`scheduler_for` the
+    :class:`ScheduleShape` of these settings (see there for what each means and the rules
+    they must keep). ``rotate`` None is the format's default.
 
-    ``fmt`` is one of ``FORMATS``. ``bots`` names every bot of the tournament, candidates
-    included (for a gauntlet the field is ``bots`` minus ``candidates``, in the given order).
-    ``rotate`` None means the format's default: True for round-robin and gauntlet (every table
-    in all seat rotations), False for Swiss (one game per table, seats balanced over rounds).
-    ``max_games`` caps a round-robin or gauntlet by playing a balanced subset; a Swiss
-    tournament's size is set by ``rounds`` alone.
-
-    Raises ValueError, with a message naming the setting, for an unknown format, ``players``
-    outside 2..4, ``rounds`` < 1, fewer bots than ``players``, duplicate bot names, a gauntlet
-    without candidates or with a candidate not among the bots, a field too small for the
-    tables, candidates given to another format, ``max_games`` given to Swiss, or ``max_games``
-    below one table's games.
+    Raises :class:`ScheduleError` (a ValueError) naming the setting that breaks a rule.
     """
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    if isinstance(bots, str):
-        raise ValueError(f"bots must be a list of bot names, not the string {bots!r}")
-    if isinstance(candidates, str):
-        raise ValueError(f"candidates must be a list of bot names, not the string {candidates!r}")
-    if fmt == "round-robin":
-        _no_candidates(fmt, candidates)
-        return RoundRobin(
-            bots,
-            players,
-            seed,
-            rounds=rounds,
-            rotate=True if rotate is None else rotate,
-            max_games=max_games,
-        )
-    if fmt == "swiss":
-        _no_candidates(fmt, candidates)
-        if max_games is not None:
-            raise ValueError(
-                "max_games does not apply to a Swiss tournament: its size is set by rounds"
-            )
-        return Swiss(bots, players, seed, rounds, rotate=bool(rotate))
-    # gauntlet
-    if not candidates:
-        raise ValueError("a gauntlet needs candidates: the bots that play against the field")
-    known = set(bots)
-    missing = [c for c in candidates if c not in known]
-    if missing:
-        raise ValueError(f"gauntlet candidates not among the bots: {', '.join(missing)}")
-    chosen = set(candidates)
-    field = [b for b in bots if b not in chosen]
-    return Gauntlet(
-        candidates,
-        field,
-        players,
-        seed,
-        rounds=rounds,
-        rotate=True if rotate is None else rotate,
-        max_games=max_games,
-    )
+    shape = ScheduleShape(fmt, _tupled(bots), players, rounds, rotate, max_games,
+                          _tupled(candidates))
+    return scheduler_for(shape, seed)
 
 
-def _no_candidates(fmt: str, candidates: Sequence[str]) -> None:
-    if candidates:
-        raise ValueError(f"candidates apply only to a gauntlet, not to {fmt}")
+def _tupled(names: Sequence[str]) -> tuple[str, ...]:
+    # A bare string stays one, for the shape to refuse by name (tuple() would split it).
+    return names if isinstance(names, str) else tuple(names)  # type: ignore[return-value]

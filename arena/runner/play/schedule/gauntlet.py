@@ -5,13 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from arena.runner.play.schedule._common import (
-    FixedSchedule,
-    check_max_games,
-    check_names,
-    check_table_settings,
-    spread,
-)
+from arena.runner.play.schedule.fixed import FixedSchedule, spread
 
 KIND = "gauntlet"
 
@@ -32,9 +26,9 @@ class Gauntlet(FixedSchedule):
     The schedule is one round (round 1), fixed from the start: ``next_round`` gives it a
     repeat at a time, told how many games were issued (``FixedSchedule``).
 
-    Raises ValueError for no candidates, a name that is both a candidate and in the field,
-    duplicates, a field smaller than ``players - 1``, ``players`` outside 2..4, ``rounds`` < 1,
-    or ``max_games`` below one table's games.
+    The arguments are trusted: they are a ``ScheduleShape``'s (``schedule.shape``), which
+    holds them to the rules (a field that fills a table besides a candidate, ``max_games``
+    at least one table's games, ...).
     """
 
     KIND = KIND
@@ -49,22 +43,9 @@ class Gauntlet(FixedSchedule):
         rotate: bool = True,
         max_games: int | None = None,
     ) -> None:
-        self.candidates = check_names(candidates, "candidates")
-        self.field = check_names(field, "field")
-        if not self.candidates:
-            raise ValueError("a gauntlet needs at least one candidate")
-        both = sorted(set(self.candidates) & set(self.field))
-        if both:
-            raise ValueError(f"candidates must not also be in the field: {', '.join(both)}")
-        self.players, self.seed, self.rounds, self.rotate = check_table_settings(
-            players, seed, rounds, rotate
-        )
-        if len(self.field) < self.players - 1:
-            raise ValueError(
-                f"a gauntlet at {self.players}-player tables needs at least {self.players - 1} "
-                f"field bots besides the candidates, got {len(self.field)}"
-            )
-        self.max_games = check_max_games(max_games, self.players if self.rotate else 1)
+        self.candidates, self.field = tuple(candidates), tuple(field)
+        self.players, self.seed, self.rounds, self.rotate = players, seed, rounds, rotate
+        self.max_games = max_games
         universe = [
             (c, *others)
             for c in self.candidates

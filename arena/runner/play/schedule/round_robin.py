@@ -5,13 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from arena.runner.play.schedule._common import (
-    FixedSchedule,
-    check_max_games,
-    check_names,
-    check_table_settings,
-    spread,
-)
+from arena.runner.play.schedule.fixed import FixedSchedule, spread
 
 KIND = "round-robin"
 
@@ -35,8 +29,9 @@ class RoundRobin(FixedSchedule):
     repeat at a time, told how many games were issued, whatever has finished
     (``FixedSchedule``).
 
-    Raises ValueError for duplicate names, fewer bots than ``players``, ``players`` outside
-    2..4, ``rounds`` < 1, or ``max_games`` below one table's games.
+    The arguments are trusted: they are a ``ScheduleShape``'s (``schedule.shape``), which
+    holds them to the rules (unique names, enough bots for a table, ``max_games`` at least
+    one table's games, ...).
     """
 
     KIND = KIND
@@ -50,16 +45,9 @@ class RoundRobin(FixedSchedule):
         rotate: bool = True,
         max_games: int | None = None,
     ) -> None:
-        self.bots = check_names(bots, "bots")
-        self.players, self.seed, self.rounds, self.rotate = check_table_settings(
-            players, seed, rounds, rotate
-        )
-        if len(self.bots) < self.players:
-            raise ValueError(
-                f"a round-robin at {self.players}-player tables needs at least {self.players} "
-                f"bots, got {len(self.bots)}"
-            )
-        self.max_games = check_max_games(max_games, self.players if self.rotate else 1)
+        self.bots = tuple(bots)
+        self.players, self.seed, self.rounds, self.rotate = players, seed, rounds, rotate
+        self.max_games = max_games
         universe = list(combinations(self.bots, self.players))
         self._plan(universe, dict.fromkeys(self.bots, 0))
 

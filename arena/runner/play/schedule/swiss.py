@@ -8,12 +8,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from arena.results import GameOutcome, Pairing
-from arena.runner.play.schedule._common import (
-    SeatBalancer,
-    check_names,
-    check_table_settings,
-    issue,
-)
+from arena.runner.play.schedule.seats import SeatBalancer, issue
 from arena.seeds import derive_seed
 
 KIND = "swiss"
@@ -86,8 +81,8 @@ class Swiss:
     resumed run asking again gets the same answer. Game ids are ``r{round:03d}-t{table:04d}-
     s{rotation}``, tables numbered from 1 at the top; indices continue across rounds.
 
-    Raises ValueError for duplicate names, fewer bots than ``players``, ``players`` outside
-    2..4 or ``rounds`` < 1.
+    The arguments are trusted: they are a ``ScheduleShape``'s (``schedule.shape``), which
+    holds them to the rules (unique names, enough bots for a table, ...).
     """
 
     def __init__(
@@ -98,15 +93,8 @@ class Swiss:
         rounds: int,
         rotate: bool = False,
     ) -> None:
-        self.bots = check_names(bots, "bots")
-        self.players, self.seed, self.rounds, self.rotate = check_table_settings(
-            players, seed, rounds, rotate
-        )
-        if len(self.bots) < self.players:
-            raise ValueError(
-                f"a Swiss tournament at {self.players}-player tables needs at least "
-                f"{self.players} bots, got {len(self.bots)}"
-            )
+        self.bots = tuple(bots)
+        self.players, self.seed, self.rounds, self.rotate = players, seed, rounds, rotate
         self.sizes = table_sizes(len(self.bots), self.players)
         self.has_bye = sum(self.sizes) < len(self.bots)
         self.games_per_round = sum(self.sizes) if self.rotate else len(self.sizes)
