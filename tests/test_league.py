@@ -66,9 +66,14 @@ class Arena:
                                   env={**self.env(), **(env or {})},
                                   cwd=self.tmp, capture_output=True, text=True, input=input,
                                   timeout=timeout)
-        with contextlib.chdir(self.tmp):
-            r = CliRunner().invoke(app, list(args), input=input, env={TAG_VAR: self.tag},
-                                   catch_exceptions=False)
+        # A command turns SIGTERM into an exit for its own process: not for the test's after it.
+        on_sigterm = signal.getsignal(signal.SIGTERM)
+        try:
+            with contextlib.chdir(self.tmp):
+                r = CliRunner().invoke(app, list(args), input=input, env={TAG_VAR: self.tag},
+                                       catch_exceptions=False)
+        finally:
+            signal.signal(signal.SIGTERM, on_sigterm)
         return subprocess.CompletedProcess(["arena", *args], r.exit_code, r.stdout, r.stderr)
 
     def start(self, *args: str) -> Run:
