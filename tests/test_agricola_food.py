@@ -43,7 +43,6 @@ from arena.engine.agricola.components import (
 )
 from arena.engine.agricola.components import BOAR as BOAR_GOOD
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.fields import freeze
 from arena.engine.agricola.food import (
     FEED_SOURCES,
     BakeOption,
@@ -60,6 +59,7 @@ from arena.engine.agricola.food import (
     food_needed,
     food_values,
 )
+from arena.engine.agricola.state_base import freeze
 
 
 def g(**counts: int) -> tuple[int, ...]:

@@ -35,8 +35,8 @@ from arena.engine.agricola.parts import (
     keep_animals,
     options,
     pasture_options,
-    space_usable,
 )
+from arena.engine.agricola.usable import space_usable
 from arena.engine.chance import SeededChance
 
 

@@ -37,9 +37,10 @@ from arena.engine.agricola.components import (
     SPACE_KEYS,
 )
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.parts import DECIDING_PARTS, options
+from arena.engine.agricola.parts import options
 from arena.engine.agricola.scoring import SCORE_KEYS
 from arena.engine.agricola.state import AgricolaState
+from arena.engine.agricola.usable import DECIDING_PARTS
 from arena.engine.api import IllegalActionError, competition_ranks
 
 #: How much a biased player likes each kind of action (others 1).

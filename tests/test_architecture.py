@@ -18,7 +18,13 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "arena"
 #: The longest module allowed in the package (tests are not counted).
-MAX_LINES = 600
+MAX_LINES = 500
+#: Modules allowed past :data:`MAX_LINES` for now, each with its reason.
+LONG_MODULES = {
+    "arena.runner.play.executor": "a game's job and the local worker pool in one module; it "
+                                  "passed the limit with the one result type, and is next to "
+                                  "be split by what it holds",
+}
 
 
 def _module_name(path: Path) -> str:
@@ -230,12 +236,14 @@ def test_the_engine_imports_only_at_module_level() -> None:
 
 
 def test_no_module_is_over_the_length_limit() -> None:
+    """Only the modules of :data:`LONG_MODULES` are past :data:`MAX_LINES`, and each of them
+    is (an exception no longer needed is removed)."""
     long = {
-        name: n
+        name
         for name, path in _modules().items()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+        if len(path.read_text(encoding="utf-8").splitlines()) > MAX_LINES
     }
-    assert not long, long
+    assert long == set(LONG_MODULES), sorted(long ^ set(LONG_MODULES))
 
 
 #: What the command line must not import before a command needs it: the numerical and wire

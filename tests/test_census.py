@@ -28,13 +28,12 @@ from arena.runner.game.manifest import BotManifest
 from arena.runner.game.sandbox import (
     BOT_USER,
     HOSTNAME,
-    INSIDE_ARENA,
     INSIDE_BOT,
     INSIDE_ENDPOINT_DIR,
     etc_shown,
-    python_view,
     sandbox_problem,
 )
+from arena.runner.game.sandbox_python import INSIDE_ARENA, python_view
 
 PROBLEM = sandbox_problem()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")

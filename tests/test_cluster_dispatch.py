@@ -21,13 +21,8 @@ from test_tournament_e2e import example
 from arena.engine import get_game
 from arena.results import Pairing
 from arena.runner.cluster.executor import Cluster, DaskExecutor
-from arena.runner.cluster.worker import (
-    WRONG_VERSION,
-    ClusterJob,
-    SlotPool,
-    WorkerResult,
-    versions,
-)
+from arena.runner.cluster.jobs import WRONG_VERSION, ClusterJob, WorkerResult, versions
+from arena.runner.cluster.slots import SlotPool
 from arena.runner.game.manifest import BotManifest
 from arena.runner.play.config import ExecutorSettings
 from arena.runner.play.executor import GameJob, JobStatus

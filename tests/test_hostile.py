@@ -35,12 +35,12 @@ from arena.runner.game.record import GameRecord, verify
 from arena.runner.game.referee import Referee
 from arena.runner.game.sandbox import (
     ETC_WRITTEN,
-    INSIDE_ARENA,
     INSIDE_BOT,
     etc_shown,
     layout_of,
     sandbox_problem,
 )
+from arena.runner.game.sandbox_python import INSIDE_ARENA
 from arena.runner.game.sandboxed import sandbox_processes
 from arena.seeds import KEY_FILE_ENV, game_label, user_key_path, user_seed_key
 

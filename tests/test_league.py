@@ -1,5 +1,6 @@
-"""The league, end to end: `arena league` commands as real processes, bots in their sandboxes,
-the league's SQLite journal read back to check what the commands said.
+"""The league, end to end: `arena league run` as real processes, bots in their sandboxes,
+the league's SQLite journal read back to check what the commands said. The commands that run
+and end are invoked in the test's process (each of them once as a real process too).
 
 A league run is followed through its journal; its processes carry a marker (as the
 tournament's end-to-end tests' do), so that nothing of it may be left once it ends, however it
@@ -31,7 +32,9 @@ from test_tournament_e2e import (
     tagged,
     wait_until,
 )
+from typer.testing import CliRunner
 
+from arena.cli.main import app
 from arena.league.config import load_league
 from arena.league.runner import league_ratings
 from arena.league.store import LeagueJournal
@@ -53,11 +56,25 @@ class Arena:
         return {**os.environ, TAG_VAR: self.tag}
 
     def __call__(self, *args: str, input: str | None = None, timeout: float = 120,
-                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "arena", *args],
-                              env={**self.env(), **(env or {})},
-                              cwd=self.tmp, capture_output=True, text=True, input=input,
-                              timeout=timeout)
+                 env: dict[str, str] | None = None,
+                 real: bool = False) -> subprocess.CompletedProcess[str]:
+        """A command that runs and ends: in this process through typer's CliRunner (what a
+        process would print and exit with, without a process's start), or as a real process
+        if ``real`` or given an ``env`` (a process's own PATH, for one)."""
+        if real or env is not None:
+            return subprocess.run([sys.executable, "-m", "arena", *args],
+                                  env={**self.env(), **(env or {})},
+                                  cwd=self.tmp, capture_output=True, text=True, input=input,
+                                  timeout=timeout)
+        # A command turns SIGTERM into an exit for its own process: not for the test's after it.
+        on_sigterm = signal.getsignal(signal.SIGTERM)
+        try:
+            with contextlib.chdir(self.tmp):
+                r = CliRunner().invoke(app, list(args), input=input, env={TAG_VAR: self.tag},
+                                       catch_exceptions=False)
+        finally:
+            signal.signal(signal.SIGTERM, on_sigterm)
+        return subprocess.CompletedProcess(["arena", *args], r.exit_code, r.stdout, r.stderr)
 
     def start(self, *args: str) -> Run:
         n = len(self.runs)
@@ -133,7 +150,7 @@ def test_a_league_takes_bots_while_it_runs_survives_a_sigkill_retires_and_remove
 ) -> None:
     league = tmp_path / "lg"
     r = arena("league", "init", str(league), "--game", "stoneage", "--players", "2",
-              "-j", "2", *FAST)
+              "-j", "2", *FAST, real=True)
     assert r.returncode == 0, r.stderr
     keys = [add(arena, league, EXAMPLES / b) for b in ("random-py", "greedy-py", "random-js")]
     assert keys == ["random-py@1.0", "greedy-py@1.0", "random-js@1.0"]
@@ -155,14 +172,14 @@ def test_a_league_takes_bots_while_it_runs_survives_a_sigkill_retires_and_remove
     assert len(after) == len(before) + 6
     assert "6 games this run" in again.stdout
 
-    r = arena("league", "retire", str(league), "random-py")
+    r = arena("league", "retire", str(league), "random-py", real=True)
     assert r.returncode == 0 and "random-py@1.0 retired" in r.stdout, r.stderr
     last = arena.start("league", "run", str(league), "--plain", "--games", "4")
     assert last.wait(90) == 0, last.text
     newest = done_games(league)[len(after):]
     assert len(newest) == 4 and not any("random-py@1.0" in seats for _, seats in newest)
     assert_journal_is_the_truth(arena, league)
-    r = arena("league", "standings", str(league))
+    r = arena("league", "standings", str(league), real=True)
     assert "random-py@1.0: retired" in r.stdout
     assert_nothing_left(arena.tag, sessions=tuple(x.pid for x in arena.runs))
 
@@ -171,7 +188,7 @@ def test_a_league_takes_bots_while_it_runs_survives_a_sigkill_retires_and_remove
     games = done_games(league)
     theirs = [g for g, seats in games if "random-js@1.0" in seats]
     assert theirs, games
-    r = arena("league", "remove", str(league), "random-js", input="n\n")
+    r = arena("league", "remove", str(league), "random-js", input="n\n", real=True)
     assert r.returncode == 1 and "nothing removed" in r.stderr
     assert done_games(league) == games
     r = arena("league", "remove", str(league), "random-js", input="y\n")
@@ -211,7 +228,7 @@ def test_a_bot_that_fails_its_validation_changes_nothing_and_a_changed_bot_needs
                "table needs" in waiting.stderr, 30, waiting)
     os.kill(waiting.pid, signal.SIGINT)
     assert waiting.wait(30) == 130, waiting.text
-    r = arena("league", "add", str(league), str(FAULTY / "crash-start"))
+    r = arena("league", "add", str(league), str(FAULTY / "crash-start"), real=True)
     assert r.returncode == 1, r.stdout + r.stderr
     assert "FAIL" in r.stdout and "did not pass its validation: not added" in r.stderr
     assert not (league / "bots").exists()
@@ -261,11 +278,11 @@ def test_two_versions_of_one_bot_meet_and_a_league_folder_answers_stats_and_comp
     record = json.loads((league / "games" / f"{games[0][0]}.json").read_text())
     assert {p["bot"] for p in record["seats"]} == {"random-py@1.0", "random-py@2.0"}
 
-    r = arena("compare", str(league), "random-py@2.0", "random-py@1.0", "--json")
+    r = arena("compare", str(league), "random-py@2.0", "random-py@1.0", "--json", real=True)
     assert r.returncode == 0, r.stderr
     figures = json.loads(r.stdout)
     assert figures["games"] == 4 and figures["pairs"] == 2
-    r = arena("stats", str(league), "--json")
+    r = arena("stats", str(league), "--json", real=True)
     assert r.returncode == 0 and json.loads(r.stdout)["games"] == 4, r.stderr
 
     watching = arena.start("league", "standings", str(league), "--watch")
@@ -321,7 +338,7 @@ def test_a_failing_bot_is_suspended_with_the_reason_and_can_be_enabled(
     assert "fewer active bot versions than the 3 a table needs" in run.stdout
     assert 2 <= len(done_games(league)) <= 3
 
-    r = arena("league", "enable", str(league), "brittle")
+    r = arena("league", "enable", str(league), "brittle", real=True)
     assert r.returncode == 0 and "brittle@1.0 active" in r.stdout
     journal = journal_of(league)
     assert journal.entrant("brittle@1.0").status == "active"  # type: ignore[union-attr]

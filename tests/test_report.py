@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.protocol.messages import Termination
-from arena.report.html import rating_curves
+from arena.report.charts import rating_curves
 from arena.results import GameOutcome, Pairing
 from arena.runner.play.journal import JOURNAL, Journal, read_progress
 from arena.runner.play.ratings import compute_standings

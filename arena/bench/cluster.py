@@ -3,7 +3,7 @@ local cluster that ``arena bench fields --cluster`` plays on).
 
 A local Dask scheduler and ``arena worker`` processes of one slot each are started for the
 benchmark (127.0.0.1, free ports) and stopped at its end. The same small round-robin of
-random bots (:func:`arena.bench.runs.random_field`, the same games in every run: one seed) is
+random bots (:func:`arena.bench.tournament.random_field`, the same games in every run: one seed) is
 played by the local executor with 1 and 2 worker processes, and on the cluster with 1 and
 then 2 workers. The bots think a little before each answer, by default (see
 :func:`bench_cluster`). Each run is timed from its executor being ready to the run's end, so the
@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from arena.bench.runs import random_field, random_field_rounds
+from arena.bench.tournament import random_field, random_field_rounds
 
 #: How long the scheduler or a worker may take to come up.
 UP_S = 60.0

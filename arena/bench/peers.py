@@ -7,7 +7,7 @@ a small driver plays random games in a separate Python process with that directo
 environment has (arena.stats uses it); ``python`` (or ``ARENA_PEER_PYTHON``) names another
 interpreter to run it with.
 
-The figures have the shape of :func:`arena.bench.runs.bench_engine`'s, so the two can be set side
+The figures have the shape of :func:`arena.bench.engine.bench_engine`'s, so the two can be set side
 by side and divided.
 """
 

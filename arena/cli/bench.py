@@ -1,4 +1,4 @@
-"""``arena bench``: benchmark commands that print figures (see :mod:`arena.bench.runs`)."""
+"""``arena bench``: benchmark commands that print figures (the :mod:`arena.bench` modules)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def bench_engine_cmd(
 ) -> None:
     """Random games in one process: games/s, decisions/s, decisions/game, clone() cost. With
     --peer, then the same for the peer engine, in a process of its own, and Arena ÷ peer."""
-    from arena.bench.runs import bench_engine
+    from arena.bench.engine import bench_engine
 
     g = game_named(game, players)
     if games_ < 1:
@@ -126,7 +126,7 @@ def bench_protocol_cmd(
 ) -> None:
     """Referee round trip with a Python SDK bot against a bare pyzmq ping-pong of the same
     messages, measured in the same run: both medians and their ratio."""
-    from arena.bench.runs import bench_protocol
+    from arena.bench.protocol import bench_protocol
 
     if games_ < 1:
         fail("--games must be at least 1")
@@ -153,7 +153,7 @@ def bench_protocol_cmd(
 def bench_tournament_cmd(games_: GamesPerRun = 48, seed: Seed = 0, as_json: AsJson = False) -> None:
     """A small tournament of random bots at concurrency 1 and at one game per core: games per
     minute for both and their ratio; and the runner's memory with 8 games in flight."""
-    from arena.bench.runs import bench_tournament
+    from arena.bench.tournament import bench_tournament
 
     if games_ < 6:
         fail("--games must be at least 6")
@@ -192,7 +192,7 @@ def bench_fields_cmd(
     games per minute and bot processes started per field, and 16 ÷ 8 bots' games per minute
     (what keeping bots per worker, and sending games where their bots are kept, are for);
     with --cluster, the same on a local Dask cluster."""
-    from arena.bench.runs import bench_fields
+    from arena.bench.fields import bench_fields
 
     terminate_on_sigterm()  # the fields' temporary folder is removed, as on Ctrl-C
     if games_ < 4:
@@ -288,7 +288,7 @@ def bench_start_cmd(
 ) -> None:
     """Bot start-to-hello with and without the sandbox, measured in one run: medians and
     their ratio per bot."""
-    from arena.bench.runs import bench_start
+    from arena.bench.starts import bench_start
 
     if starts < 1:
         fail("--starts must be at least 1")

@@ -29,18 +29,23 @@ from arena.engine.agricola.components import (
     renovation_cost,
     room_cost,
 )
+from arena.engine.agricola.herds import (
+    Herd,
+    capacity_frontier,
+    fits,
+    keep_options,
+    pasture_capacity,
+)
 from arena.engine.agricola.pastures import (
     ALL_CELLS,
     CELLS,
-    COLS,
     MAX_FENCES,
-    NEIGHBOURS,
     NUM_EDGES,
-    ROWS,
     START_ROOMS,
     any_pasture_move,
     cells_of,
-    h_edge,
+    draw,
+    is_connected,
     move_starts,
     moves_from,
     moves_of,
@@ -48,7 +53,6 @@ from arena.engine.agricola.pastures import (
     pasture_cost,
     pasture_move_set,
     pastures_of,
-    v_edge,
 )
 from arena.engine.agricola.pastures import boundary as shape_boundary
 
@@ -58,28 +62,9 @@ GRAIN, VEGETABLE = 1, 2
 CROPS: Final = ("", "grain", "vegetable")
 #: Crops a sown field holds: the one taken from supply plus the ones added (3 grain, 2 vegetables).
 SOWN: Final = (0, SOWN_GRAIN, SOWN_VEGETABLE)
-#: Animal types in this module's own numbering (counts are passed as sheep, boar, cattle).
-SHEEP, BOAR, CATTLE = 0, 1, 2
-ANIMALS: Final = ("sheep", "boar", "cattle")
 #: The bits of :meth:`Farm.openings`: a room, a stable or a field could go somewhere; a field
 #: is empty.
 ROOM_SPOT, STABLE_SPOT, PLOUGH_SPOT, EMPTY_FIELD = 1, 2, 4, 8
-
-
-def _pareto(points: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ...]:
-    """The points no other point dominates (at least as large everywhere), sorted. A point
-    that dominates another comes after it in sorted order, so walking from the largest down,
-    each point is compared only with the undominated ones already found."""
-    kept: list[tuple[int, int, int]] = []
-    for p in sorted(points, reverse=True):
-        s, b, c = p
-        for q in kept:
-            if q[0] >= s and q[1] >= b and q[2] >= c:
-                break
-        else:
-            kept.append(p)
-    kept.reverse()
-    return tuple(kept)
 
 
 class Farm:
@@ -96,7 +81,7 @@ class Farm:
     _pastured: int
     _sown: tuple[int, ...]
     _material: int
-    _cap: tuple[tuple[int, int, int], ...] | None
+    _cap: tuple[Herd, ...] | None
     _fence_ok: tuple[int, int] | None
     _moves: tuple[int, int] | None
     _open: int | None
@@ -404,7 +389,7 @@ class Farm:
             raise ValueError(f"spaces {cells_of(mask)} cannot be built as a pasture")
         self._fences |= shape_boundary(mask)
         self._pastures = pastures_of(self._fences)
-        self._pastured = _union(self._pastures)
+        self._pastured = sum(self._pastures)  # disjoint masks: their sum is their union
         self._cap = self._open = None
         self._fence_ok = self._moves = None
         return cost
@@ -413,52 +398,27 @@ class Farm:
 
     def pasture_capacity(self, pasture: int) -> int:
         """2 animals per space, doubled for each stable in the pasture."""
-        return 2 * pasture.bit_count() << (pasture & self._stables).bit_count()
+        return pasture_capacity(pasture, self._stables)
 
     def flexible_slots(self) -> int:
         """Places holding one animal of any type: each unfenced stable, and the pet in the house."""
         return self.unfenced_stables() + HOUSE_PETS
 
-    def capacity_frontier(self) -> tuple[tuple[int, int, int], ...]:
-        """The Pareto-maximal (sheep, boar, cattle) the pastures can hold, over every way to give
-        each pasture one type (flexible slots not included). Cached until pastures or stables
-        change; a copy shares the cache."""
+    def capacity_frontier(self) -> tuple[Herd, ...]:
+        """:func:`~arena.engine.agricola.herds.capacity_frontier` of the pastures. Cached until
+        pastures or stables change; a copy shares the cache."""
         if self._cap is None:
-            points = {(0, 0, 0)}
-            for p in self._pastures:
-                cap = self.pasture_capacity(p)
-                points = set(_pareto({
-                    q for s, b, c in points
-                    for q in ((s + cap, b, c), (s, b + cap, c), (s, b, c + cap))
-                }))
-            self._cap = _pareto(points)
+            self._cap = capacity_frontier(self._pastures, self._stables)
         return self._cap
 
     def fits(self, sheep: int, boar: int, cattle: int) -> bool:
         """Whether these animals can all be kept (pastures, unfenced stables, the pet)."""
-        flex = self.flexible_slots()
-        for s, b, c in self.capacity_frontier():
-            if max(0, sheep - s) + max(0, boar - b) + max(0, cattle - c) <= flex:
-                return True
-        return False
+        return fits(self.capacity_frontier(), self.flexible_slots(), sheep, boar, cattle)
 
-    def keep_options(self, sheep: int, boar: int, cattle: int) -> list[tuple[int, int, int]]:
-        """The maximal (sheep, boar, cattle) at most the given counts that fit, sorted: the
-        choices of what to keep when animals do not all fit (the rest is cooked or released by
-        the caller). One option, the counts themselves, when they fit. Bounded: the frontier of
-        pasture assignments times the ways to share at most 5 flexible slots over 3 types."""
-        flex = self.flexible_slots()
-        out: set[tuple[int, int, int]] = set()
-        for s, b, c in self.capacity_frontier():
-            base = (min(sheep, s), min(boar, b), min(cattle, c))
-            extra = (sheep - base[0], boar - base[1], cattle - base[2])
-            free = min(flex, sum(extra))
-            for xs in range(min(free, extra[0]) + 1):
-                for xb in range(min(free - xs, extra[1]) + 1):
-                    xc = free - xs - xb
-                    if xc <= extra[2]:
-                        out.add((base[0] + xs, base[1] + xb, base[2] + xc))
-        return list(_pareto(out))
+    def keep_options(self, sheep: int, boar: int, cattle: int) -> list[Herd]:
+        """:func:`~arena.engine.agricola.herds.keep_options` of this farm: what to keep when
+        the animals do not all fit."""
+        return keep_options(self.capacity_frontier(), self.flexible_slots(), sheep, boar, cattle)
 
     # --- plain data and pictures --------------------------------------------------------------
 
@@ -493,13 +453,16 @@ class Farm:
         f._stables = sum(1 << c for c in d["stables"])
         f._fences = sum(1 << e for e in d["fences"])
         f._pastures = pastures_of(f._fences)
-        f._pastured = _union(f._pastures)
+        f._pastured = sum(f._pastures)
         f._check()
         return f
 
     def _check(self) -> None:
         """Raise ValueError unless the farm is one the rules can reach."""
         pastured = self.pastured()
+        enclosing = 0  # the fences round each pasture: any other encloses nothing
+        for p in self._pastures:
+            enclosing |= shape_boundary(p)
         problems = [
             (self._rooms & START_ROOMS != START_ROOMS, "a starting room is missing"),
             (bool(self._rooms & self._fields), "a room on a field"),
@@ -507,38 +470,20 @@ class Farm:
             (bool((self._rooms | self._fields) & pastured), "a room or field fenced in"),
             (self.num_stables() > MAX_STABLES, "more than 4 stables"),
             (self.fences_built() > MAX_FENCES, "more than 15 fences"),
-            (self._fences != self._fence_boundaries(), "a fence that encloses nothing"),
-            (not _connected_from(self._rooms, START_ROOMS), "rooms not joined to the house"),
-            (not _connected_from(self._fields, self._fields & -self._fields),
-             "fields not joined together"),
-            (not _connected_from(pastured, pastured & -pastured), "pastures not joined together"),
+            (self._fences != enclosing, "a fence that encloses nothing"),
+            # with the starting rooms there (checked first), joined rooms join the house
+            (not is_connected(self._rooms), "rooms not joined to the house"),
+            (bool(self._fields) and not is_connected(self._fields), "fields not joined together"),
+            (bool(pastured) and not is_connected(pastured), "pastures not joined together"),
         ]
         for bad, why in problems:
             if bad:
                 raise ValueError(f"impossible farm: {why}")
 
-    def _fence_boundaries(self) -> int:
-        out = 0
-        for p in self._pastures:
-            out |= shape_boundary(p)
-        return out
-
     def picture(self) -> str:
         """A text picture: ``|`` and ``--`` fences; ``Rw``/``Rc``/``Rs`` rooms by material,
         ``G3``/``V2``/``F.`` fields (grain, vegetables, bare), ``St`` stables, ``..`` the rest."""
-        lines = []
-        for r in range(ROWS + 1):
-            lines.append("+" + "+".join(
-                "--" if self._fences >> h_edge(r, c) & 1 else "  " for c in range(COLS)) + "+")
-            if r == ROWS:
-                break
-            row = ""
-            for c in range(COLS + 1):
-                row += "|" if self._fences >> v_edge(r, c) & 1 else " "
-                if c < COLS:
-                    row += self._label(COLS * r + c)
-            lines.append(row)
-        return "\n".join(lines)
+        return draw(self._fences, self._label)
 
     def _label(self, cell: int) -> str:
         bit = 1 << cell
@@ -552,23 +497,3 @@ class Farm:
     def __repr__(self) -> str:
         return f"Farm(\n{self.picture()}\n)"
 
-
-def _connected_from(mask: int, seed: int) -> bool:
-    """Whether every space of ``mask`` joins ``seed`` through spaces of ``mask``."""
-    if not mask:
-        return True
-    reached = seed & mask
-    while True:
-        grown = reached
-        for c in cells_of(reached):
-            grown |= NEIGHBOURS[c] & mask
-        if grown == reached:
-            return reached == mask
-        reached = grown
-
-
-def _union(masks: tuple[int, ...]) -> int:
-    out = 0
-    for m in masks:
-        out |= m
-    return out

@@ -1,6 +1,7 @@
-"""The parts of an action space as pure functions: what a player may do in each part, whether a
-space can be used at all, and carrying out one sub-action (decision model item 2 and 3 of
-``RULES.md``; rulings P1-P12 there).
+"""The parts of an action space as pure functions: what a player may do in each part, whether
+it can be carried out at all, and carrying out one sub-action (decision model item 2 and 3 of
+``RULES.md``; rulings P1-P12 there). Whether a whole space can be used is
+:mod:`~arena.engine.agricola.usable`'s question.
 
 A player is seen through :class:`Holding`: goods (a 10-tuple in the numbering of
 :mod:`~arena.engine.agricola.components`), the :class:`~arena.engine.agricola.farm.Farm`, the
@@ -15,15 +16,12 @@ lists are deterministic in content and order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
-from typing import Any, Final, NamedTuple, TypeVar
+from collections.abc import Collection
+from typing import Any, Final, NamedTuple
 
 from arena.engine.agricola import farm as farm_mod
 from arena.engine.agricola.board import Board
 from arena.engine.agricola.components import (
-    ALL,
-    AND_OR,
-    AND_THEN,
     ANIMALS,
     BAKE,
     BAKERS,
@@ -43,11 +41,9 @@ from arena.engine.agricola.components import (
     HOUSE_WOOD,
     MAJORS,
     MAX_PEOPLE,
-    ONE,
     PLOUGH,
     RENOVATE,
     SOW,
-    SPACES,
     STARTING_PLAYER,
     TAKE_ALL,
     VEGETABLE,
@@ -61,7 +57,6 @@ from arena.engine.agricola.food import bake, bake_options, food_values
 from arena.engine.agricola.pastures import CELLS, SHAPE_BOUNDARY, cells_of
 
 Goods = tuple[int, ...]
-T = TypeVar("T")
 
 #: Parts carried out at most once per action whatever their ``limit`` says (ruling P3).
 SINGLE: Final = frozenset({
@@ -238,80 +233,13 @@ def can_use(part: Part, h: Holding, board: Board, space: int, done: int = 0) -> 
     if kind == BUILD_FENCES:
         return farm.can_fence(goods[WOOD])
     if kind == BUILD_MAJOR:
-        return _can_build_major(h, board)
+        return can_build_major(h, board)
     if kind == RENOVATE:
-        return _can_renovate(h, board)
+        return can_renovate(h, board)
     return bool(options(part, h, board, space, done))
 
 
-def _always_usable(space: int) -> bool:
-    return any(p.kind in ALWAYS_POSSIBLE for p in DECIDING_PARTS[space])
-
-
-def _deciding_parts(space: int) -> tuple[Part, ...]:
-    s = SPACES[space]
-    if s.dead:
-        return ()
-    if s.combine == AND_THEN:
-        return s.parts[:1]
-    if s.combine in (ONE, ALL, AND_OR):
-        return s.parts
-    raise ValueError(f"unknown combine mode {s.combine!r}")  # pragma: no cover
-
-
-#: By space id: the parts of which one must be possible for the space to be usable (ruling P1).
-DECIDING_PARTS: Final = tuple(_deciding_parts(i) for i in range(len(SPACES)))
-#: The spaces a player can always use (ruling P1), by id.
-ALWAYS_USABLE: Final = frozenset(i for i in range(len(SPACES)) if _always_usable(i))
-
-
-def _fast_kinds() -> dict[Part, int]:
-    """A bit for each part that decides whether a space is usable and is not always possible."""
-    parts: dict[Part, int] = {}
-    for deciding in DECIDING_PARTS:
-        for part in deciding:
-            if part.kind not in ALWAYS_POSSIBLE and part not in parts:
-                parts[part] = len(parts)
-    return parts
-
-
-_PART_BIT: Final = _fast_kinds()
-_BAKERS: Final = frozenset(BAKERS)
-
-
-def _check_of(part: Part) -> Callable[[Holding, Board], bool]:
-    """:func:`can_use` of ``part`` before any of its sub-actions, as a function of the player
-    and the board, specialised by kind (placement asks these for every free space). The farm's
-    side is read from :meth:`Farm.openings`, kept by the farm until it changes."""
-    kind = part.kind
-    if kind == BUILD_ROOMS:
-        return lambda h, board: (bool(h.farm.openings() & farm_mod.ROOM_SPOT)
-                                 and affordable(h.goods, h.farm.room_cost()))
-    if kind == BUILD_STABLES:
-        cost = part.cost
-        return lambda h, board: (bool(h.farm.openings() & farm_mod.STABLE_SPOT)
-                                 and affordable(h.goods, cost))
-    if kind == PLOUGH:
-        return lambda h, board: bool(h.farm.openings() & farm_mod.PLOUGH_SPOT)
-    if kind == SOW:
-        return lambda h, board: ((h.goods[GRAIN] > 0 or h.goods[VEGETABLE] > 0)
-                                 and bool(h.farm.openings() & farm_mod.EMPTY_FIELD))
-    if kind == BUILD_FENCES:
-        return lambda h, board: h.farm.can_fence(h.goods[WOOD])
-    if kind == BAKE:
-        return lambda h, board: h.goods[GRAIN] > 0 and not _BAKERS.isdisjoint(h.majors)
-    if kind == BUILD_MAJOR:
-        return _can_build_major
-    if kind == RENOVATE:
-        return _can_renovate
-    if kind == FAMILY_GROWTH:
-        return lambda h, board: h.farm.num_rooms() > h.people and h.people < MAX_PEOPLE
-    if kind == FAMILY_GROWTH_WITHOUT_ROOM:
-        return lambda h, board: h.people < MAX_PEOPLE
-    return lambda h, board: can_use(part, h, board, -1)  # pragma: no cover - every kind above
-
-
-def _can_build_major(h: Holding, board: Board) -> bool:
+def can_build_major(h: Holding, board: Board) -> bool:
     """:func:`can_use` of Build Major: some major on the board is affordable, or a Cooking
     Hearth is there for a Fireplace owned. Only the cheapest costs of the majors on the board
     are tried (a dearer one is affordable only when a cheaper one is)."""
@@ -325,7 +253,7 @@ def _can_build_major(h: Holding, board: Board) -> bool:
     return False
 
 
-def _can_renovate(h: Holding, board: Board) -> bool:
+def can_renovate(h: Holding, board: Board) -> bool:
     """:func:`can_use` of Renovate: a wooden or clay house, and its renovation affordable."""
     farm = h.farm
     costs = _RENOVATION_COSTS.get(farm.material)
@@ -351,69 +279,6 @@ _RENOVATION_COSTS: Final = {
     material: tuple(renovation_cost(material, rooms) for rooms in range(CELLS + 1))
     for material in (HOUSE_WOOD, HOUSE_CLAY)
 }
-
-
-def usable_spaces(free: int, h: Holding, board: Board) -> list[int]:
-    """The spaces of the mask ``free`` (bit s: space s) that ``h`` could use, by id: the same
-    as filtering with :func:`space_usable`."""
-    return _ids(usable_mask(free, h, board))
-
-
-def usable_mask(free: int, h: Holding, board: Board) -> int:
-    """:func:`usable_spaces` as a mask, with each distinct deciding part asked at most once
-    and only while it could still add a space (this runs at every placement)."""
-    usable = free & _ALWAYS_MASK
-    todo = free & ~_ALWAYS_MASK
-    for spaces, check in _PART_CHECKS:
-        if spaces & todo and check(h, board):
-            usable |= spaces & todo
-            todo &= ~spaces
-    return usable
-
-
-def byte_table(items: Sequence[T]) -> tuple[tuple[tuple[T, ...], ...], ...]:
-    """``table[k][b]``: the items whose indices are the set bits of byte ``b`` at byte position
-    ``k``, in order, so that the items of a mask are gathered a byte at a time."""
-    return tuple(
-        tuple(tuple(items[8 * k + i] for i in range(8) if b >> i & 1 and 8 * k + i < len(items))
-              for b in range(256))
-        for k in range((len(items) + 7) // 8)
-    )
-
-
-def _ids(mask: int) -> list[int]:
-    """The set bits of ``mask`` in increasing order, a byte at a time from a table."""
-    out: list[int] = []
-    base = 0
-    while mask:
-        out.extend(_BYTE_IDS[base][mask & 0xFF])
-        mask >>= 8
-        base += 1
-    return out
-
-
-#: ``_BYTE_IDS[k][b]``: the ids of the set bits of byte ``b`` at byte position ``k``.
-_BYTE_IDS: Final = byte_table(range(len(SPACES)))
-#: The spaces that are always usable, as a mask of ids.
-_ALWAYS_MASK: Final = sum(1 << i for i in ALWAYS_USABLE)
-#: (spaces, check) for each distinct deciding part: the mask of the spaces it makes usable
-#: and :func:`can_use` of it as a function of the player and the board.
-_PART_CHECKS: Final = tuple(
-    (sum(1 << i for i in range(len(SPACES)) if part in DECIDING_PARTS[i]), _check_of(part))
-    for part in _PART_BIT
-)
-
-
-def space_usable(space: int, h: Holding, board: Board) -> bool:
-    """Whether a person placed on ``space`` could carry out at least one of its parts (ruling
-    P1): "one", "all" and "and_or" spaces need any part, "and_then" spaces their first part.
-    Dead spaces never; whether the space is free is the board's question."""
-    if space in ALWAYS_USABLE:
-        return True
-    for part in DECIDING_PARTS[space]:  # noqa: SIM110 - a loop is faster than any() here
-        if can_use(part, h, board, space):
-            return True
-    return False
 
 
 # --- carrying out one sub-action ---------------------------------------------------------------
@@ -551,6 +416,6 @@ def keep_animals(goods: Goods, majors: Collection[int], farm: Farm,
 
 __all__ = [
     "FIXED", "PAY_FIREPLACE", "PAY_GOODS", "SINGLE", "SOW_CROPS", "Applied", "Holding",
-    "affordable", "animal_options", "apply", "can_use", "fixed_part", "keep_animals", "options",
-    "pasture_masks", "pasture_options", "pay", "space_usable", "usable_mask", "usable_spaces",
+    "affordable", "animal_options", "apply", "can_build_major", "can_renovate", "can_use",
+    "fixed_part", "keep_animals", "options", "pasture_masks", "pasture_options", "pay",
 ]

@@ -21,6 +21,7 @@ Its size is asserted by the tests (762, the figure the reference gives for the F
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Final
 
@@ -170,6 +171,24 @@ def pastures_of(fences: int) -> tuple[int, ...]:
 def is_connected(mask: int) -> bool:
     """Whether a non-empty set of spaces is orthogonally connected."""
     return mask != 0 and _spread(mask & -mask, mask, 0) == mask
+
+
+def draw(fences: int, label: Callable[[int], str]) -> str:
+    """A text picture of the farmyard: ``|`` and ``--`` for ``fences``, each space shown by
+    ``label(cell)`` (two characters)."""
+    lines = []
+    for r in range(ROWS + 1):
+        lines.append("+" + "+".join(
+            "--" if fences >> h_edge(r, c) & 1 else "  " for c in range(COLS)) + "+")
+        if r == ROWS:
+            break
+        row = ""
+        for c in range(COLS + 1):
+            row += "|" if fences >> v_edge(r, c) & 1 else " "
+            if c < COLS:
+                row += label(COLS * r + c)
+        lines.append(row)
+    return "\n".join(lines)
 
 
 def _shape_table() -> tuple[tuple[int, int, int], ...]:

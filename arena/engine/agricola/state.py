@@ -38,18 +38,6 @@ from arena.engine.agricola.components import (
     START_PEOPLE,
 )
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.fields import (
-    ACT,
-    BREED,
-    FEED,
-    OVER,
-    PHASE_NAMES,
-    PLACE,
-    STOP_KEY,
-    Key,
-    freeze,
-    with_good,
-)
 from arena.engine.agricola.food import (
     BreedOption,
     FeedOption,
@@ -65,14 +53,25 @@ from arena.engine.agricola.parts import (
     FIXED,
     animal_options,
     apply,
-    byte_table,
     fixed_part,
     keep_animals,
     options,
     pasture_masks,
-    usable_mask,
 )
 from arena.engine.agricola.pastures import SHAPES, cells_of
+from arena.engine.agricola.state_base import (
+    ACT,
+    BREED,
+    FEED,
+    OVER,
+    PHASE_NAMES,
+    PLACE,
+    STOP_KEY,
+    Key,
+    freeze,
+    with_good,
+)
+from arena.engine.agricola.usable import byte_table, usable_mask
 from arena.engine.agricola.views import AgricolaViews
 from arena.engine.api import Game
 from arena.engine.chance import Chance
@@ -85,7 +84,7 @@ _M_PLACE, _M_PART, _M_STOP, _M_BAKE, _M_KEEP, _M_FEED, _M_BREED = range(7)
 
 class AgricolaState(AgricolaViews):
     """An Agricola position. Create one with ``AGRICOLA.new_state(players, seed=...)``; its
-    fields are described on :class:`~arena.engine.agricola.fields.AgricolaFields`."""
+    fields are described on :class:`~arena.engine.agricola.state_base.AgricolaStateBase`."""
 
     __slots__ = ()
 

@@ -18,24 +18,24 @@ from arena.engine.agricola.components import (
     START_PEOPLE,
 )
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.fields import (
+from arena.engine.agricola.food import (
+    food_needed,
+)
+from arena.engine.agricola.scoring import final_ranks, score_breakdown
+from arena.engine.agricola.state_base import (
     ACT,
     BREED,
     FEED,
     OVER,
     PHASE_NAMES,
     PLACE,
-    AgricolaFields,
+    AgricolaStateBase,
 )
-from arena.engine.agricola.food import (
-    food_needed,
-)
-from arena.engine.agricola.scoring import final_ranks, score_breakdown
 from arena.engine.api import Game, GameResult
 
 #: The phases of a decision.
 
-class AgricolaViews(AgricolaFields):
+class AgricolaViews(AgricolaStateBase):
     """The observation, the saved form and the result of a state."""
 
     __slots__ = ()

@@ -4,16 +4,16 @@ what is missing."""
 from __future__ import annotations
 
 from arena.engine.stoneage.components import COMPOSITIONS
-from arena.engine.stoneage.fields import StoneAgeFields
 from arena.engine.stoneage.moves import (
     CLAIM_KEYS,
     FEED,
     PENALTY_KEY,
 )
 from arena.engine.stoneage.phases import PD_FEED, Key
+from arena.engine.stoneage.state_base import StoneAgeStateBase
 
 
-class FeedingRules(StoneAgeFields):
+class FeedingRules(StoneAgeStateBase):
     """Feeding each player in turn, and the choices of a player short of food."""
 
     __slots__ = ()

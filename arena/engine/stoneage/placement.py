@@ -19,12 +19,12 @@ from arena.engine.stoneage.components import (
     RESOURCE_PLACE_CAPACITY,
     TOOL_MAKER,
 )
-from arena.engine.stoneage.fields import StoneAgeFields
 from arena.engine.stoneage.moves import PLACE_KEYS
 from arena.engine.stoneage.phases import RESOLUTION, Key
+from arena.engine.stoneage.state_base import StoneAgeStateBase
 
 
-class PlacementRules(StoneAgeFields):
+class PlacementRules(StoneAgeStateBase):
     """Whose turn it is to place, and where they may."""
 
     __slots__ = ()

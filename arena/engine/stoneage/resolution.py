@@ -39,7 +39,6 @@ from arena.engine.stoneage.components import (
     payment_points,
 )
 from arena.engine.stoneage.dice import DICE_EVENT
-from arena.engine.stoneage.fields import StoneAgeFields
 from arena.engine.stoneage.moves import (
     CLAIM_KEYS,
     DECLINE_KEY,
@@ -57,6 +56,7 @@ from arena.engine.stoneage.phases import (
     Key,
     Pay,
 )
+from arena.engine.stoneage.state_base import StoneAgeStateBase
 
 _TOOL_CACHE: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], list[Key]] = {}
 
@@ -104,7 +104,7 @@ def remove_values(have: tuple[int, ...], used: tuple[int, ...]) -> tuple[int, ..
     return tuple(rest)
 
 
-class ResolutionRules(StoneAgeFields):
+class ResolutionRules(StoneAgeStateBase):
     """Resolving places, tools, purchases and card effects."""
 
     __slots__ = ()

@@ -8,7 +8,7 @@ from typing import Any, Self
 
 from arena.engine.api import Game
 from arena.engine.chance import chance_from_dict
-from arena.engine.stoneage.fields import StoneAgeFields
+from arena.engine.stoneage.state_base import StoneAgeStateBase
 
 _LIST_FIELDS = (
     "display", "pile_pos", "goods", "people", "avail", "agri", "step", "any2", "build_pts",
@@ -26,7 +26,7 @@ def _frozen(x: Any) -> Any:
     return tuple(_frozen(v) for v in x) if isinstance(x, list) else x
 
 
-class SaveFormat(StoneAgeFields):
+class SaveFormat(StoneAgeStateBase):
     """``to_dict`` and ``from_dict``: a state to plain data and back, exactly."""
 
     __slots__ = ()

@@ -14,11 +14,11 @@ from arena.engine.stoneage.components import (
     TOOL_MAKER_FIG,
     TOOL_VALUES,
 )
-from arena.engine.stoneage.fields import StoneAgeFields
 from arena.engine.stoneage.phases import OVER
+from arena.engine.stoneage.state_base import StoneAgeStateBase
 
 
-class Scoring(StoneAgeFields):
+class Scoring(StoneAgeStateBase):
     """Scores, tie-break and the game's result."""
 
     __slots__ = ()

@@ -22,7 +22,6 @@ from arena.engine.stoneage.components import (
     TOOL_VALUES,
     payment_points,
 )
-from arena.engine.stoneage.fields import StoneAgeFields
 from arena.engine.stoneage.phases import (
     OVER,
     PD_BUILDING,
@@ -32,6 +31,7 @@ from arena.engine.stoneage.phases import (
     PD_TOOLS,
     PHASE_NAMES,
 )
+from arena.engine.stoneage.state_base import StoneAgeStateBase
 
 
 def card_info(card_id: int) -> dict[str, Any]:
@@ -96,7 +96,7 @@ def _shared_counts(cards: tuple[int, ...]) -> tuple[dict[str, int], dict[str, in
     return culture, figures
 
 
-class ObservationView(StoneAgeFields):
+class ObservationView(StoneAgeStateBase):
     """The per-seat observation of a state."""
 
     __slots__ = ()

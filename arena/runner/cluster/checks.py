@@ -8,15 +8,10 @@ from __future__ import annotations
 
 import shutil
 
+from arena.runner.cluster.jobs import ClusterJob, WorkerResult
 from arena.runner.cluster.shipping import ShippingError
-from arena.runner.cluster.worker import (
-    ClusterJob,
-    LostPackage,
-    SlotPool,
-    WorkerResult,
-    refusal,
-    worker_pool,
-)
+from arena.runner.cluster.slots import LostPackage, SlotPool
+from arena.runner.cluster.worker import refusal, worker_pool
 from arena.runner.game.botlog import DEFAULT_LOG_CAP
 from arena.runner.game.build import BuildError
 from arena.runner.game.checkbot import check_bot, start_problem

@@ -66,7 +66,7 @@ class Cluster:
         """Connect, check the versions of the scheduler and of every worker against this
         machine's, and wait (up to the settings' ``wait_for_workers_s``, ``say``-ing so, or
         until ``stopped()``) for a worker. Raises :class:`ClusterError`."""
-        from arena.runner.cluster.worker import versions
+        from arena.runner.cluster.jobs import versions
 
         distributed = _distributed()
         # Dask logs each failed connection attempt, and a lost scheduler with a traceback;
@@ -191,7 +191,8 @@ class Cluster:
         once."""
         from distributed.comm.core import CommClosedError
 
-        from arena.runner.cluster.worker import describe_worker, versions
+        from arena.runner.cluster.jobs import versions
+        from arena.runner.cluster.worker import describe_worker
 
         found = self.client.run(describe_worker, workers=addresses, on_error="return")
         for address in addresses:

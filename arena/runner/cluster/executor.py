@@ -62,7 +62,7 @@ from arena.runner.play.executor import (
 )
 
 if TYPE_CHECKING:
-    from arena.runner.cluster.worker import ShippedBot
+    from arena.runner.cluster.jobs import ShippedBot
 
 #: How often a game whose package was lost is sent again before it counts as void.
 PACKAGE_RETRIES = 3
@@ -108,7 +108,7 @@ class DaskExecutor(Executor):
                  owns_cluster: bool = False) -> None:
         """``keep``: 0 for fresh bot processes every game; otherwise the workers keep bots,
         as many as each one's memory allows."""
-        from arena.runner.cluster.worker import versions
+        from arena.runner.cluster.jobs import versions
 
         self.cluster = cluster
         self.client = cluster.client
@@ -147,7 +147,7 @@ class DaskExecutor(Executor):
     def _ship(self, name: str, bot: BotManifest) -> str:
         """Make ready to send the bot that plays as ``name``: pack it (unless the workers use
         its folder where it is); returns the package's dataset name, or "" for none."""
-        from arena.runner.cluster.worker import ShippedBot
+        from arena.runner.cluster.jobs import ShippedBot
 
         if not self.cluster.settings.ship_bots:
             self.bots[name] = ShippedBot(bot_digest(bot), str(bot.folder))
@@ -200,7 +200,8 @@ class DaskExecutor(Executor):
         return views
 
     def submit(self, job: GameJob, tries: int = 0) -> None:
-        from arena.runner.cluster.worker import ClusterJob, play_task
+        from arena.runner.cluster.jobs import ClusterJob
+        from arena.runner.cluster.worker import play_task
 
         self._log_dir = Path(job.log_dir)
         bots = job.pairing.bots
@@ -286,7 +287,7 @@ class DaskExecutor(Executor):
 
     def _submit_check(self, task: Callable[..., Any], job: GameJob, *args: Any) -> Any:
         """Submit a check ``task`` of the bot ``job`` seats alone; its future."""
-        from arena.runner.cluster.worker import ClusterJob
+        from arena.runner.cluster.jobs import ClusterJob
 
         bot = job.pairing.bots[0]
         key = f"arena-{task.__name__}-{bot}-{self.run}"
@@ -374,7 +375,7 @@ class DaskExecutor(Executor):
     def _result(self, job: GameJob, future: Any, tries: int) -> JobResult | None:
         from distributed import KilledWorker
 
-        from arena.runner.cluster.worker import LOST_PACKAGE, WRONG_VERSION
+        from arena.runner.cluster.jobs import LOST_PACKAGE, WRONG_VERSION
 
         game_id = job.pairing.game_id
         if future.status == "cancelled":

@@ -15,17 +15,17 @@ A sandboxed bot runs under ``bwrap`` with every namespace of its own (``--unshar
   namespaces).
 - **files**: a fresh root holding read-only ``/usr`` (and the ``/bin``, ``/lib`` links or
   folders); an ``/etc`` of its own: ``passwd``, ``group``, ``hosts`` and ``nsswitch.conf``
-  written for it (root, the bot's user and nobody; localhost), and the few host files that
-  the dynamic linker and runtimes read (:data:`ETC_FILES`, ``/etc/alternatives`` among them:
-  ``cc`` is a link through it); the bot's folder and the folders its manifest ``needs``,
-  read-only (in a build step its folder writable) under :data:`INSIDE_BOT`, laid out as they
-  are on the host relative to each other (:func:`layout_of`), its folder its working
-  directory; the runtime the command needs read-only (for ``{python}``: its virtual
-  environment's packages, the installation it was made from and the ``arena`` package, under
-  :data:`INSIDE_ARENA`; for a program named without a path, such as ``node``, its
-  installation at its own path if outside ``/usr``); a private writable ``/tmp`` (tmpfs, gone
-  with the sandbox), the endpoint folder (read-only: enough to connect), ``/proc`` of its own
-  PID namespace and a minimal ``/dev``. Nothing else: not the tournament file, journal, game
+  written for it (root, the bot's user and nobody; localhost), and the few host files that the
+  dynamic linker and runtimes read (:data:`ETC_FILES`, ``/etc/alternatives`` among them: ``cc``
+  is a link through it); the bot's folder and the folders its manifest ``needs``, read-only (in
+  a build step its folder writable) under :data:`INSIDE_BOT`, laid out as they are on the host
+  relative to each other (:func:`layout_of`), its folder its working directory; the runtime the
+  command needs read-only (for ``{python}``: its virtual environment's packages, the
+  installation it was made from and the ``arena`` package, under ``/arena``:
+  :mod:`arena.runner.game.sandbox_python`; for a program named without a path, such as ``node``,
+  its installation at its own path if outside ``/usr``); a private writable ``/tmp`` (tmpfs,
+  gone with the sandbox), the endpoint folder (read-only: enough to connect), ``/proc`` of its
+  own PID namespace and a minimal ``/dev``. Nothing else: not the tournament file, journal, game
   records, logs, seed key, other bots' folders or the runner's tree. The bot's command line,
   working directory and ``/`` name no host folder of the runner's; only ``/proc/self/mountinfo``
   does, where the kernel names each bound folder's source.
@@ -54,16 +54,14 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-import platform
 import shutil
 import subprocess
 import sys
-import sysconfig
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from arena.protocol.wire import SOCKET_NAME
+from arena.runner.game.sandbox_python import PythonView, python_view
 from arena.runner.game.seccomp import SeccompError, filter_fd
 
 #: The sandbox modes a tournament file, ``play`` and ``check-bot`` accept.
@@ -91,10 +89,6 @@ NOBODY = 65534
 #: Where the bot's folder and the folders it needs appear: each at its place in
 #: :func:`layout_of` under this folder.
 INSIDE_BOT = "/bot"
-#: Where ``{python}`` appears: its virtual environment (``python``: made again of its
-#: ``pyvenv.cfg``, its program and its packages), the installation it was made from (``base``,
-#: unless it is under /usr, where it is already) and the ``arena`` package (``lib``).
-INSIDE_ARENA = "/arena"
 #: The size of the private /tmp (a tmpfs lives in memory, outside the address-space limit).
 TMP_BYTES = 256 * 1024 * 1024
 #: The PATH inside: the system's folders, then the command's own (added when it has one).
@@ -310,80 +304,6 @@ def _seen_uid(uid: int | None) -> int:
     """The bot's user id as it sees itself: ``uid`` (a root runner's, :func:`claim_bot_uid`),
     else the runner's own, which the sandbox's user namespace maps to itself."""
     return os.getuid() if uid is None else uid
-
-
-@dataclass(frozen=True)
-class PythonView:
-    """How ``{python}`` appears inside, under :data:`INSIDE_ARENA` (:func:`python_view`)."""
-
-    #: The interpreter's path inside.
-    program: str
-    #: (host folder, where it appears), read-only.
-    binds: tuple[tuple[str, str], ...] = ()
-    #: (path inside, text) of each file written for it.
-    files: tuple[tuple[str, str], ...] = ()
-    #: (target, path inside) of each link made for it.
-    links: tuple[tuple[str, str], ...] = ()
-    #: Variables its environment gets.
-    env: tuple[tuple[str, str], ...] = ()
-
-
-@functools.cache
-def python_view() -> PythonView:
-    """``{python}`` (this interpreter) inside the sandbox, at neutral paths: the installation
-    it was made from at ``/arena/base`` (if outside /usr, with ``LD_LIBRARY_PATH`` pointing to
-    its library when the interpreter links to it by an absolute path); a virtual environment
-    made again at ``/arena/python`` of a ``pyvenv.cfg``, its programs (links to the base's, its
-    ``bin`` first on ``PATH``) and its site-packages only (not its scripts, which name its
-    host path); and the ``arena`` package, unless it is installed in those, at ``/arena/lib``
-    (``PYTHONPATH``: an editable install points into the source tree, and binding only the
-    package keeps the rest of that tree out of sight)."""
-    import arena
-
-    base = Path(os.path.realpath(sys.base_prefix))
-    moved = not base.is_relative_to("/usr")
-    base_inside = Path(INSIDE_ARENA, "base")
-
-    def inside(path: Path) -> str:
-        return str(base_inside / path.relative_to(base)) if moved and path.is_relative_to(base) \
-            else str(path)
-
-    binds = [(str(base), str(base_inside))] if moved else []
-    files, links, env = [], [], {}
-    program = inside(Path(os.path.realpath(sys.executable)))
-    libdir = Path(os.path.realpath(sysconfig.get_config_var("LIBDIR") or "/"))
-    if moved and sysconfig.get_config_var("Py_ENABLE_SHARED") and libdir.is_relative_to(base):
-        env["LD_LIBRARY_PATH"] = inside(libdir)
-    held = [base] if moved else [Path("/usr")]
-    if sys.prefix != sys.base_prefix:
-        venv, venv_inside = Path(sys.prefix), Path(INSIDE_ARENA, "python")
-        for lib in dict.fromkeys(Path(sysconfig.get_path(k)) for k in ("purelib", "platlib")):
-            if lib.is_relative_to(venv) and lib.is_dir():
-                binds.append((str(lib), str(venv_inside / lib.relative_to(venv))))
-                held.append(lib.resolve())
-        files.append((str(venv_inside / "pyvenv.cfg"), _pyvenv_cfg(venv, Path(program).parent)))
-        major, minor = sys.version_info[:2]
-        links += [(program, str(venv_inside / "bin" / name))
-                  for name in ("python", f"python{major}", f"python{major}.{minor}")]
-        program = links[0][1]
-    package = Path(arena.__file__).resolve().parent
-    if not any(package.is_relative_to(h) for h in held):
-        binds.append((str(package), f"{INSIDE_ARENA}/lib/arena"))
-        env["PYTHONPATH"] = f"{INSIDE_ARENA}/lib"
-    return PythonView(program, tuple(binds), tuple(files), tuple(links), tuple(env.items()))
-
-
-def _pyvenv_cfg(venv: Path, home: Path) -> str:
-    """The virtual environment's ``pyvenv.cfg`` as the sandbox shows it: its base's folder
-    inside, and whether it sees the base's packages (the host's says where it was made)."""
-    try:
-        text = (venv / "pyvenv.cfg").read_text(encoding="utf-8")
-    except OSError:
-        text = ""
-    system = any(line.replace(" ", "").lower() == "include-system-site-packages=true"
-                 for line in text.splitlines())
-    return (f"home = {home}\ninclude-system-site-packages = {str(system).lower()}\n"
-            f"version = {platform.python_version()}\n")
 
 
 def layout_of(folders: Sequence[Path]) -> tuple[Path, list[str]]:

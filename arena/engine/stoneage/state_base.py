@@ -1,11 +1,12 @@
-"""The fields of a Stone Age state, shared by the modules that hold its rules.
+"""The base of a Stone Age state: what it holds (its slots), shared by the modules that hold
+its rules.
 
 The state is a flat set of small lists indexed by seat (and by ``seat * 16 + place`` for the
 people on the board), plus tuples for what rarely changes (cards owned, the deck, the building
 piles), which a clone shares instead of copying. Every decision point stores its legal action
 keys in ``_moves``.
 
-:class:`StoneAgeFields` declares them once. Each rule area is a mixin over it (placement,
+:class:`StoneAgeStateBase` declares them once. Each rule area is a mixin over it (placement,
 resolution, feeding, scoring, views, save format), and ``StoneAgeState`` combines them; a mixin
 that needs a step of another area calls it through the abstract hooks declared here, so the
 modules never import one another.
@@ -21,8 +22,8 @@ from arena.engine.chance import Chance
 from arena.engine.stoneage.phases import Key, Pay
 
 
-class StoneAgeFields(State):
-    """Field declarations, goods accounting, and the hooks one rule area calls in another."""
+class StoneAgeStateBase(State):
+    """Slot declarations, goods accounting, and the hooks one rule area calls in another."""
 
     __slots__ = (
         "_agri",
@@ -127,7 +128,7 @@ class StoneAgeFields(State):
 
     @abstractmethod
     def _pending_options(self) -> list[Key]:
-        """The legal keys of the current decision, regenerated from the fields."""
+        """The legal keys of the current decision, regenerated from the slots."""
 
     @abstractmethod
     def running_score(self, p: int) -> int:

@@ -1,7 +1,8 @@
-"""The fields of an Agricola state, the phases of a decision and the action keys.
+"""The base of an Agricola state: what it holds (its slots), the phases of a decision and
+the action keys.
 
-:class:`AgricolaFields` declares what a state holds and answers the simple questions about it;
-the observation and saving (:mod:`~arena.engine.agricola.views`) and the flow of play
+:class:`AgricolaStateBase` declares what a state holds and answers the simple questions about
+it; the observation and saving (:mod:`~arena.engine.agricola.views`) and the flow of play
 (:mod:`~arena.engine.agricola.state`) build on it.
 """
 
@@ -64,7 +65,7 @@ def _thaw(v: Any) -> Any:
 STOP_KEY: Final = freeze(_STOP)
 
 
-class AgricolaFields(State):
+class AgricolaStateBase(State):
     """What an Agricola position holds (the state class is
     :class:`~arena.engine.agricola.state.AgricolaState`).
 
@@ -185,5 +186,5 @@ def with_good(goods: tuple[int, ...], good: int, value: int) -> tuple[int, ...]:
     return (*goods[:good], value, *goods[good + 1:])
 
 
-__all__ = ["ACT", "BREED", "FEED", "OVER", "PHASE_NAMES", "PLACE", "STOP_KEY", "AgricolaFields",
+__all__ = ["ACT", "BREED", "FEED", "OVER", "PHASE_NAMES", "PLACE", "STOP_KEY", "AgricolaStateBase",
            "Key", "freeze", "thaw", "with_good"]
