@@ -349,6 +349,7 @@ def test_the_bots_are_checked_on_the_workers_so_the_organiser_needs_no_runtime_o
     assert not read_journal(tmp_path / "broken").done
 
 
+@pytest.mark.slow
 def test_a_league_plays_on_the_cluster_and_ships_a_bot_added_while_it_runs(
     tmp_path: Path, cluster: LocalCluster
 ) -> None:
@@ -436,6 +437,7 @@ def test_ctrl_c_twice_abandons_the_games_on_the_workers(
     assert not view.done and {p["status"] for p in view.pairings.values()} == {"scheduled"}
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_no_game_and_leaves_nothing(
     tmp_path: Path, runs: Runs
 ) -> None:
@@ -512,6 +514,7 @@ def _ancestors(pid: int) -> list[int]:
     return out
 
 
+@pytest.mark.slow
 def test_no_worker_and_a_worker_of_another_version_are_one_line_each(
     tmp_path: Path, runs: Runs
 ) -> None:
