@@ -494,22 +494,27 @@ def flood_connections(child: int) -> None:
     another, and hold every one open, silent; log ``child N connected=A held=B closed=C
     reset=D refused=E busy=F`` (of those connected: still open after half a second, closed by
     the referee, reset as the door closed with them queued; of the others: refused, nobody
-    listening any more, or the kernel's queue full), then sleep until the sandbox ends."""
+    listening any more, or the kernel's queue full) at its first refusal and at the end, then
+    sleep until the sandbox ends. The first line is written at once: the sandbox may end
+    before a child has made all its attempts, on a busy machine."""
     path = os.environ["ARENA_ENDPOINT"].removeprefix("ipc://")
     held = []
     counts = dict.fromkeys(("connected", "held", "closed", "reset", "refused", "busy"), 0)
+
+    def say() -> None:
+        report("child", child, *(f"{k}={v}" for k, v in counts.items()))
+
     for _ in range(FLOOD_CONNECTIONS):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(0.5)
         try:
             s.connect(path)
-        except ConnectionRefusedError:
-            counts["refused"] += 1  # nobody listens there any more
+        except OSError as exc:
+            # Refused: nobody listens there any more; else the kernel's queue for it is full.
+            counts["refused" if isinstance(exc, ConnectionRefusedError) else "busy"] += 1
             s.close()
-            continue
-        except OSError:
-            counts["busy"] += 1  # the kernel's queue for it is full
-            s.close()
+            if counts["refused"] + counts["busy"] == 1:
+                say()
             continue
         counts["connected"] += 1
         try:
@@ -519,7 +524,7 @@ def flood_connections(child: int) -> None:
         except OSError:
             counts["held"] += 1  # open and silent
         held.append(s)
-    report("child", child, *(f"{k}={v}" for k, v in counts.items()))
+    say()
     time.sleep(FOREVER_S)
 
 
