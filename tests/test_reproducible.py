@@ -68,9 +68,17 @@ def results(out: Path) -> list[tuple[Any, ...]]:
             for gid, r in read_journal(out).results.items()]
 
 
+def differences(first: dict[str, Any], second: dict[str, Any]) -> list[str]:
+    """Which field of which record differs, with both values, so that a failure says what."""
+    return [f"{name}: {key}: {value!r:.400} != {second[name].get(key)!r:.400}"
+            for name, record in first.items() if name in second
+            for key, value in record.items() if value != second[name].get(key)]
+
+
 def assert_same_tournament(first: Path, second: Path) -> None:
     assert standings_files(first) == standings_files(second)
-    assert len(games(first)) == 6 and games(first) == games(second)
+    played, again = games(first), games(second)
+    assert len(played) == 6 and played == again, differences(played, again)
     assert results(first) == results(second)
 
 
