@@ -289,7 +289,9 @@ def _referee_replays(name: str, tmp_path: Path, iterations: int) -> None:
     assert moves[0] == moves[1] and len(moves[0]) > 50
 
 
+@pytest.mark.slow
 def test_the_bot_replays_its_agricola_game_exactly_with_fixed_iterations(tmp_path: Path) -> None:
+    """The same replay as Stone Age's below (always run), through Agricola's engine."""
     _referee_replays("agricola", tmp_path, 2)
 
 

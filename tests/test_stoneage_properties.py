@@ -155,7 +155,14 @@ def check_hidden_information(players: int, seeds: range) -> int:
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_observations_do_not_change_with_anything_the_seat_cannot_know(players: int) -> None:
-    assert check_hidden_information(players, range(60)) > 500
+    assert check_hidden_information(players, range(30)) > 250
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_observations_of_many_games_do_not_change_with_what_the_seat_cannot_know(
+        players: int) -> None:
+    assert check_hidden_information(players, range(1000, 1500)) > 4000
 
 
 def test_hidden_perturbation_really_changes_the_hidden_parts() -> None:
