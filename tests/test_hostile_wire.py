@@ -110,14 +110,16 @@ def test_a_bot_whose_children_open_64_connections_is_blamed_and_costs_four_descr
     assert during and max(during) - baseline[0] <= DESCRIPTORS_PER_BOT, (baseline, max(during))
     lines = said(log_of(tmp_path, "hostile-connection-flood"), "connection-flood")
     assert "forking 8 children" in lines, lines  # the attack was made
-    # What the children said (each at its first refused attempt and, if it lived that long,
-    # at its last; the sandbox ends as the bot fails): the referee held none of its
-    # connections open; it closed them unread, or they were reset as the door closed with
-    # them queued, or, once it had, the kernel turned them away (refused, or its queue full).
+    # What the children said, those that lived to say it (each at its first refused attempt
+    # and at its last; the sandbox ends as the bot fails, and on a busy machine it may end
+    # before any child got that far): the referee held none of their connections open; it
+    # closed them unread, or they were reset as the door closed with them queued, or, once it
+    # had, the kernel turned them away (refused, or its queue full).
     children = [dict(w.split("=") for w in line.split()[2:]) for line in lines
                 if line.startswith("child ")]
     assert all(c["held"] == "0" for c in children), children
-    assert sum(int(c["refused"]) + int(c["busy"]) for c in children) > 0, children
+    assert not children or sum(int(c["refused"]) + int(c["busy"]) for c in children) > 0, \
+        children
 
 
 def test_a_message_of_endless_frames_is_refused_at_its_first_and_costs_no_memory(
