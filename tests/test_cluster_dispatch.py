@@ -25,7 +25,7 @@ from arena.runner.cluster.jobs import WRONG_VERSION, ClusterJob, WorkerResult, v
 from arena.runner.cluster.slots import SlotPool
 from arena.runner.game.manifest import BotManifest
 from arena.runner.play.config import ExecutorSettings
-from arena.runner.play.executor import GameJob, JobStatus
+from arena.runner.play.job import GameJob, JobStatus
 
 A, B, ODD = "tcp://10.0.0.1:1", "tcp://10.0.0.2:1", "tcp://10.0.0.3:1"
 

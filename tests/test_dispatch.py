@@ -28,7 +28,8 @@ from arena.runner.game.manifest import BotManifest
 from arena.runner.play import ring as ring_module
 from arena.runner.play.affinity import LOOKAHEAD, WorkerView, keep_for_memory
 from arena.runner.play.config import load_config
-from arena.runner.play.executor import GameJob, JobResult, JobStatus, LocalExecutor, record_file
+from arena.runner.play.executor import LocalExecutor
+from arena.runner.play.job import GameJob, JobResult, JobStatus, record_file
 from arena.runner.play.ring import RunOptions
 from arena.runner.play.tournament import Tournament
 

@@ -11,7 +11,8 @@ from typing import Any
 from test_tournament_e2e import example, write_tournament
 
 from arena.runner.play.config import load_config
-from arena.runner.play.executor import Executor, play_job
+from arena.runner.play.executor import Executor
+from arena.runner.play.job import play_job
 from arena.runner.play.live import Snapshot, plain_line
 from arena.runner.play.ring import RunOptions, StopRequest
 from arena.runner.play.tournament import Tournament

@@ -29,7 +29,8 @@ from arena.cli.main import app
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
 from arena.runner.play.config import load_config
-from arena.runner.play.executor import Executor, GameJob, JobResult, JobStatus
+from arena.runner.play.executor import Executor
+from arena.runner.play.job import GameJob, JobResult, JobStatus
 from arena.runner.play.journal import JOURNAL, Journal
 from arena.runner.play.live import Snapshot
 from arena.runner.play.ring import RunOptions, StopRequest

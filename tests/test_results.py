@@ -14,14 +14,7 @@ from arena.results import GameOutcome, Pairing, SeatResult
 from arena.runner.game.clock import TimeControl
 from arena.runner.game.manifest import BotManifest
 from arena.runner.game.record import GameRecord
-from arena.runner.play.executor import (
-    GameJob,
-    JobResult,
-    JobStatus,
-    Played,
-    file_result,
-    play_job,
-)
+from arena.runner.play.job import GameJob, JobResult, JobStatus, Played, file_result, play_job
 
 ROOT = Path(__file__).resolve().parent.parent
 

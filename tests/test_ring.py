@@ -14,7 +14,8 @@ import pytest
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
 from arena.runner.play.config import ExecutorSettings
-from arena.runner.play.executor import Executor, GameJob, JobResult, JobStatus
+from arena.runner.play.executor import Executor
+from arena.runner.play.job import GameJob, JobResult, JobStatus
 from arena.runner.play.journal import JOURNAL, Journal
 from arena.runner.play.live import Snapshot
 from arena.runner.play.ratings import RatingTracker

@@ -17,7 +17,8 @@ from typer.testing import CliRunner, Result
 
 from arena.cli.main import app
 from arena.runner.game.disk import LOCK_FILE
-from arena.runner.play.executor import JobResult, LocalExecutor
+from arena.runner.play.executor import LocalExecutor
+from arena.runner.play.job import JobResult
 
 HOLD_LOCK = (
     "import sys, time\n"

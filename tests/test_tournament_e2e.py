@@ -1115,7 +1115,7 @@ class InlineExecutor(Executor):
         return 1
 
     def submit(self, job: Any) -> None:
-        from arena.runner.play.executor import play_job
+        from arena.runner.play.job import play_job
 
         self.results.append(play_job(job))
 

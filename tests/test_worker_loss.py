@@ -45,15 +45,8 @@ from arena.engine import get_game
 from arena.results import Pairing
 from arena.runner.game.clock import TimeControl
 from arena.runner.game.manifest import BotManifest
-from arena.runner.play.executor import (
-    DEATHS_IN_A_ROW,
-    LOST_RETRIES,
-    GameJob,
-    JobResult,
-    JobStatus,
-    LocalExecutor,
-    record_file,
-)
+from arena.runner.play.executor import DEATHS_IN_A_ROW, LOST_RETRIES, LocalExecutor
+from arena.runner.play.job import GameJob, JobResult, JobStatus, record_file
 from arena.runner.play.live import MAX_NOTICES, render
 from arena.runner.play.ratings import compute_standings
 

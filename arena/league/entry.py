@@ -76,7 +76,7 @@ def cluster_validation(config: LeagueConfig, cluster: Any) -> Validation:
     sent as for a game, and the logs come back into the league's folder."""
     from arena.results import Pairing
     from arena.runner.cluster.executor import DaskExecutor
-    from arena.runner.play.executor import GameJob
+    from arena.runner.play.job import GameJob
     from arena.seeds import new_seed_key
 
     def validate(manifest: BotManifest, logs: Path, seed: int) -> list[Check]:

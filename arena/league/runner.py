@@ -40,7 +40,8 @@ from arena.protocol.messages import FAILURES, Termination
 from arena.results import GameOutcome, Pairing, rotations
 from arena.runner.game.disk import FolderBusyError, FolderLock
 from arena.runner.game.manifest import BotManifest
-from arena.runner.play.executor import Executor, GameJob, record_file
+from arena.runner.play.executor import Executor
+from arena.runner.play.job import GameJob, record_file
 from arena.runner.play.journal import SECRET_SEED
 from arena.runner.play.live import Snapshot
 from arena.runner.play.ratings import RatingTracker, Standings

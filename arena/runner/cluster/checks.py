@@ -18,7 +18,7 @@ from arena.runner.game.checkbot import check_bot, start_problem
 from arena.runner.game.clock import TimeControl
 from arena.runner.game.manifest import ManifestError
 from arena.runner.game.sandbox import SandboxError
-from arena.runner.play.executor import JobStatus
+from arena.runner.play.job import JobStatus
 
 #: What can stop a bot's package from being had or its checks from being run on a worker.
 _CANNOT = (LostPackage, ShippingError, BuildError, ManifestError, SandboxError, OSError)

@@ -22,7 +22,7 @@ after a wait); :class:`DaskExecutor` is the tournament's executor there:
   again. ``ship_bots = false`` uses the folders' paths as they are.
 - **Results** come home in the task's result: the organiser writes the logs at the paths of a
   local run and files the game as it files a local worker's
-  (:func:`arena.runner.play.executor.file_result`: the record, then the outcome).
+  (:func:`arena.runner.play.job.file_result`: the record, then the outcome).
 - **Faults**: Dask retries a game lost with its worker; each attempt announces itself, and
   :meth:`DaskExecutor.restarted` hands the retries to the journal. A game whose workers keep
   dying (Dask's ``KilledWorker``, after the scheduler's ``allowed-failures``) is void, and a
@@ -52,14 +52,8 @@ from arena.runner.game.disk import is_disk_full
 from arena.runner.game.manifest import BotManifest
 from arena.runner.play.affinity import WorkerView, choose_worker
 from arena.runner.play.config import ExecutorSettings
-from arena.runner.play.executor import (
-    Executor,
-    GameJob,
-    JobResult,
-    JobStatus,
-    LocalExecutor,
-    file_result,
-)
+from arena.runner.play.executor import Executor, LocalExecutor
+from arena.runner.play.job import GameJob, JobResult, JobStatus, file_result
 
 if TYPE_CHECKING:
     from arena.runner.cluster.jobs import ShippedBot

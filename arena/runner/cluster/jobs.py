@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass, field
 
 import arena
-from arena.runner.play.executor import GameJob, Played
+from arena.runner.play.job import GameJob, Played
 
 #: A game that found its bot's package lost with a worker (the organiser sends it again).
 LOST_PACKAGE = "lost_package"
@@ -57,7 +57,7 @@ class ClusterJob:
 
 @dataclass(frozen=True)
 class WorkerResult:
-    """What a game task returns: a :class:`~arena.runner.play.executor.JobStatus` value (or
+    """What a game task returns: a :class:`~arena.runner.play.job.JobStatus` value (or
     :data:`LOST_PACKAGE`, :data:`WRONG_VERSION`), the game :class:`Played` if it was, and
     each bot log's new bytes by its path under the run's ``logs`` folder; and where it was
     played (the worker's address and slot, -1 for none) and which of the run's bots that slot

@@ -23,7 +23,7 @@ from arena.runner.game.processes import RunningBot
 from arena.runner.game.sandbox import SandboxError
 from arena.runner.game.stable import Stable
 from arena.runner.play.affinity import WorkerView, available_memory, choose_worker, keep_for_memory
-from arena.runner.play.executor import JobStatus, referee_job
+from arena.runner.play.job import JobStatus, referee_job
 
 #: A slot closes a run's kept bots after this long without a game of it (its organiser gone).
 STALE_S = 120.0

@@ -18,7 +18,7 @@ A game task (:func:`play_task`) first announces its attempt to the organiser (an
 run's topic: Dask retries a task lost with a worker without telling anyone, and the journal
 counts every attempt); then it finds each bot's files, fetching and unpacking a shipped
 package once per worker (:mod:`arena.runner.cluster.shipping`) and running its build step once;
-then a slot plays the game with :func:`arena.runner.play.executor.referee_job`, writing the
+then a slot plays the game with :func:`arena.runner.play.job.referee_job`, writing the
 bots' logs into a scratch folder of the run. The result carries the game as it was played
 (its record and its seats' results) and the logs' new bytes home, where the organiser files
 it as it files a local worker's; the worker writes nothing into the organiser's folder.
@@ -53,7 +53,7 @@ from arena.runner.cluster.shipping import ShippingError, cache_root
 from arena.runner.cluster.slots import LostPackage, SlotPool
 from arena.runner.game.build import BuildError
 from arena.runner.game.manifest import ManifestError
-from arena.runner.play.executor import JobStatus
+from arena.runner.play.job import JobStatus
 
 #: How long ``arena worker`` tries to reach its scheduler.
 CONNECT_TIMEOUT_S = 10.0

@@ -2,20 +2,16 @@
 in one of a fixed set of worker processes on this machine. A cluster executor can implement the
 same four methods without the scheduler or the tournament loop changing.
 
-A job is plain data (the pairing, the bots' manifests as the organiser read them, the time
-control, where to write the record, the tournament's secret seed key, which workers are
-trusted to hold and bots never see); a worker plays it with
-:func:`arena.runner.game.referee.play_game` and sends back a :class:`JobResult` with the game
-as it was played (:class:`Played`: the record's JSON and each seat's result) and the bots it
-now keeps idle. The organiser files it (:func:`file_result`): it writes the record and builds
-the game's :class:`~arena.results.GameOutcome` there, whichever executor played the game, so
-records and the journal are written on one machine by one process, and a worker never writes
-into the tournament's folder. Each game goes to the free worker that keeps most of its bots
-(:mod:`arena.runner.play.affinity`). Workers ignore SIGINT (the tournament decides what Ctrl-C
-means); SIGTERM makes a worker kill its game's bots and exit, and so does the runner's death,
-however it dies (a lifeline pipe). Each worker is a supervisor and a child that plays
-(:mod:`arena.runner.play.supervise`), so a worker SIGKILLed, either process of it, leaves
-nothing it started running.
+A job (:mod:`arena.runner.play.job`) is plain data; a worker plays it and sends back a
+:class:`~arena.runner.play.job.JobResult` with the game as it was played and the bots it now
+keeps idle, and the executor files it on the organiser's side
+(:func:`~arena.runner.play.job.file_result`), so records and the journal are written on one
+machine by one process, and a worker never writes into the tournament's folder. Each game goes
+to the free worker that keeps most of its bots (:mod:`arena.runner.play.affinity`). Workers
+ignore SIGINT (the tournament decides what Ctrl-C means); SIGTERM makes a worker kill its
+game's bots and exit, and so does the runner's death, however it dies (a lifeline pipe). Each
+worker is a supervisor and a child that plays (:mod:`arena.runner.play.supervise`), so a worker
+SIGKILLed, either process of it, leaves nothing it started running.
 
 A worker that dies anyway (the out-of-memory killer, a crash in a native library) costs only
 the game it was playing: the executor starts another in its place and plays that game again,
@@ -33,25 +29,15 @@ import multiprocessing.connection as mp_connection
 import os
 import signal
 import threading
-import time
-import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from arena.engine import Game
-from arena.results import GameOutcome, Pairing, SeatResult
-from arena.runner.game.disk import is_disk_full
-from arena.runner.game.manifest import BotManifest
-from arena.runner.game.record import save_record
-from arena.runner.game.sandbox import DEFAULT_MODE
 from arena.runner.game.stable import Stable
 from arena.runner.play.affinity import MIN_KEEP, WorkerView, choose_worker
-from arena.runner.play.journal import RECORDS
+from arena.runner.play.job import GameJob, JobResult, JobStatus, file_result, referee_job
 from arena.runner.play.supervise import supervise
 
 #: The fewest idle bot processes a worker keeps for its next games (one per bot, oldest stopped
@@ -69,64 +55,6 @@ LOST_RETRIES = 3
 #: How many workers may die one after another, with no game finished meanwhile, before the
 #: executor gives up: workers that cannot even start would otherwise be replaced for ever.
 DEATHS_IN_A_ROW = 10
-
-
-@dataclass(frozen=True)
-class GameJob:
-    """One game to play. ``game`` is the game itself (it pickles by reference to its class),
-    so a worker needs no registry: a game registered only by the organiser's code plays too.
-    ``bots`` holds each bot's manifest by the name it plays under, as the organiser read it
-    when the run started: a worker never reads a ``bot.toml`` again, which a bot could have
-    rewritten in its folder since."""
-
-    pairing: Pairing
-    game: Game
-    bots: dict[str, BotManifest]
-    time_control: dict[str, int]
-    record_path: str
-    log_dir: str
-    seed_key: bytes  #: the tournament's key of bots' seeds (arena.seeds.bot_seed)
-    log_cap: int | None = None  # bytes of each bot's output kept per game; None: the default
-    sandbox: str = DEFAULT_MODE  #: how the bots run: "none" or "bwrap" (arena.runner.game.sandbox)
-
-
-class JobStatus(StrEnum):
-    """How a job ended."""
-
-    DONE = "done"  #: the game was played; the result has its outcome
-    VOID = "void"  #: the game could not be played, nobody's loss (a bot could not start)
-    ERROR = "error"  #: the runner's own failure (the reason has the traceback)
-    #: the game record or the bots' log folder could not be written for want of space: the
-    #: game is not done, and the run must stop (the reason says which write failed)
-    DISK_FULL = "disk_full"
-
-
-@dataclass(frozen=True)
-class Played:
-    """A game a worker played, on its way to the organiser: its record as the record's file
-    holds it (JSON), and each seat's result as the referee judged it, seat 0 first."""
-
-    record: str
-    seats: tuple[SeatResult, ...]
-
-
-@dataclass(frozen=True)
-class JobResult:
-    """How a job ended: ``outcome`` for a DONE job once filed, ``reason`` for the others;
-    ``kept``, the bots the worker keeps idle after the job (in its stable for the job's
-    sandbox setting), for the choice of the worker for later games.
-
-    A worker's DONE result carries the game in ``played`` instead of an outcome, until the
-    organiser's executor files it (:func:`file_result`); the executors' ``poll`` returns only
-    filed results."""
-
-    game_id: str
-    status: JobStatus
-    reason: str = ""
-    outcome: GameOutcome | None = None
-    duration_s: float = 0.0
-    kept: tuple[str, ...] = ()
-    played: Played | None = None
 
 
 class Executor(Protocol):
@@ -174,65 +102,6 @@ class Dispatching(Executor, Protocol):
 
     def worker_views(self) -> Mapping[int, WorkerView] | Mapping[str, WorkerView]:
         ...
-
-
-def play_job(job: GameJob, stable: Stable | None = None) -> JobResult:
-    """Play one job in this process and file its result here, the worker and the organiser in
-    one (an executor that plays games in its own process). ``stable`` as for
-    :func:`referee_job`."""
-    return file_result(job, referee_job(job, stable))
-
-
-def referee_job(job: GameJob, stable: Stable | None = None) -> JobResult:
-    """Play one job in this process (what a worker does): DONE with the game
-    :class:`Played`, or why not. With a ``stable`` (whose sandbox setting must be the job's),
-    bot processes are kept between the jobs of this process."""
-    from arena.runner.game.clock import TimeControl
-    from arena.runner.game.referee import VoidGame, play_game
-
-    t0 = time.monotonic()
-    p = job.pairing
-    try:
-        # A bot plays under the name its pairing gives it: a tournament's is its manifest's,
-        # a league's is the bot's name and version (two versions of one bot may meet).
-        bots = [_named(job.bots[name], name) for name in p.bots]
-        record = play_game(job.game, p.seed, bots,
-                           TimeControl.from_dict(job.time_control), job.log_dir, p.game_id,
-                           stable, log_cap=job.log_cap, seed_key=job.seed_key,
-                           sandbox=job.sandbox)
-    except VoidGame as exc:
-        return JobResult(p.game_id, JobStatus.VOID, str(exc), duration_s=time.monotonic() - t0)
-    except Exception as exc:
-        if is_disk_full(exc):  # creating the bots' log folder or files
-            return JobResult(p.game_id, JobStatus.DISK_FULL, str(exc),
-                             duration_s=time.monotonic() - t0)
-        return JobResult(p.game_id, JobStatus.ERROR, traceback.format_exc(),
-                         duration_s=time.monotonic() - t0)
-    return JobResult(p.game_id, JobStatus.DONE, duration_s=time.monotonic() - t0,
-                     played=Played(record.to_json(), record.seat_results))
-
-
-def file_result(job: GameJob, result: JobResult) -> JobResult:
-    """File a worker's ``result`` of ``job`` on the organiser's side: a game played has its
-    record written at the job's ``record_path`` (atomically) and its outcome built from the
-    seats' results and the job's pairing; any other result is returned as it is. DISK_FULL
-    if the record cannot be written for want of space (no half record is left under its
-    name); ValueError if the seats' results are not the pairing's game."""
-    if result.played is None:
-        return result
-    outcome = GameOutcome.of(job.pairing, result.played.seats)
-    try:
-        save_record(job.record_path, result.played.record)
-    except OSError as exc:
-        if not is_disk_full(exc):
-            raise
-        return dataclasses.replace(result, status=JobStatus.DISK_FULL, played=None,
-                                   reason=f"writing {job.record_path}: {exc}")
-    return dataclasses.replace(result, outcome=outcome, played=None)
-
-
-def _named(manifest: BotManifest, name: str) -> BotManifest:
-    return manifest if manifest.name == name else dataclasses.replace(manifest, name=name)
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
@@ -507,8 +376,3 @@ class LocalExecutor(Executor):
                     conn.close()
         self._lifeline.close()
         self._lifeline_r.close()
-
-
-def record_file(folder: Path, game_id: str) -> Path:
-    """Where a game's record is written: ``<output>/games/<game_id>.json``."""
-    return folder / RECORDS / f"{game_id}.json"

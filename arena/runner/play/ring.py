@@ -30,15 +30,8 @@ from arena.runner.game.disk import disk_full_message
 from arena.runner.game.sandbox import SandboxError, require_sandbox
 from arena.runner.play.affinity import LOOKAHEAD, available_memory, choose_game, keep_for_memory
 from arena.runner.play.config import ExecutorSettings
-from arena.runner.play.executor import (
-    Dispatching,
-    Executor,
-    GameJob,
-    JobResult,
-    JobStatus,
-    LocalExecutor,
-    record_file,
-)
+from arena.runner.play.executor import Dispatching, Executor, LocalExecutor
+from arena.runner.play.job import GameJob, JobResult, JobStatus, record_file
 from arena.runner.play.journal import Journal
 from arena.runner.play.live import Snapshot
 

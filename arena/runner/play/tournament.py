@@ -46,7 +46,8 @@ from arena.runner.game.digest import bot_digest
 from arena.runner.game.disk import FolderBusyError, FolderLock, disk_full_message, is_disk_full
 from arena.runner.game.manifest import BotManifest
 from arena.runner.play.config import TournamentConfig
-from arena.runner.play.executor import Executor, GameJob, record_file
+from arena.runner.play.executor import Executor
+from arena.runner.play.job import GameJob, record_file
 from arena.runner.play.journal import (
     BOT_DIGESTS,
     GAMES_TOTAL,
