@@ -50,12 +50,14 @@ def standings_files(out: Path) -> dict[str, bytes]:
 
 def games(out: Path) -> dict[str, Any]:
     """Every game record but for what the machine decides: the times taken (each decision's
-    and the game's) and the order in which the bots said hello."""
+    and the game's) and the bots' hellos. A bot says hello when its process starts, and a
+    worker keeps bot processes between games, so which games start one depends on which
+    worker each game went to, and in what order the hellos came on how the processes ran."""
     played = {}
     for path in sorted((out / "games").glob("*.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
         record.pop("duration_s")
-        record["events"].sort()
+        record["events"] = sorted(e for e in record["events"] if ": hello from " not in e)
         record["decisions"] = [[seat, index, by, action]
                                for seat, index, _, by, action in record["decisions"]]
         played[path.name] = record
