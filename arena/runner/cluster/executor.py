@@ -51,8 +51,7 @@ from arena.runner.game.digest import bot_digest
 from arena.runner.game.disk import is_disk_full
 from arena.runner.game.manifest import BotManifest
 from arena.runner.play.affinity import WorkerView, choose_worker
-from arena.runner.play.config import ExecutorSettings
-from arena.runner.play.executor import Executor, LocalExecutor
+from arena.runner.play.executor import Executor
 from arena.runner.play.job import GameJob, JobResult, JobStatus, file_result
 
 if TYPE_CHECKING:
@@ -64,15 +63,6 @@ PACKAGE_RETRIES = 3
 CHECK_TIMEOUT_S = 300.0
 
 
-def executor_for(settings: ExecutorSettings,
-                 bots: Sequence[BotManifest] = ()) -> Callable[[int, int], Executor]:
-    """The executor factory of an ``[executor]`` table: worker processes on this machine, or
-    a Dask cluster's workers (connected to when the run starts, ``bots`` sent ahead)."""
-    if settings.kind == "local":
-        return LocalExecutor
-    return connected_factory(settings, bots)
-
-
 def executor_factory(cluster: Cluster,
                      bots: Sequence[BotManifest] = ()) -> Callable[[int, int], Executor]:
     """A run's executor factory on a connected ``cluster``: games on it, with ``bots`` sent
@@ -82,24 +72,10 @@ def executor_factory(cluster: Cluster,
     return lambda concurrency, keep: DaskExecutor(cluster, shipped, keep)
 
 
-def connected_factory(settings: ExecutorSettings,
-                      bots: Sequence[BotManifest]) -> Callable[[int, int], Executor]:
-    """An executor factory that connects to the cluster of ``settings`` when the run starts
-    (and disconnects at its end), with ``bots`` sent ahead (others as a job first needs
-    them)."""
-    shipped = list(bots)
-
-    def make(concurrency: int, keep: int) -> Executor:
-        return DaskExecutor(Cluster.connect(settings), shipped, keep, owns_cluster=True)
-
-    return make
-
-
 class DaskExecutor(Executor):
     """The tournament's executor on a Dask cluster (see the module's doc)."""
 
-    def __init__(self, cluster: Cluster, bots: Sequence[BotManifest], keep: int,
-                 owns_cluster: bool = False) -> None:
+    def __init__(self, cluster: Cluster, bots: Sequence[BotManifest], keep: int) -> None:
         """``keep``: 0 for fresh bot processes every game; otherwise the workers keep bots,
         as many as each one's memory allows."""
         from arena.runner.cluster.jobs import versions
@@ -107,7 +83,6 @@ class DaskExecutor(Executor):
         self.cluster = cluster
         self.client = cluster.client
         self.reuse = keep > 0
-        self.owns_cluster = owns_cluster
         self.run = uuid.uuid4().hex
         self.topic = f"arena-attempts-{self.run}"
         self.versions = versions()
@@ -459,6 +434,3 @@ class DaskExecutor(Executor):
             self._scattered.clear()
         except Exception:  # the scheduler is gone: there is nothing left to stop through it
             pass
-        finally:
-            if self.owns_cluster:
-                self.cluster.close()

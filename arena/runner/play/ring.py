@@ -76,11 +76,12 @@ class RunOptions:
 
 def local_executor(settings: ExecutorSettings) -> ExecutorFactory:
     """The executor factory of a run given none: worker processes on this machine. A cluster's
-    executor is made above this floor (:func:`arena.runner.cluster.executor.executor_for`)
-    and handed in; raises TournamentError for an ``[executor]`` table of another kind."""
+    executor is made above this floor, once connected
+    (:func:`arena.runner.cluster.executor.executor_factory`), and handed in; raises
+    TournamentError for an ``[executor]`` table of another kind."""
     if settings.kind != "local":
         raise TournamentError(f"an executor of kind {settings.kind!r} must be handed in "
-                              "(arena.runner.cluster.executor.executor_for makes it)")
+                              "(arena.runner.cluster.executor.executor_factory makes it)")
     return LocalExecutor
 
 
