@@ -50,7 +50,8 @@ class _LeakyState(StoneAgeState):
 class _LeakyGame(StoneAgeGame):
     name = "leaky"
 
-    def _new_state(self, num_players: int, chance: Any) -> StoneAgeState:
+    def _new_state(self, num_players: int, chance: Any,
+                   options: dict[str, str]) -> StoneAgeState:
         s = StoneAgeState.new(self, num_players, chance)  # type: ignore[arg-type]
         s.__class__ = _LeakyState
         return s

@@ -4,7 +4,7 @@ This package knows no particular game: each game lives in its own package and is
 through the registry (installed games declare an ``arena.games`` entry point).
 """
 
-from arena.engine.api import Game, GameResult, IllegalActionError, State
+from arena.engine.api import Game, GameResult, IllegalActionError, OptionSpec, State
 from arena.engine.chance import Chance, ScriptedChance, SeededChance, chance_from_dict
 from arena.engine.registry import (
     GamePluginError,
@@ -21,6 +21,7 @@ __all__ = [
     "GamePluginError",
     "GameResult",
     "IllegalActionError",
+    "OptionSpec",
     "ScriptedChance",
     "SeededChance",
     "State",

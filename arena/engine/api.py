@@ -9,6 +9,13 @@ Actions are plain dicts (msgpack and JSON friendly) with a ``"type"`` key. Inter
 may use a cheaper, hashable *key* per action; :meth:`State.legal_keys` exposes those keys for
 search code that must recognise the same action across states, and :meth:`State.apply_index`
 applies an action by its position in the legal list without building any dict.
+
+A game may have *options* (a variant, a deck, a draft): named choices among string values, each
+with a default, declared by :meth:`Game.options_schema`. A game of other options is the same game
+played another way, not another game: :meth:`Game.new_state` takes them, validated, and the state
+remembers them (:attr:`State.options`). Where options are stored or identify something (a saved
+state, a record, a tournament), only the values that differ from the defaults are written
+(:meth:`Game.canonical_options`), so a game played with its defaults is written as it always was.
 """
 
 from __future__ import annotations
@@ -24,6 +31,34 @@ from arena.engine.chance import Chance, SeededChance
 
 class IllegalActionError(ValueError):
     """An action that the state did not offer. The state is left unchanged."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of a game: the string ``values`` it may take, its ``default`` (one of them)
+    and a line saying what it changes."""
+
+    values: tuple[str, ...]
+    default: str
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.values or not all(isinstance(v, str) and v for v in self.values):
+            raise ValueError("an option's values are non-empty strings, at least one")
+        if self.default not in self.values:
+            raise ValueError(f"an option's default {self.default!r} must be one of its values")
+
+
+def option_text(value: Any) -> str:
+    """An option's value as the string it stands for: a string as it is, a whole number in
+    decimal, a boolean as ``true`` or ``false`` (as TOML writes them). ValueError otherwise."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    raise ValueError(f"an option's value is a string, not {type(value).__name__} {value!r}")
 
 
 @dataclass(frozen=True)
@@ -66,10 +101,11 @@ class State(ABC):
     creates a state; the base class answers :attr:`game` and :attr:`num_players` from them.
     """
 
-    __slots__ = ("_game", "_n")
+    __slots__ = ("_game", "_game_options", "_n")
 
     _game: Game
     _n: int
+    _game_options: dict[str, str]  #: set by Game.new_state; a game with options keeps it on copies
 
     @property
     def game(self) -> Game:
@@ -80,6 +116,12 @@ class State(ABC):
     def num_players(self) -> int:
         """Number of seats."""
         return self._n
+
+    @property
+    def options(self) -> dict[str, str]:
+        """The game's options this state is played with, complete (defaults filled in, keys
+        sorted), as a new dict; ``{}`` for a game without options."""
+        return dict(getattr(self, "_game_options", {}))
 
     @property
     @abstractmethod
@@ -203,20 +245,62 @@ class Game(ABC):
         """An upper bound on the decisions (legal-action choices) of any game."""
 
     @abstractmethod
-    def _new_state(self, num_players: int, chance: Chance) -> State:
-        """Create the initial state (arguments already validated)."""
+    def _new_state(self, num_players: int, chance: Chance, options: dict[str, str]) -> State:
+        """Create the initial state (arguments already validated; ``options`` complete, as
+        :meth:`validate_options` gives them)."""
+
+    def options_schema(self) -> Mapping[str, OptionSpec]:
+        """The game's options by name; empty (the default) for a game without options."""
+        return {}
+
+    def validate_options(self, raw: Mapping[str, Any] | None) -> dict[str, str]:
+        """The complete options of a game: ``raw``'s, each checked against
+        :meth:`options_schema`, with the defaults of the others, keys sorted. A value may be
+        written as a whole number or a boolean (see :func:`option_text`). ValueError naming
+        the option and what it allows for an unknown name or a value it does not take."""
+        schema = self.options_schema()
+        given = dict(raw or {})
+        unknown = sorted(str(k) for k in given if k not in schema)
+        if unknown:
+            known = (f"its options are {', '.join(sorted(schema))}" if schema
+                     else "it has no options")
+            raise ValueError(f"{self.name} has no option {unknown[0]!r}: {known}")
+        options = {}
+        for name in sorted(schema):
+            spec = schema[name]
+            if name not in given:
+                options[name] = spec.default
+                continue
+            try:
+                value = option_text(given[name])
+            except ValueError:
+                value = None
+            if value not in spec.values:
+                raise ValueError(f"{self.name} option {name!r} must be one of "
+                                 f"{', '.join(spec.values)}, got {given[name]!r}")
+            options[name] = value
+        return options
+
+    def canonical_options(self, raw: Mapping[str, Any] | None) -> dict[str, str]:
+        """``raw``'s options validated (:meth:`validate_options`), keeping only the values
+        that differ from the defaults: what a saved state, a record or a tournament's identity
+        holds, so that a game played with its defaults is written as before options existed."""
+        schema = self.options_schema()
+        return {k: v for k, v in self.validate_options(raw).items() if v != schema[k].default}
 
     @abstractmethod
     def state_from_dict(self, data: Mapping[str, Any]) -> State:
         """Rebuild a state from :meth:`State.to_dict` output; ValueError if it is malformed."""
 
     def new_state(
-        self, num_players: int, seed: int | None = None, chance: Chance | None = None
+        self, num_players: int, seed: int | None = None, chance: Chance | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> State:
-        """A new game for ``num_players`` seats, from a seed or an injected chance source.
+        """A new game for ``num_players`` seats, from a seed or an injected chance source,
+        with ``options`` (None: the defaults; see :meth:`validate_options`).
 
         Exactly one of ``seed`` and ``chance`` must be given. Raises ``ValueError`` for a player
-        count outside ``min_players..max_players``.
+        count outside ``min_players..max_players`` or options the game does not take.
         """
         if type(num_players) is not int or not (
             self.min_players <= num_players <= self.max_players
@@ -230,7 +314,10 @@ class Game(ABC):
         if chance is None:
             assert seed is not None
             chance = SeededChance(seed)
-        return self._new_state(num_players, chance)
+        valid = self.validate_options(options)
+        state = self._new_state(num_players, chance, valid)
+        state._game_options = valid
+        return state
 
     def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> State:
         """A full state consistent with ``observation`` (what one seat knows), its hidden parts
@@ -259,3 +346,9 @@ class Game(ABC):
             "min_players": self.min_players,
             "max_players": self.max_players,
         }
+
+    def describe_options(self) -> dict[str, dict[str, Any]]:
+        """The game's options as plain data: for each, its values, default and description."""
+        return {name: {"values": list(spec.values), "default": spec.default,
+                       "description": spec.description}
+                for name, spec in sorted(self.options_schema().items())}

@@ -52,7 +52,8 @@ class AgricolaGame(Game):
     def components(self) -> dict[str, Any]:
         return components()
 
-    def _new_state(self, num_players: int, chance: Chance) -> AgricolaState:
+    def _new_state(self, num_players: int, chance: Chance,
+                   options: dict[str, str]) -> AgricolaState:
         return AgricolaState.new(self, num_players, chance)
 
     def state_from_dict(self, data: Mapping[str, Any]) -> AgricolaState:

@@ -36,7 +36,8 @@ class StoneAgeGame(Game):
     def components(self) -> dict[str, Any]:
         return components()
 
-    def _new_state(self, num_players: int, chance: Chance) -> StoneAgeState:
+    def _new_state(self, num_players: int, chance: Chance,
+                   options: dict[str, str]) -> StoneAgeState:
         return StoneAgeState.new(self, num_players, chance)
 
     def state_from_dict(self, data: Mapping[str, Any]) -> StoneAgeState:

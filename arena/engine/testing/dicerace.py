@@ -2,7 +2,8 @@
 
 Rules. 2-4 players race along a track from 0 to :data:`GOAL`. A shuffled deck of
 :data:`NUM_CARDS` cards (card ``c`` is worth ``c % 6 + 1``) deals each seat :data:`HAND` cards
-face down: a hand is seen by its owner only. Seats take turns in order from seat 0. A turn
+face down (the option ``hand``: 1, 2 or 3 cards, 2 by default): a hand is seen by its owner
+only. Seats take turns in order from seat 0. A turn
 starts with one public die roll; then the seat either *moves* by the die, *plays* a card from
 its hand to move by the card's value instead (the card is discarded face up), or *draws* the top
 card of the deck without moving (only while the deck has cards and the hand holds fewer than
@@ -14,6 +15,10 @@ Chance: the deck is the shuffle ``("deck",)`` and the k-th roll of seat ``s`` is
 ``("dice", s, k)``, so a seed replayed with the seats rotated gives each seat the same dice
 (duplicate play).
 
+The option is what tests of game options play with: it reaches the engine through
+``new_state(..., options)``, shows in each observation (``options``, complete) and in a saved
+state (``options``, the values that differ from the defaults, only when there are some).
+
 The game is not installed as a plugin: tests register it (see ``tests/conftest.py``).
 """
 
@@ -23,13 +28,15 @@ import random
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from arena.engine.api import Game, GameResult, State, competition_ranks
+from arena.engine.api import Game, GameResult, OptionSpec, State, competition_ranks
 from arena.engine.chance import Chance, SeededChance, chance_from_dict
 
 GOAL = 20
 NUM_CARDS = 18
 HAND = 2
 MAX_HAND = 3
+#: The game's options: ``hand``, the cards dealt to each seat.
+OPTIONS = {"hand": OptionSpec(("1", "2", "3"), str(HAND), "cards dealt to each seat")}
 
 Key = tuple[Any, ...]
 MOVE: Key = ("move",)
@@ -64,15 +71,18 @@ class DiceRaceState(State):
     _moves: list[Key]
 
     @classmethod
-    def new(cls, game: DiceRaceGame, n: int, chance: Chance) -> DiceRaceState:
-        """The first position of a game for ``n`` seats."""
+    def new(cls, game: DiceRaceGame, n: int, chance: Chance,
+            options: dict[str, str]) -> DiceRaceState:
+        """The first position of a game for ``n`` seats, with the complete ``options``."""
         s = cls.__new__(cls)
         s._game = game
         s._n = n
+        s._game_options = options
         s._chance = chance
         s._deck = tuple(chance.permutation(("deck",), NUM_CARDS))
-        s._hands = [tuple(sorted(s._deck[p * HAND : (p + 1) * HAND])) for p in range(n)]
-        s._deck_pos = n * HAND
+        hand = int(options["hand"])
+        s._hands = [tuple(sorted(s._deck[p * hand : (p + 1) * hand])) for p in range(n)]
+        s._deck_pos = n * hand
         s._discards = ()
         s._pos = [0] * n
         s._turns = [0] * n
@@ -109,6 +119,7 @@ class DiceRaceState(State):
         c = DiceRaceState.__new__(DiceRaceState)
         c._game = self._game
         c._n = self._n
+        c._game_options = self._game_options  # never changed in place
         c._chance = self._chance
         c._pos = self._pos[:]
         c._hands = self._hands[:]
@@ -193,10 +204,11 @@ class DiceRaceState(State):
             "discards": list(self._discards),
             "deck_size": NUM_CARDS - self._deck_pos,
             "turns": list(self._turns),
+            "options": dict(self._game_options),
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "game": self._game.name,
             "rules_version": self._game.rules_version,
             "num_players": self._n,
@@ -211,6 +223,10 @@ class DiceRaceState(State):
             "turns": list(self._turns),
             "over": self._over,
         }
+        changed = self._game.canonical_options(self._game_options)
+        if changed:  # a game with the default options is saved as before options existed
+            data["options"] = changed
+        return data
 
     @classmethod
     def from_dict(cls, game: DiceRaceGame, data: Mapping[str, Any]) -> DiceRaceState:
@@ -221,6 +237,7 @@ class DiceRaceState(State):
             s = cls.__new__(cls)
             s._game = game
             s._n = int(data["num_players"])
+            s._game_options = game.validate_options(data.get("options"))
             s._chance = chance_from_dict(data["chance"])
             s._pos = [int(v) for v in data["positions"]]
             s._hands = [tuple(int(c) for c in h) for h in data["hands"]]
@@ -254,8 +271,12 @@ class DiceRaceGame(Game):
         # each seat has at most GOAL - 1 such turns before someone must reach the goal.
         return num_players * (GOAL - 1) + 1 + NUM_CARDS
 
-    def _new_state(self, num_players: int, chance: Chance) -> DiceRaceState:
-        return DiceRaceState.new(self, num_players, chance)
+    def options_schema(self) -> dict[str, OptionSpec]:
+        return OPTIONS
+
+    def _new_state(self, num_players: int, chance: Chance,
+                   options: dict[str, str]) -> DiceRaceState:
+        return DiceRaceState.new(self, num_players, chance, options)
 
     def state_from_dict(self, data: Mapping[str, Any]) -> DiceRaceState:
         return DiceRaceState.from_dict(self, data)
@@ -297,6 +318,7 @@ class DiceRaceGame(Game):
             "die": obs["die"],
             "turns": obs["turns"],
             "over": False,
+            "options": self.canonical_options(obs.get("options")),
         })
 
     def components(self) -> dict[str, Any]:
