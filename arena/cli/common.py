@@ -102,6 +102,38 @@ def load_manifests(paths: list[Path],
         fail(str(exc))
 
 
+GameOptions = Annotated[
+    list[str] | None, typer.Option(
+        "--option", metavar="NAME=VALUE",
+        help="A game option, e.g. --option hand=3 (repeat for each; see `arena games` for "
+             "each game's options and their values; the others keep their defaults).")
+]
+
+
+def option_pairs(raw: list[str] | None) -> dict[str, str]:
+    """``--option NAME=VALUE`` arguments as a map, or a clear error (exit 2) for one that is
+    not NAME=VALUE or a name given twice."""
+    pairs: dict[str, str] = {}
+    for item in raw or []:
+        name, eq, value = item.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            fail(f"--option {item!r} is not NAME=VALUE (e.g. --option hand=3)")
+        if name in pairs:
+            fail(f"--option {name} is given twice")
+        pairs[name] = value.strip()
+    return pairs
+
+
+def game_options(game: Game, raw: list[str] | None) -> dict[str, str]:
+    """The complete options of ``game`` from ``--option`` arguments, or a clear error (exit 2)
+    naming the option and the values it takes."""
+    try:
+        return game.validate_options(option_pairs(raw))
+    except ValueError as exc:
+        fail(f"{exc} (--option)")
+
+
 NeedsWithin = Annotated[
     Path | None, typer.Option(
         "--needs-within", help="How far a bot's `needs` may reach (default: the folder "

@@ -11,10 +11,12 @@ import typer
 from rich.markup import escape
 
 from arena.cli.common import (
+    GameOptions,
     NeedsWithin,
     err,
     fail,
     game_named,
+    game_options,
     load_manifests,
     out,
     print_log_tail,
@@ -62,6 +64,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
         title=(
             f"{summary['game']} ({summary['rules_version']}), seed {summary['seed']}, "
             f"{summary.get('rounds', '?')} rounds"
+            + "".join(f", {k}={v}" for k, v in summary.get("options", {}).items())
         )
     )
     table.add_column("")
@@ -105,12 +108,14 @@ def play(
     log_cap_mb: LogCapMb = LOG_CAP_MB,
     sandbox: SandboxOpt = True,
     needs_within: NeedsWithin = None,
+    option: GameOptions = None,
 ) -> None:
     """Play one game and print the final table.
 
     Seats are the given bots in order (real processes, refereed under time control), then
     built-in random players up to --players (default: 4 built-in players without bots, two
-    seats for one bot, and as many seats as bots otherwise).
+    seats for one bot, and as many seats as bots otherwise). --option plays the game with
+    other options than its defaults (`arena games` lists them).
     """
     from arena.runner.game.botlog import MIB
     from arena.runner.game.needs import NeedsRule
@@ -129,6 +134,7 @@ def play(
     if len(manifests) > n:
         fail(f"{len(manifests)} bots do not fit at {n} seats (--players)")
     g = game_named(game, n)
+    options = game_options(g, option)
     seats: list[BotManifest | None] = [*manifests, *[None] * (n - len(manifests))]
     seed_key = seed_key_or_fail()
     mode = sandbox_mode(sandbox) if manifests else "none"  # built-in players run in-process
@@ -143,7 +149,8 @@ def play(
         rec = play_game(g, seed, seats, time_control(decision_ms, bank_ms, handshake_ms),
                         log_dir=log_dir if manifests else None,
                         game_id=f"{g.name}-{game_label(seed_key, seed)}",
-                        log_cap=log_cap_mb * MIB, seed_key=seed_key, sandbox=mode)
+                        log_cap=log_cap_mb * MIB, seed_key=seed_key, sandbox=mode,
+                        options=options)
     except VoidGame as exc:
         if as_json:  # JSON whenever --json is given, a void game included
             typer.echo(json.dumps({"void": True, "game": g.name, "seed": seed,

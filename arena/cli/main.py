@@ -6,6 +6,8 @@ Domain errors become a message on stderr and exit code 2, in one place
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.markup import escape
 
@@ -17,6 +19,9 @@ from arena.cli.league import league_app
 from arena.cli.report import report
 from arena.cli.stats import compare, stats
 from arena.cli.tournament import rebuild, run, standings
+
+if TYPE_CHECKING:
+    from arena.engine.api import OptionSpec
 
 app = typer.Typer(
     name="arena",
@@ -44,13 +49,22 @@ def games() -> None:
     table.add_column("title")
     table.add_column("players")
     table.add_column("rules version")
+    table.add_column("options (default first)")
     try:
         installed = list_games()
     except UnknownGameError as exc:  # a broken game plugin: name it, no traceback
         fail(str(exc))
     for g in installed:
-        table.add_row(g.name, g.title, f"{g.min_players}-{g.max_players}", g.rules_version)
+        table.add_row(g.name, g.title, f"{g.min_players}-{g.max_players}", g.rules_version,
+                      "\n".join(_option_line(name, spec)
+                                for name, spec in sorted(g.options_schema().items())))
     out.print(table)
+
+
+def _option_line(name: str, spec: OptionSpec) -> str:
+    """One option as `arena games` shows it: its name, its values, the default first."""
+    values = [spec.default, *(v for v in spec.values if v != spec.default)]
+    return escape(f"{name} = {' | '.join(values)}")
 
 
 @app.command()

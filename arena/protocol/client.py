@@ -38,7 +38,8 @@ class Bot:
     version: str = "0.0"
 
     def on_game_start(self, info: dict[str, Any]) -> None:
-        """Called with the ``game_start`` message (game, seat, num_players, time_control)."""
+        """Called with the ``game_start`` message (game, seat, num_players, time_control, and
+        the game's ``options``, complete: every option of the game with its value)."""
 
     def choose(
         self, observation: dict[str, Any], legal_actions: list[dict[str, Any]], time_left_ms: int

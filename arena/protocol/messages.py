@@ -223,7 +223,7 @@ REFEREE_MESSAGES: Final[dict[str, dict[str, type]]] = {
     "ping": {"nonce": int},
     "game_start": {
         "game_id": str, "game": str, "rules_version": str, "seat": int, "num_players": int,
-        "time_control": dict, "components": dict, "bot_seed": int,
+        "time_control": dict, "components": dict, "bot_seed": int, "options": dict,
     },
     "request": {
         "game_id": str, "request_id": int, "observation": dict, "legal_actions": list,
@@ -330,12 +330,15 @@ def ping(nonce: int) -> dict[str, Any]:
 def game_start(
     game_id: str, game: str, rules_version: str, seat: int, num_players: int,
     time_control: dict[str, Any], components: dict[str, Any], bot_seed: int,
+    options: dict[str, str],
 ) -> dict[str, Any]:
-    """The start of a game for one seat (see docs/protocol.md, game_start)."""
+    """The start of a game for one seat (see docs/protocol.md, game_start). ``options``: the
+    game's options, complete (every option of the game with its value; {} for a game without
+    options)."""
     return _referee_message("game_start", {
         "game_id": game_id, "game": game, "rules_version": rules_version, "seat": seat,
         "num_players": num_players, "time_control": time_control, "components": components,
-        "bot_seed": bot_seed,
+        "bot_seed": bot_seed, "options": options,
     })
 
 

@@ -80,9 +80,12 @@ class GameRecord:
     #: ``seats``, ``result``, ``ranks`` and ``terminations`` hold it on disk, and a record read
     #: back has it from them (empty if they do not make one result per seat).
     seat_results: tuple[SeatResult, ...] = ()
+    #: The game's options that differ from its defaults (Game.canonical_options); written
+    #: only when there are some, so a game played with the defaults is recorded as before
+    options: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "format": RECORD_FORMAT,
             "format_version": RECORD_VERSION,
             "game_id": self.game_id,
@@ -100,6 +103,9 @@ class GameRecord:
             "events": self.events,
             "duration_s": self.duration_s,
         }
+        if self.options:
+            data["options"] = dict(self.options)
+        return data
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameRecord:
@@ -117,6 +123,7 @@ class GameRecord:
                 terminations=ends, result=result, ranks=ranks, rounds=d.get("rounds"),
                 events=d.get("events", []), duration_s=d.get("duration_s", 0.0),
                 seat_results=_seat_results(seats, result, ranks, ends),
+                options=_options(d.get("options", {})),
             )
         except KeyError as exc:
             raise ValueError(f"game record is missing the field {exc.args[0]!r}") from None
@@ -152,6 +159,13 @@ def terminations_of(results: Sequence[SeatResult]) -> list[dict[str, Any]]:
             for s, r in enumerate(results)]
 
 
+def _options(raw: Any) -> dict[str, str]:
+    if not isinstance(raw, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in raw.items()):
+        raise ValueError("game record options must be a map of strings to strings")
+    return dict(raw)
+
+
 def _seat_results(seats: Any, result: Any, ranks: Any, ends: Any) -> tuple[SeatResult, ...]:
     """Each seat's result, from the fields of a record on disk; empty if they do not give one
     per seat (:func:`verify` says what is wrong with such a record)."""
@@ -167,8 +181,9 @@ def _seat_results(seats: Any, result: Any, ranks: Any, ends: Any) -> tuple[SeatR
 
 
 def record_summary(record: GameRecord) -> dict[str, Any]:
-    """The outcome of a game as plain data: game, rules version, seed, rounds, decisions, and
-    per seat: player, score, rank (after forfeits), termination reason and score breakdown."""
+    """The outcome of a game as plain data: game, rules version, seed, rounds, decisions, the
+    options that differ from the game's defaults (when some do), and per seat: player, score,
+    rank (after forfeits), termination reason and score breakdown."""
     return {
         "game": record.game,
         "rules_version": record.rules_version,
@@ -176,6 +191,7 @@ def record_summary(record: GameRecord) -> dict[str, Any]:
         "rounds": record.rounds,
         "decisions": len(record.decisions),
         "game_id": record.game_id,
+        **({"options": dict(record.options)} if record.options else {}),
         "players": [
             {
                 "seat": s,
@@ -200,11 +216,13 @@ class ReplayReport:
 
 
 def verify(record: GameRecord) -> ReplayReport:
-    """Re-run ``record`` through the engine and compare everything it claims.
+    """Re-run ``record`` through the engine, with its options, and compare everything it
+    claims.
 
-    Checks the rules version, that each decision was asked of the recorded seat and is a legal
-    index naming the recorded action, that the game ends exactly after the last decision, and
-    that scores, engine ranks, breakdown and final ranks are what the record says.
+    Checks the rules version, the options, that each decision was asked of the recorded seat
+    and is a legal index naming the recorded action, that the game ends exactly after the last
+    decision, and that scores, engine ranks, breakdown and final ranks are what the record
+    says.
     """
     problems: list[str] = []
     game = get_game(record.game)
@@ -212,7 +230,10 @@ def verify(record: GameRecord) -> ReplayReport:
         return ReplayReport(False, [
             f"recorded under rules {record.rules_version!r}, this engine is {game.rules_version!r}"
         ], 0)
-    state = game.new_state(record.num_players, seed=record.seed)
+    try:
+        state = game.new_state(record.num_players, seed=record.seed, options=record.options)
+    except ValueError as exc:
+        return ReplayReport(False, [f"the record's options: {exc}"], 0)
     for k, (seat, index, _ms, _by, action) in enumerate(record.decisions):
         if state.is_terminal:
             problems.append(f"decision {k}: the game was already over")

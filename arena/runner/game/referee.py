@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,6 +94,7 @@ class _Seat:
 class Referee:
     """Plays one game. Use :func:`play_game` unless you need the pieces (check-bot does).
 
+    ``options``: the game's options (None: its defaults), validated here (ValueError).
     ``seed_key`` is the secret key bots' seeds are derived with (:func:`arena.seeds.bot_seed`);
     it never leaves the runner. None: the user's key (:func:`arena.seeds.user_seed_key`), so the
     same seed gives the same game, as ``arena play`` promises. ``sandbox`` ("none" or "bwrap")
@@ -112,6 +113,7 @@ class Referee:
         log_cap: int = DEFAULT_LOG_CAP,
         seed_key: bytes | None = None,
         sandbox: str = DEFAULT_MODE,
+        options: Mapping[str, Any] | None = None,
     ) -> None:
         n = len(bots)
         if not game.min_players <= n <= game.max_players:
@@ -119,6 +121,7 @@ class Referee:
                 f"{game.name} is for {game.min_players}-{game.max_players} players, not {n}"
             )
         self.game = game
+        self.options = game.validate_options(options)
         self.seed = seed
         self.seed_key = check_seed_key(seed_key) if seed_key is not None else user_seed_key()
         self.tc = time_control or TimeControl()
@@ -212,7 +215,7 @@ class Referee:
 
     # ---------------------------------------------------------------- the game
     def start_game(self) -> State:
-        state = self.game.new_state(len(self.seats), seed=self.seed)
+        state = self.game.new_state(len(self.seats), seed=self.seed, options=self.options)
         self.state = state
         components = self.game.components()
         for seat in self.seats:
@@ -220,6 +223,7 @@ class Referee:
                 seat.connection.send(game_start(
                     self.game_id, self.game.name, self.game.rules_version, seat.seat,
                     len(self.seats), self.tc.to_dict(), components, self.bot_seed(seat.seat),
+                    dict(self.options),
                 ))
         return state
 
@@ -287,6 +291,7 @@ class Referee:
             events=self.events,
             duration_s=round(time.monotonic() - t_start, 3),
             seat_results=seat_results,
+            options=self.game.canonical_options(self.options),
         )
 
     @staticmethod
@@ -355,6 +360,7 @@ def play_game(
     log_cap: int | None = None,
     seed_key: bytes | None = None,
     sandbox: str = DEFAULT_MODE,
+    options: Mapping[str, Any] | None = None,
 ) -> GameRecord:
     """Play one refereed game. ``bots[s]`` is seat s's manifest, or None for a built-in random
     player. Raises :class:`VoidGame` if the game could not be played. Without a ``stable``, no
@@ -365,9 +371,11 @@ def play_game(
     derived with (see :class:`Referee`); the same key and seed give the same game.
     ``sandbox``: "bwrap" starts each bot in a bubblewrap sandbox (without a ``stable``; a
     shared stable has its own setting), raising
-    :class:`~arena.runner.game.sandbox.SandboxError` if that cannot work here."""
+    :class:`~arena.runner.game.sandbox.SandboxError` if that cannot work here. ``options``:
+    the game's options (None: its defaults; ValueError for options it does not take)."""
     referee = Referee(game, seed, bots, time_control, log_dir, game_id, stable,
-                      DEFAULT_LOG_CAP if log_cap is None else log_cap, seed_key, sandbox)
+                      DEFAULT_LOG_CAP if log_cap is None else log_cap, seed_key, sandbox,
+                      options)
     try:
         referee.launch()
         referee.handshake()
@@ -379,12 +387,13 @@ def play_game(
         referee.close()
 
 
-def play_random_game(game: Game, players: int, seed: int) -> State:
+def play_random_game(game: Game, players: int, seed: int,
+                     options: Mapping[str, Any] | None = None) -> State:
     """Play one game with a built-in random player in every seat; return the final state.
 
     The same seeded per-seat policy as the fallback of a failed bot, in-process, no sockets.
     """
-    state = game.new_state(players, seed=seed)
+    state = game.new_state(players, seed=seed, options=options)
     rngs = [fallback_rng(seed, s) for s in range(players)]
     while not state.is_terminal:
         state.apply_index(rngs[state.current_player].randrange(state.num_legal()))  # type: ignore[index]

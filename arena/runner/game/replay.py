@@ -32,7 +32,8 @@ class Move:
 def states(record: GameRecord) -> Iterator[tuple[int, State]]:
     """(k, the state before decision k) for every recorded decision, replayed through the
     engine; ValueError where the record and the engine part ways."""
-    state = get_game(record.game).new_state(record.num_players, seed=record.seed)
+    state = get_game(record.game).new_state(record.num_players, seed=record.seed,
+                                            options=record.options)
     for k, (seat, index, _ms, _by, _action) in enumerate(record.decisions):
         if state.is_terminal or state.current_player != seat:
             raise ValueError(f"decision {k}: the record and the engine disagree (seat "
@@ -65,6 +66,7 @@ def position(record: GameRecord, number: int) -> dict[str, Any]:
             seat, index, ms, by, action = record.decisions[k]
             return {
                 "game_id": record.game_id, "game": record.game, "seed": record.seed,
+                **({"options": dict(record.options)} if record.options else {}),
                 "decision": k, "seat": seat, "player": record.seats[seat]["bot"],
                 "observation": state.observation(seat),
                 "legal_actions": state.legal_actions(),
