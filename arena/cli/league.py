@@ -13,9 +13,11 @@ import typer
 from rich.markup import escape
 
 from arena.cli.common import (
+    GameOptions,
     NeedsWithin,
     PlainProgress,
     fail,
+    option_pairs,
     out,
     print_log_tail,
     say_drawn_seed,
@@ -82,15 +84,18 @@ def init(
         "--bank-ms", help="Each bot's time bank for a game, ms.")] = None,
     no_sandbox: Annotated[bool, typer.Option(
         "--no-sandbox", help="Run the bots unsandboxed, only for bots you trust.")] = False,
+    option: GameOptions = None,
 ) -> None:
     """Make a league folder: its league.toml (edit it for the rest of the settings) and its
-    journal."""
+    journal. --option plays the game with other options than its defaults."""
     from arena.league.config import league_file, league_toml, parse_league
     from arena.runner.play.config import ConfigError
 
     if league_file(folder).exists():
         fail(f"{folder} is a league already ({league_file(folder)})")
-    data: dict[str, Any] = {"game": game, "players": players}
+    options = option_pairs(option)
+    data: dict[str, Any] = {"game": {"name": game, "options": options} if options else game,
+                            "players": players}
     if concurrency is not None:
         data["concurrency"] = concurrency
     if no_sandbox:

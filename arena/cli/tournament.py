@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from arena.cli.cluster import connect, executor_option
-from arena.cli.common import PlainProgress, fail, out, say_drawn_seed, stop_on_signals
+from arena.cli.common import (
+    GameOptions,
+    PlainProgress,
+    fail,
+    option_pairs,
+    out,
+    say_drawn_seed,
+    stop_on_signals,
+)
 
 if TYPE_CHECKING:
     from arena.runner.play.config import TournamentConfig
@@ -50,11 +58,13 @@ def run(
                                  "machine), or dask://HOST:PORT, the workers of a Dask "
                                  "cluster (see arena worker). Default: the file's.")
     ] = None,
+    option: GameOptions = None,
 ) -> None:
     """Run (or resume) a tournament and show live standings.
 
-    Options override the file's fields of the same meaning; a resumed run must be given the
-    same ones (they are part of what the tournament is), except --output, -j and --executor.
+    Options override the file's fields of the same meaning (--option, one of the game's
+    options over the file's [game] options); a resumed run must be given the same ones (they
+    are part of what the tournament is), except --output, -j and --executor.
 
     Results go to the file's output folder, or else to leaderboards/NAME in the folder holding
     the file (NAME: the file's name field), wherever the command is run from; --output
@@ -67,7 +77,8 @@ def run(
 
     overrides = Overrides(output=output, seed=seed, max_games=games, decision_ms=decision_ms,
                           bank_ms=bank_ms, executor=executor_option(executor),
-                          concurrency=concurrency, no_sandbox=no_sandbox)
+                          concurrency=concurrency, no_sandbox=no_sandbox,
+                          options=tuple(option_pairs(option).items()))
     config = load_tournament(file, overrides)
     live_view = sys.stdout.isatty() and not plain
     stop = stop_on_signals(live_view)

@@ -2,7 +2,8 @@
 and validated, like a tournament file, with a message that names the field.
 
     name = "stoneage-2p"           # letters, digits, '.', '_', '-' (default: the folder's name)
-    game = "stoneage"
+    game = "stoneage"              # or a [game] table with its options, as a tournament's:
+                                   # [game] name = "dicerace", options = { hand = "3" }
     players = 2                    # players per table; each table is played once per seat
                                    # rotation on one seed (a duplicate set)
     concurrency = 2                # optional: games at once (default: the number of cores)
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.engine import UnknownGameError, get_game
+from arena.engine import get_game
 from arena.league.matchmaking import EXPLORE
 from arena.runner.game.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.game.clock import TimeControl
@@ -40,6 +41,7 @@ from arena.runner.play.settings import (
     Overrides,
     choice,
     field_failure,
+    parse_game,
     parse_time_control,
     refuse_unknown,
     whole_number,
@@ -67,16 +69,24 @@ class LeagueConfig:
     suspend_after: int = 3
     suspend_window: int = 10
     executor: ExecutorSettings = field(default_factory=ExecutorSettings)
+    #: the game's options, complete (Game.validate_options: the defaults filled in)
+    options: dict[str, str] = field(default_factory=dict)
 
     @property
     def log_cap(self) -> int:
         return self.log_cap_mb * MIB
 
     def identity(self) -> dict[str, Any]:
-        """What makes the league what it is (its bots come and go: not part of it)."""
-        return {"kind": "league", "name": self.name, "game": self.game,
-                "players": self.players, "time_control": self.time_control.to_dict(),
-                "sandbox": self.sandbox}
+        """What makes the league what it is (its bots come and go: not part of it). The game's
+        options that differ from its defaults are part of it (``game_options``), and only
+        then: a league of a game played with its defaults is what it was before options."""
+        identity = {"kind": "league", "name": self.name, "game": self.game,
+                    "players": self.players, "time_control": self.time_control.to_dict(),
+                    "sandbox": self.sandbox}
+        changed = get_game(self.game).canonical_options(self.options)
+        if changed:
+            identity["game_options"] = changed
+        return identity
 
 
 def league_file(folder: Path) -> Path:
@@ -108,13 +118,7 @@ def parse_league(data: dict[str, Any], folder: Path) -> LeagueConfig:
     name = data.get("name", Path(folder).resolve().name)
     if not isinstance(name, str) or not NAME_RULE.match(name):
         raise fail("name", f"{name!r} must be 1-64 letters, digits, '.', '_' or '-'")
-    game_name = data.get("game")
-    if not isinstance(game_name, str):
-        raise fail("game", "is required (a game's name)")
-    try:
-        game = get_game(game_name)
-    except UnknownGameError as exc:
-        raise fail("game", str(exc)) from None
+    game, options = parse_game(data, fail)
     players = whole("players", game.min_players, game.max_players)
     if players < 2:
         raise fail("players", "must be at least 2: a league rates bots against each other")
@@ -125,7 +129,7 @@ def parse_league(data: dict[str, Any], folder: Path) -> LeagueConfig:
     time_control = parse_time_control(data.get("time_control", {}), fail)
     window = whole("suspend_window", 1, 1000, 10)
     return LeagueConfig(
-        name=name, game=game_name, players=players, folder=Path(folder),
+        name=name, game=game.name, options=options, players=players, folder=Path(folder),
         concurrency=whole("concurrency", 1, 64, os.cpu_count() or 1),
         time_control=time_control, sandbox=sandbox,
         log_cap_mb=whole("log_cap_mb", 0, MAX_LOG_CAP_MB, DEFAULT_LOG_CAP // MIB),
@@ -139,10 +143,14 @@ def parse_league(data: dict[str, Any], folder: Path) -> LeagueConfig:
 def league_toml(config: LeagueConfig) -> str:
     """The text of ``league.toml`` for ``config`` (what ``arena league init`` writes)."""
     tc = config.time_control.to_dict()
+    changed = get_game(config.game).canonical_options(config.options)
+    game = (f'game = {{ name = "{config.game}", options = {{ '
+            + ", ".join(f'{k} = "{v}"' for k, v in changed.items()) + " } }"
+            if changed else f'game = "{config.game}"')
     lines = [
         "# An Arena league (arena league --help). Edit while no run is going.",
         f'name = "{config.name}"',
-        f'game = "{config.game}"',
+        game,
         f"players = {config.players}",
         f"concurrency = {config.concurrency}",
         f'sandbox = "{config.sandbox}"',

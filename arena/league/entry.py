@@ -86,7 +86,8 @@ def cluster_validation(config: LeagueConfig, cluster: Any) -> Validation:
                 pairing=Pairing(f"validation-{manifest.name}", 0, 0, 0, (manifest.name,), seed),
                 game=get_game(config.game), bots={manifest.name: manifest},
                 time_control=config.time_control.to_dict(), record_path="", log_dir=str(logs),
-                seed_key=new_seed_key(), log_cap=config.log_cap, sandbox=config.sandbox)
+                seed_key=new_seed_key(), log_cap=config.log_cap, sandbox=config.sandbox,
+                options=config.options)
             return executor.validate(job, seed, logs)
         finally:
             executor.shutdown(abandon=True)

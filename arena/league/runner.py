@@ -324,7 +324,7 @@ class League:
             time_control=self.config.time_control.to_dict(),
             record_path=str(record_file(self.folder, p.game_id)),
             log_dir=str(self.folder / "logs"), log_cap=self.config.log_cap,
-            seed_key=self.seed_key, sandbox=self.config.sandbox,
+            seed_key=self.seed_key, sandbox=self.config.sandbox, options=self.config.options,
         )
 
     def record(self, outcome: GameOutcome) -> None:

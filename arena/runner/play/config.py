@@ -1,7 +1,7 @@
 """Tournament configuration: one TOML file, every field validated with a message that names it.
 
     name = "example"                 # letters, digits, '.', '_', '-'
-    game = "stoneage"
+    game = "stoneage"                # or, for a game with options, a [game] table (below)
     format = "round-robin"           # round-robin | swiss | gauntlet
     players = 4                      # players per table, 2..4
     rounds = 1                       # round-robin/gauntlet: repetitions; swiss: rounds
@@ -27,6 +27,10 @@
     needs_within = "bots"            # optional: how far the bots' ``needs`` may reach (default:
                                      # the folder holding each bot's folder; see
                                      # arena.runner.game.needs)
+
+    [game]                           # instead of game = "...": the game and its options
+    name = "dicerace"                # (`arena games` lists them; the others keep their
+    options = { hand = "3" }         # defaults; values are strings, 3 stands for "3")
 
     [time_control]                   # optional; any of these, in milliseconds
     decision_ms = 5000
@@ -62,7 +66,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.engine import UnknownGameError, get_game
+from arena.engine import get_game
 from arena.engine.api import Game
 from arena.runner.game.botlog import DEFAULT_LOG_CAP, MAX_LOG_CAP_MB, MIB
 from arena.runner.game.clock import TimeControl
@@ -79,6 +83,7 @@ from arena.runner.play.settings import (
     choice,
     field_failure,
     flag,
+    parse_game,
     parse_time_control,
     refuse_unknown,
     text,
@@ -200,6 +205,8 @@ class TournamentConfig:
     sandbox: str = DEFAULT_MODE  #: how bots are run: "none" or "bwrap" (arena.runner.game.sandbox)
     executor: ExecutorSettings = field(default_factory=ExecutorSettings)
     stop: StopRule | None = None  #: when to stop before the schedule's end (the ``[stop]``)
+    #: the game's options, complete (Game.validate_options: the defaults filled in)
+    options: dict[str, str] = field(default_factory=dict)
 
     @property
     def format(self) -> str:
@@ -240,7 +247,9 @@ class TournamentConfig:
         Concurrency, the output folder, the log cap, the sandbox and the executor may change
         between runs; nothing else may (they change where and how bots run, not what the
         games are). A stopping rule is part of it, as it decides which games are played; a
-        file without one has the identity it had before rules existed.
+        file without one has the identity it had before rules existed. So are the game's
+        options that differ from its defaults (Game.canonical_options), as ``game_options``:
+        a game played with its defaults has the identity it had before options existed.
         """
         identity: dict[str, Any] = {
             "name": self.name,
@@ -262,6 +271,9 @@ class TournamentConfig:
         }
         if self.stop is not None:
             identity["stop"] = self.stop.to_dict()
+        changed = get_game(self.game).canonical_options(self.options)
+        if changed:
+            identity["game_options"] = changed
         return identity
 
 
@@ -283,12 +295,13 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
     name = text(data, "name", None, fail)
     if not NAME_RULE.match(name):
         raise fail("name", f"{name!r} must be 1-64 letters, digits, '.', '_' or '-'")
-    game = _game(data, fail)
+    game, options = parse_game(data, fail)
     output = _output(data, file.parent, name, fail)
     bots = _bots(data, file.parent, output, fail)
     schedule = _schedule(data, str(file), game, bots, fail)
     return TournamentConfig(
-        name=name, game=data["game"], schedule=schedule, bots=bots, output=output, source=file,
+        name=name, game=game.name, options=options, schedule=schedule, bots=bots,
+        output=output, source=file,
         # No seed: the tournament draws a secret one (Tournament), which no entrant can guess
         # until the standings publish it.
         seed=None if "seed" not in data else whole_number(data, "seed", 0, None, None, fail),
@@ -304,13 +317,6 @@ def parse_config(data: dict[str, Any], file: Path) -> TournamentConfig:
             data["stop"], fail, schedule.format, schedule.players, schedule.bots,
             schedule.seat_rotation),
     )
-
-
-def _game(data: dict[str, Any], fail: Fail) -> Game:
-    try:
-        return get_game(text(data, "game", None, fail))
-    except UnknownGameError as exc:
-        raise fail("game", str(exc)) from None
 
 
 def _output(data: dict[str, Any], base: Path, name: str, fail: Fail) -> Path:

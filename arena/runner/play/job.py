@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -39,6 +39,8 @@ class GameJob:
     seed_key: bytes  #: the tournament's key of bots' seeds (arena.seeds.bot_seed)
     log_cap: int | None = None  # bytes of each bot's output kept per game; None: the default
     sandbox: str = DEFAULT_MODE  #: how the bots run: "none" or "bwrap" (arena.runner.game.sandbox)
+    #: the game's options, complete (Game.validate_options), which the worker plays it with
+    options: dict[str, str] = field(default_factory=dict)
 
 
 class JobStatus(StrEnum):
@@ -103,7 +105,7 @@ def referee_job(job: GameJob, stable: Stable | None = None) -> JobResult:
         record = play_game(job.game, p.seed, bots,
                            TimeControl.from_dict(job.time_control), job.log_dir, p.game_id,
                            stable, log_cap=job.log_cap, seed_key=job.seed_key,
-                           sandbox=job.sandbox)
+                           sandbox=job.sandbox, options=job.options)
     except VoidGame as exc:
         return JobResult(p.game_id, JobStatus.VOID, str(exc), duration_s=time.monotonic() - t0)
     except Exception as exc:

@@ -1,6 +1,13 @@
 """Reading a settings file (a tournament's, a league's): its fields with messages that name the
 file and the field, and the command line's overrides, put into the file's data before any of
 it is validated.
+
+The game is ``game = "NAME"``, or a table with its options (values as strings; a whole number
+or a boolean stands for its text, ``3`` for ``"3"``)::
+
+    [game]
+    name = "dicerace"
+    options = { hand = "3" }
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.engine import Game, UnknownGameError, get_game
 from arena.runner.game.clock import TimeControl
 
 
@@ -41,6 +49,8 @@ class Overrides:
     executor: str | None = None
     concurrency: int | None = None
     no_sandbox: bool = False  #: as ``sandbox = "none"``
+    #: game options (``--option NAME=VALUE``), each put over the file's ``[game] options``
+    options: tuple[tuple[str, str], ...] = ()
 
     def applied_to(self, data: dict[str, Any]) -> dict[str, Any]:
         """A copy of a file's top-level ``data`` with these changes made."""
@@ -58,12 +68,46 @@ class Overrides:
         elif self.executor is not None:
             changed["executor"] = _merged(data.get("executor", {}),
                                           {"kind": "dask", "address": self.executor})
+        if self.options:
+            game = data.get("game")
+            table = {"name": game} if isinstance(game, str) else game
+            if isinstance(table, dict):  # anything else is left for the parser to name
+                changed["game"] = {**table, "options": _merged(table.get("options", {}),
+                                                               dict(self.options))}
         return changed
 
 
 def _merged(table: Any, values: dict[str, Any]) -> Any:
     # A table that is not one is left for the parser to name.
     return {**table, **values} if isinstance(table, dict) else table
+
+
+def parse_game(data: dict[str, Any], fail: Fail) -> tuple[Game, dict[str, str]]:
+    """The game ``data["game"]`` names (a name, or a table of its ``name`` and ``options``),
+    and its options, complete (Game.validate_options); ``fail(field, problem)`` makes the
+    error, naming the option and the values it takes."""
+    raw = data.get("game")
+    table = {"name": raw} if isinstance(raw, str) else raw
+    if not isinstance(table, dict):
+        raise fail("game", "is required: a game's name, or a [game] table with its name and "
+                           "options")
+    unknown = sorted(set(table) - {"name", "options"})
+    if unknown:
+        raise fail("game", f"has unknown field(s): {', '.join(unknown)} (known: name, options)")
+    name = table.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise fail("game.name", "is required (a game's name)")
+    try:
+        game = get_game(name)
+    except UnknownGameError as exc:
+        raise fail("game", str(exc)) from None
+    options = table.get("options", {})
+    if not isinstance(options, dict):
+        raise fail("game.options", "must be a table of option = \"value\"")
+    try:
+        return game, game.validate_options(options)
+    except ValueError as exc:
+        raise fail("game.options", str(exc)) from None
 
 
 def field_failure(where: str) -> Fail:

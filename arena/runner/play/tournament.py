@@ -344,7 +344,7 @@ class Tournament:
             time_control=self.config.time_control.to_dict(),
             record_path=str(record_file(self.folder, p.game_id)),
             log_dir=str(self.folder / "logs"), log_cap=self.config.log_cap,
-            seed_key=self.seed_key, sandbox=self.config.sandbox,
+            seed_key=self.seed_key, sandbox=self.config.sandbox, options=self.config.options,
         )
 
     def _rule_decided(self) -> bool:
