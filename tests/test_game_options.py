@@ -1,16 +1,29 @@
 """Game options: the engine contract (validate_options, new_state with options, a state that
 keeps them through clone, save and determinize), on Dice Race, whose option ``hand`` is the
-number of cards dealt to each seat, and on Stone Age, which has none."""
+number of cards dealt to each seat, and on Stone Age, which has none; then the options carried
+through the runner: a tournament file's [game] options reaching real bots' game_start and the
+engine, the records, the journal's identity, and the command line's --option."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
 import re
+import signal
+from pathlib import Path
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
+from arena.cli.main import app
 from arena.engine import OptionSpec, get_game
-from arena.engine.testing import DICE_RACE
+from arena.engine.testing import DICE_RACE, DiceRaceGame
+from arena.runner.game.record import GameRecord, verify
+from arena.runner.play.config import load_config
+from arena.runner.play.journal import JOURNAL, Journal
+from arena.runner.play.settings import ConfigError, Overrides
 
 
 def test_a_game_without_options_validates_to_nothing_and_refuses_any() -> None:
@@ -91,3 +104,175 @@ def test_a_saved_state_with_a_bad_option_is_refused() -> None:
     saved = DICE_RACE.new_state(2, seed=4).to_dict()
     with pytest.raises(ValueError, match="malformed dicerace state"):
         DICE_RACE.state_from_dict({**saved, "options": {"hand": "7"}})
+
+
+# ---------------------------------------------------------------- a tournament with options
+# `arena run` in this process (Dice Race is registered here by the fixture; each game worker
+# gets the game and its options in the job), with real bot processes, real sockets and the
+# real journal. The spy bot plays at random and writes, to its output (which the runner keeps
+# in the bots' logs), the options its game_start carried, and at its first request its hand
+# (not played from yet, whichever its seat) and the deck's size (no seat can draw on its first
+# turn with a full hand of 3, so 18 - 2 * 3 cards are left).
+
+SPY = '''\
+import json, sys
+from arena.protocol.client import run
+from arena.protocol.reference_bot import RandomBot
+
+class Spy(RandomBot):
+    def on_game_start(self, info):
+        super().on_game_start(info)
+        self.first = True
+        print("game_start options " + json.dumps(info["options"]), file=sys.stderr, flush=True)
+
+    def choose(self, observation, legal_actions, time_left_ms):
+        if self.first:
+            self.first = False
+            print(f"first request: hand {len(observation['hand'])}, deck "
+                  f"{observation['deck_size']}, options " + json.dumps(observation["options"]),
+                  file=sys.stderr, flush=True)
+        return super().choose(observation, legal_actions, time_left_ms)
+
+run(Spy("spy", "1.0"))
+'''
+EXAMPLES = Path(__file__).resolve().parent.parent / "bots" / "examples"
+
+
+def spy_bot(folder: Path) -> Path:
+    bot = folder / "spy"
+    bot.mkdir()
+    (bot / "bot.py").write_text(SPY, encoding="utf-8")
+    (bot / "bot.toml").write_text('name = "spy"\nversion = "1.0"\nlanguage = "python"\n'
+                                  'command = ["{python}", "bot.py"]\n', encoding="utf-8")
+    return bot
+
+
+def tournament_file(folder: Path, game: str, bots: list[Path], **extra: str) -> Path:
+    lines = ['name = "options"', 'format = "round-robin"', "players = 2", "rounds = 1",
+             "seed = 5", "concurrency = 1", 'sandbox = "none"',
+             f'output = "{folder / "out"}"', *(f"{k} = {v}" for k, v in extra.items()),
+             game]
+    for bot in bots:
+        lines += ["[[bots]]", f'path = "{bot}"']
+    file = folder / "options.toml"
+    file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return file
+
+
+def arena(*args: str) -> Result:
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return CliRunner().invoke(app, list(args))
+    finally:  # `arena run` installs its own handlers: keep pytest's
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
+def test_a_tournament_plays_its_games_with_the_options_of_its_file_and_keeps_them(
+    tmp_path: Path, dicerace: DiceRaceGame,
+) -> None:
+    file = tournament_file(tmp_path, '[game]\nname = "dicerace"\noptions = { hand = 3 }',
+                           [spy_bot(tmp_path), EXAMPLES / "random-py"])
+    config = load_config(file)
+    assert config.options == {"hand": "3"}
+    assert config.identity()["game_options"] == {"hand": "3"}
+    r = arena("run", str(file), "--plain")
+    assert r.exit_code == 0, r.output
+    out = tmp_path / "out"
+    records = sorted((out / "games").glob("*.json"))
+    assert len(records) == 2
+    for path in records:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert data["options"] == {"hand": "3"}
+        record = GameRecord.load(path)
+        assert verify(record).ok
+        assert arena("replay", str(path)).exit_code == 0
+        # The same decisions under the default hand are not the game that was played.
+        assert not verify(dataclasses.replace(record, options={})).ok
+    said = "".join(p.read_text(encoding="utf-8", errors="replace")
+                   for p in (out / "logs").rglob("*") if p.is_file())
+    assert said.count('game_start options {"hand": "3"}') == 2
+    assert said.count('first request: hand 3, deck 12, options {"hand": "3"}') == 2
+    # The identity the journal holds has the options, and a resume with others is refused.
+    journal = Journal(out / JOURNAL, readonly=True)
+    try:
+        assert journal.meta()["identity"]["game_options"] == {"hand": "3"}
+    finally:
+        journal.close()
+    again = arena("run", str(file), "--plain", "--option", "hand=1")
+    assert again.exit_code == 2
+    assert "differs in: game_options" in " ".join(again.output.split())
+    assert arena("run", str(file), "--plain").exit_code == 0  # the same options resume
+
+
+def test_a_tournament_without_options_keeps_the_identity_it_had(
+    tmp_path: Path, dicerace: DiceRaceGame,
+) -> None:
+    bots = [EXAMPLES / "random-py", EXAMPLES / "random-js"]
+    plain = load_config(tournament_file(tmp_path, 'game = "dicerace"', bots))
+    named = load_config(tournament_file(
+        tmp_path, '[game]\nname = "dicerace"\noptions = { hand = "2" }', bots))
+    assert plain.options == named.options == {"hand": "2"}
+    assert plain.identity() == named.identity()
+    assert "game_options" not in plain.identity()
+    assert "game_options" not in load_config(
+        tournament_file(tmp_path, 'game = "stoneage"', bots)).identity()
+    # --option puts its value over the file's.
+    over = load_config(tournament_file(tmp_path, 'game = "dicerace"', bots),
+                       Overrides(options=(("hand", "1"),)))
+    assert over.options == {"hand": "1"}
+
+
+@pytest.mark.parametrize("game, words", [
+    ('[game]\nname = "dicerace"\noptions = { hand = "5" }',
+     "'game.options' dicerace option 'hand' must be one of 1, 2, 3, got '5'"),
+    ('[game]\nname = "dicerace"\noptions = { size = "1" }',
+     "'game.options' dicerace has no option 'size': its options are hand"),
+    ('[game]\nname = "stoneage"\noptions = { cards = "base" }',
+     "'game.options' stoneage has no option 'cards': it has no options"),
+    ('[game]\nname = "dicerace"\noptions = "hand=3"', "'game.options' must be a table"),
+    ('[game]\nname = "dicerace"\nvariant = "x"', "'game' has unknown field(s): variant"),
+])
+def test_a_bad_option_in_the_file_is_one_line_naming_the_file(
+    tmp_path: Path, dicerace: DiceRaceGame, game: str, words: str,
+) -> None:
+    file = tournament_file(tmp_path, game, [EXAMPLES / "random-py", EXAMPLES / "random-js"])
+    with pytest.raises(ConfigError) as caught:
+        load_config(file)
+    assert str(caught.value).startswith(f"{file}: ") and words in str(caught.value)
+    r = arena("run", str(file), "--plain")
+    assert r.exit_code == 2 and words in " ".join(r.output.split())
+    assert "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["play", "dicerace", "--option", "hand=4"],
+     "dicerace option 'hand' must be one of 1, 2, 3, got '4' (--option)"),
+    (["play", "dicerace", "--option", "hand"], "--option 'hand' is not NAME=VALUE"),
+    (["play", "dicerace", "--option", "hand=1", "--option", "hand=3"],
+     "--option hand is given twice"),
+    (["play", "stoneage", "--option", "cards=base"], "stoneage has no option 'cards'"),
+])
+def test_a_bad_option_on_the_command_line_is_one_line_and_exit_2(
+    dicerace: DiceRaceGame, args: list[str], words: str,
+) -> None:
+    r = arena(*args)
+    assert r.exit_code == 2 and words in " ".join(r.output.split())
+    assert len(r.output.strip().splitlines()) == 1
+
+
+def test_arena_play_plays_with_the_option_and_lists_it(
+    tmp_path: Path, dicerace: DiceRaceGame,
+) -> None:
+    record = tmp_path / "game.json"
+    r = arena("play", "dicerace", "--seed", "3", "--option", "hand=1", "--json",
+              "--record", str(record))
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["options"] == {"hand": "1"}
+    assert json.loads(record.read_text())["options"] == {"hand": "1"}
+    at = arena("replay", str(record), "--at", "0")
+    assert at.exit_code == 0 and json.loads(at.output)["observation"]["options"] == {"hand": "1"}
+    plain = arena("play", "dicerace", "--seed", "3", "--json", "--option", "hand=2")
+    assert "options" not in json.loads(plain.output)  # the defaults are the game as it was
+    games = arena("games")
+    assert "hand = 2 | 1 | 3" in games.output

@@ -167,6 +167,8 @@ def arena_command(file: Path) -> list[str]:
         game = tomllib.loads(file.read_text(encoding="utf-8")).get("game")
     except (OSError, tomllib.TOMLDecodeError):
         game = None
+    if isinstance(game, dict):  # a [game] table, with the game's options
+        game = game.get("name")
     if game == "dicerace":
         return [sys.executable, "-c", ARENA_WITH_DICERACE]
     return [sys.executable, "-m", "arena"]
