@@ -283,6 +283,38 @@ def check_determinization(game: Game, players: int, seeds: Iterable[int]) -> Non
         random_playout(state, random.Random(seed), step)
 
 
+def check_options(game: Game, players: int, seeds: Iterable[int]) -> None:
+    """Each value of each option reaches the state, which keeps its options, complete, through
+    a clone, a save (which holds only those that differ from the defaults, and no ``options``
+    key when none do) and a load, looked at every 25 steps of a random playout and at its
+    end."""
+    schema = game.options_schema()
+    choices: list[dict[str, str]] = [{}] + [{name: value} for name, spec in sorted(schema.items())
+                      for value in spec.values if value != spec.default]
+    for seed in seeds:
+        for raw in choices:
+            want = game.validate_options(raw)
+            state = game.new_state(players, seed=seed, options=raw)
+            rng = random.Random(seed)
+            for k in range(game.max_decisions(players) + 1):
+                if k % 25 and not state.is_terminal:
+                    state.apply_index(rng.randrange(state.num_legal()))
+                    continue
+                saved = state.to_dict()
+                if state.options != want or state.clone().options != want:
+                    raise _fail(game, players, seed, k, f"options {raw}: the state has "
+                                f"{state.options}, its clone {state.clone().options}")
+                if saved.get("options", {}) != game.canonical_options(want) or (
+                        saved.get("options") == {}):
+                    raise _fail(game, players, seed, k, f"options {raw}: saved as "
+                                f"{saved.get('options')!r}")
+                if game.state_from_dict(saved).options != want:
+                    raise _fail(game, players, seed, k, f"options {raw}: lost on loading")
+                if state.is_terminal:
+                    break
+                state.apply_index(rng.randrange(state.num_legal()))
+
+
 def check_game(game: Game, seeds: Iterable[int] = range(3)) -> None:
     """Run every conformance check for every player count of ``game``."""
     seeds = list(seeds)
@@ -292,3 +324,4 @@ def check_game(game: Game, seeds: Iterable[int] = range(3)) -> None:
         check_clone_and_serialization(game, players, seeds)
         check_observations(game, players, seeds)
         check_determinization(game, players, seeds)
+        check_options(game, players, seeds)
