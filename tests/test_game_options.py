@@ -11,6 +11,7 @@ import json
 import random
 import re
 import signal
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.engine import OptionSpec, get_game
 from arena.engine.testing import DICE_RACE, DiceRaceGame
+from arena.league.config import league_toml, load_league, parse_league
 from arena.runner.game.record import GameRecord, verify
 from arena.runner.play.config import load_config
 from arena.runner.play.journal import JOURNAL, Journal
@@ -276,3 +278,24 @@ def test_arena_play_plays_with_the_option_and_lists_it(
     assert "options" not in json.loads(plain.output)  # the defaults are the game as it was
     games = arena("games")
     assert "hand = 2 | 1 | 3" in games.output
+
+
+def test_a_league_takes_the_game_options_as_a_tournament_does(
+    tmp_path: Path, dicerace: DiceRaceGame,
+) -> None:
+    plain = parse_league({"game": "dicerace", "players": 2}, tmp_path)
+    assert plain.options == {"hand": "2"} and "game_options" not in plain.identity()
+    three = parse_league({"game": {"name": "dicerace", "options": {"hand": "3"}},
+                          "players": 2}, tmp_path)
+    assert three.options == {"hand": "3"}
+    assert three.identity() == {**plain.identity(), "game_options": {"hand": "3"}}
+    # What `arena league init` writes reads back as the same league.
+    assert parse_league(tomllib.loads(league_toml(three)), tmp_path) == three
+    assert 'game = "dicerace"' in league_toml(plain)
+    with pytest.raises(ConfigError, match=r"'game\.options' dicerace option 'hand' must be"):
+        parse_league({"game": {"name": "dicerace", "options": {"hand": "0"}},
+                      "players": 2}, tmp_path)
+    r = arena("league", "init", str(tmp_path / "lg"), "--game", "dicerace", "--option",
+              "hand=1")
+    assert r.exit_code == 0, r.output
+    assert load_league(tmp_path / "lg").options == {"hand": "1"}
