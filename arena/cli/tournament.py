@@ -62,9 +62,11 @@ def run(
 ) -> None:
     """Run (or resume) a tournament and show live standings.
 
-    Options override the file's fields of the same meaning (--option, one of the game's
-    options over the file's [game] options); a resumed run must be given the same ones (they
-    are part of what the tournament is), except --output, -j and --executor.
+    Options override the file's fields of the same meaning; a resumed run must be given the
+    same ones (they are part of what the tournament is), except --output, -j and --executor.
+
+    --option NAME=VALUE sets one of the game's options over the file's [game] options
+    (`arena games` lists them).
 
     Results go to the file's output folder, or else to leaderboards/NAME in the folder holding
     the file (NAME: the file's name field), wherever the command is run from; --output
