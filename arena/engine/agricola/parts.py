@@ -39,6 +39,7 @@ from arena.engine.agricola.components import (
     GRAIN,
     HOUSE_CLAY,
     HOUSE_WOOD,
+    MAJOR_OR_MINOR,
     MAJORS,
     MAX_PEOPLE,
     PLOUGH,
@@ -326,7 +327,7 @@ def apply(action: dict[str, Any], part: Part, h: Holding, board: Board, space: i
         return Applied(bake(goods, option), majors)
     if kind == BUILD_FENCES:  # the first step chooses a space and changes nothing
         return Applied(goods, majors)
-    if kind == BUILD_MAJOR:
+    if kind == BUILD_MAJOR or kind == MAJOR_OR_MINOR:  # card mode's "major or minor"
         return _build_major(action["major"], action["pay"], h, board, seat)
     if kind == RENOVATE:
         after = pay(goods, farm.renovation_cost())
