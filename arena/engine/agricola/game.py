@@ -43,6 +43,12 @@ class AgricolaGame(Game):
         if observation.get("rules_version") != self.rules_version:
             raise ValueError(f"an observation of rules {observation.get('rules_version')!r}; "
                              f"this engine plays {self.rules_version!r}")
+        if "cards" in observation:
+            from arena.engine.agricola.cards.state import determinize_cards
+            try:
+                return determinize_cards(self, observation, rng)
+            except (KeyError, TypeError, IndexError) as e:
+                raise ValueError(f"not an Agricola observation: {e!r}") from e
         try:
             board = from_observation(observation["board"], rng)
         except (KeyError, TypeError) as e:
@@ -61,11 +67,17 @@ class AgricolaGame(Game):
         if data.get("rules_version") != self.rules_version:
             raise ValueError(f"a state of rules {data.get('rules_version')!r}; this engine "
                              f"plays {self.rules_version!r}")
+        cls: type[AgricolaState] = AgricolaState
+        board_cls = Board
+        if "cards" in data:  # card mode (its state class, its board)
+            from arena.engine.agricola.cards.spaces import CardBoard
+            from arena.engine.agricola.cards.state import CardState
+            cls, board_cls = CardState, CardBoard
         try:
-            board = Board.from_dict(data["board"])
+            board = board_cls.from_dict(data["board"])
         except (KeyError, TypeError) as e:
             raise ValueError(f"not an Agricola state: {e!r}") from e
-        return AgricolaState.from_data(self, data, board)
+        return cls.from_data(self, data, board)
 
 
 AGRICOLA = AgricolaGame()
