@@ -7,6 +7,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.board import Board, from_observation
+from arena.engine.agricola.cards.spaces import CardBoard
+from arena.engine.agricola.cards.state import CardState, determinize_cards
+from arena.engine.agricola.cards.state import new_card_state as _new_card_state
 from arena.engine.agricola.components import (
     MAX_PEOPLE,
     NUM_PLAYERS_MAX,
@@ -44,7 +47,6 @@ class AgricolaGame(Game):
             raise ValueError(f"an observation of rules {observation.get('rules_version')!r}; "
                              f"this engine plays {self.rules_version!r}")
         if "cards" in observation:
-            from arena.engine.agricola.cards.state import determinize_cards
             try:
                 return determinize_cards(self, observation, rng)
             except (KeyError, TypeError, IndexError) as e:
@@ -70,8 +72,6 @@ class AgricolaGame(Game):
         cls: type[AgricolaState] = AgricolaState
         board_cls = Board
         if "cards" in data:  # card mode (its state class, its board)
-            from arena.engine.agricola.cards.spaces import CardBoard
-            from arena.engine.agricola.cards.state import CardState
             cls, board_cls = CardState, CardBoard
         try:
             board = board_cls.from_dict(data["board"])
@@ -81,3 +81,9 @@ class AgricolaGame(Game):
 
 
 AGRICOLA = AgricolaGame()
+
+
+def new_card_state(num_players: int, chance: Chance, draft: str = "deal") -> CardState:
+    """A card-mode game at set-up (rulings C1-C8 of ``RULES.md``), until game options select
+    card mode: hands dealt with ``chance``; ``draft`` "deal" ("app" is not built yet)."""
+    return _new_card_state(AGRICOLA, num_players, chance, draft)

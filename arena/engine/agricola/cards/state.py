@@ -151,7 +151,7 @@ class CardState(AgricolaState):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
 
-    def _part_options(self, part: Part, h: Holding, board: Board, space: int,  # type: ignore[override]
+    def _part_options(self, part: Part, h: Holding, board: Board, space: int,
                       done: int = 0) -> list[dict[str, Any]]:
         kind = part.kind
         if kind not in _CARD_KINDS:
@@ -269,15 +269,14 @@ CardState._AUTOMATIC = frozenset(
 )
 
 
-def new_card_state(num_players: int, chance: Chance, draft: str = "deal") -> CardState:
-    """A card-mode game at set-up: the card board, hands dealt by chance key (ruling C2), then
-    round 1's preparation. ``draft``: "deal" (each seat dealt 7 + 7); "app" (drafting) is
-    not built yet (ValueError)."""
-    from arena.engine.agricola.game import AGRICOLA
-
+def new_card_state(game: Game, num_players: int, chance: Chance,
+                   draft: str = "deal") -> CardState:
+    """A card-mode game of ``game`` at set-up: the card board, hands dealt by chance key
+    (ruling C2), then round 1's preparation. ``draft``: "deal" (each seat dealt 7 + 7); "app"
+    (drafting) is not built yet (ValueError). ``arena.engine.agricola.game.new_card_state``
+    passes the game."""
     if draft not in DRAFTS:
         raise ValueError(f"draft {draft!r} is not one of {DRAFTS}")
-    game: Game = AGRICOLA
     n = num_players
     s = CardState.__new__(CardState)
     s._game = game
