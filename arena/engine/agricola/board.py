@@ -85,9 +85,18 @@ class Board:
     _majors: int  # bit m: major m is on the board (not built, or a Fireplace given back)
     _well: tuple[tuple[int, ...], ...]  # by round 0..14: food promised per seat
 
+    #: The tables of the game mode (card mode's board, :mod:`.cards.spaces`, replaces them):
+    #: by player count, the good each space piles up and how many a round, and the printed
+    #: spaces; by space, whether it is dead.
+    PILE_GOOD: tuple[tuple[int, ...], ...] = PILE_GOOD
+    PILE_ADD: tuple[tuple[int, ...], ...] = PILE_ADD
+    PRINTED: tuple[tuple[int, ...], ...] = BOARD_SPACES
+    DEAD: tuple[bool, ...] = DEAD
+
     def copy(self) -> Board:
         """An independent copy (every field is an int or an immutable tuple, so shared)."""
-        b = Board.__new__(Board)
+        cls = self.__class__
+        b = cls.__new__(cls)
         b.players = self.players
         b.round = self.round
         b.start_player = self.start_player
@@ -105,7 +114,7 @@ class Board:
                 self._occupants, self._majors, self._well)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Board) and self._key() == other._key()
+        return type(other) is type(self) and self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -168,7 +177,8 @@ class Board:
         """The spaces a person may be placed on this round, in :meth:`spaces` order (whether the
         player can carry out one of its parts is the state's question)."""
         occ = self._occupants
-        return tuple([s for s in self._spaces if occ[s] == FREE and not DEAD[s]])
+        dead = self.DEAD
+        return tuple([s for s in self._spaces if occ[s] == FREE and not dead[s]])
 
     def occupy(self, space: int, seat: int) -> None:
         """Put ``seat``'s person on ``space``; ValueError unless the space is free."""
@@ -183,24 +193,25 @@ class Board:
     def clear_occupants(self) -> None:
         """Everyone goes home: every space is free again."""
         self._occupants = _NOBODY
-        self._free = _playable(self._spaces)
+        self._free = _playable(self._spaces, self.DEAD)
 
     # --- accumulation -------------------------------------------------------------------------
 
     def accumulated(self, space: int) -> tuple[tuple[int, int], ...]:
         """The goods piled on ``space`` as (good, amount) pairs; () for none."""
         n = self._piles[space]
-        return ((PILE_GOOD[self.players][space], n),) if n else ()
+        return ((self.PILE_GOOD[self.players][space], n),) if n else ()
 
     def piles(self) -> tuple[tuple[int, int, int], ...]:
         """(space, good, amount) for every accumulation space in play, empty ones included."""
-        good = PILE_GOOD[self.players]
+        good = self.PILE_GOOD[self.players]
         return tuple((s, good[s], self._piles[s]) for s in self._spaces if good[s] >= 0)
 
     def take_accumulated(self, space: int) -> tuple[tuple[int, int], ...]:
         """Take every good piled on ``space`` (the pile is emptied); returns them as in
         :meth:`accumulated`. ValueError for a space that is not an accumulation space in play."""
-        if not 0 <= space < NUM_SPACES or PILE_GOOD[self.players][space] < 0 \
+        pile_good = self.PILE_GOOD[self.players]
+        if not 0 <= space < NUM_SPACES or pile_good[space] < 0 \
                 or space not in self._spaces:
             raise ValueError(f"space {space} is not an accumulation space in play")
         piles = self._piles
@@ -208,10 +219,10 @@ class Board:
         if not n:
             return ()  # nothing piled: nothing changes
         self._piles = (*piles[:space], 0, *piles[space + 1 :])
-        return ((PILE_GOOD[self.players][space], n),)  # as accumulated(space)
+        return ((pile_good[space], n),)  # as accumulated(space)
 
     def _accumulate(self) -> None:
-        add = PILE_ADD[self.players]
+        add = self.PILE_ADD[self.players]
         piles = list(self._piles)
         for s in self._spaces:
             piles[s] += add[s]
@@ -297,7 +308,7 @@ class Board:
     def from_dict(cls, d: Mapping[str, Any]) -> Board:
         """The board :meth:`to_dict` described; ValueError for one the rules cannot reach."""
         try:
-            return _from_dict(d)
+            return _from_dict(d, cls)
         except (KeyError, TypeError, IndexError) as e:
             raise ValueError(f"not an Agricola board: {e!r}") from e
 
@@ -305,11 +316,11 @@ class Board:
 _NOBODY: Final = (FREE,) * NUM_SPACES
 
 
-def _playable(spaces: tuple[int, ...]) -> int:
+def _playable(spaces: tuple[int, ...], dead: tuple[bool, ...] = DEAD) -> int:
     """The mask of the spaces of ``spaces`` that can take a person (all but the dead ones)."""
     out = 0
     for s in spaces:
-        if not DEAD[s]:
+        if not dead[s]:
             out |= 1 << s
     return out
 
@@ -320,19 +331,19 @@ _MAJOR_LISTS: Final = tuple(tuple(m for m in range(len(MAJORS)) if mask >> m & 1
 _NO_WELL: Final = tuple(((0,) * n,) * (NUM_ROUNDS + 1) for n in range(NUM_PLAYERS_MAX + 1))
 
 
-def _blank(players: int, order: tuple[int, ...]) -> Board:
+def _blank(players: int, order: tuple[int, ...], cls: type[Board] = Board) -> Board:
     if type(players) is not int or not NUM_PLAYERS_MIN <= players <= NUM_PLAYERS_MAX:
         raise ValueError(f"Agricola is for 1-4 players, not {players!r}")
     _check_order(order)
-    b = Board.__new__(Board)
+    b = cls.__new__(cls)
     b.players = players
     b.round = 0
     b.start_player = 0
     b._order = order
-    b._spaces = BOARD_SPACES[players]
+    b._spaces = cls.PRINTED[players]
     b._piles = (0,) * NUM_SPACES
     b._occupants = _NOBODY
-    b._free = _playable(b._spaces)
+    b._free = _playable(b._spaces, cls.DEAD)
     b._majors = ALL_MAJORS
     b._well = _NO_WELL[players]
     return b
@@ -347,14 +358,14 @@ def _check_order(order: tuple[int, ...]) -> None:
             raise ValueError(f"rounds {rounds} do not hold their stage's cards")
 
 
-def new_board(players: int, chance: Chance) -> Board:
+def new_board(players: int, chance: Chance, cls: type[Board] = Board) -> Board:
     """The board at set-up (round 0: nothing revealed, seat 0 starts): the stage cards shuffled
     within each stage by the event ``("stage", s)``; every major on the board."""
     order: list[int] = []
     for stage, cards in enumerate(STAGE_CARDS, 1):
         perm = chance.permutation((STAGE_EVENT, stage), len(cards))
         order.extend(cards[i] for i in perm)
-    return _blank(players, tuple(order))
+    return _blank(players, tuple(order), cls)
 
 
 def prepare_round(board: Board) -> tuple[int, ...]:
@@ -391,7 +402,8 @@ def determinize(board: Board, rng: random.Random) -> Board:
     return b
 
 
-def from_observation(obs: Mapping[str, Any], rng: random.Random) -> Board:
+def from_observation(obs: Mapping[str, Any], rng: random.Random,
+                     cls: type[Board] = Board) -> Board:
     """A full board consistent with :meth:`Board.observation` ``obs``, the unrevealed cards'
     order sampled with ``rng`` (each stage's hidden cards shuffled onto its hidden rounds)."""
     revealed = list(obs["revealed"])
@@ -401,18 +413,18 @@ def from_observation(obs: Mapping[str, Any], rng: random.Random) -> Board:
         left = [c for c in cards if c in hidden]
         rng.shuffle(left)
         order.extend(left)
-    return Board.from_dict({**obs, "order": order})
+    return cls.from_dict({**obs, "order": order})
 
 
-def _from_dict(d: Mapping[str, Any]) -> Board:
-    b = _blank(d["players"], tuple(d["order"]))
+def _from_dict(d: Mapping[str, Any], cls: type[Board]) -> Board:
+    b = _blank(d["players"], tuple(d["order"]), cls)
     n = b.players
     rnd = d["round"]
     if type(rnd) is not int or not 0 <= rnd <= NUM_ROUNDS:
         raise ValueError(f"no round {rnd!r}")
     b.round = rnd
-    b._spaces = BOARD_SPACES[n] + b._order[:rnd]
-    b._free = _playable(b._spaces)
+    b._spaces = cls.PRINTED[n] + b._order[:rnd]
+    b._free = _playable(b._spaces, cls.DEAD)
     checks = [
         (list(d["revealed"]) != list(b.revealed()), "revealed cards disagree with the order"),
         (sorted(d["hidden_cards"]) != list(b.hidden_cards()), "hidden cards disagree"),
@@ -425,7 +437,8 @@ def _from_dict(d: Mapping[str, Any]) -> Board:
     b.start_player = d["start_player"]
     piles = [0] * NUM_SPACES
     for s, good, amount in d["accumulated"]:
-        if PILE_GOOD[n][s] < 0 or s not in b._spaces or GOODS[PILE_GOOD[n][s]] != good \
+        pile_good = cls.PILE_GOOD[n]
+        if pile_good[s] < 0 or s not in b._spaces or GOODS[pile_good[s]] != good \
                 or amount < 0:
             raise ValueError(f"impossible pile {good!r} × {amount} on space {s}")
         piles[s] = amount

@@ -141,6 +141,8 @@ AND_THEN = "and_then"  # the first part compulsory, the rest optional and only a
 # Branches of the card game that the Family game removes (kept to document the printed text).
 OCCUPATION = "occupation"
 MINOR_IMPROVEMENT = "minor_improvement"
+#: Card mode's "1 major or 1 minor improvement" (Major Improvement, House Redevelopment).
+MAJOR_OR_MINOR = "major_or_minor"
 
 
 class Part(NamedTuple):

@@ -290,6 +290,37 @@ def _conversions(avail: tuple[int, ...], rates: tuple[int, ...], rem: int
     return tuple(found.items())
 
 
+def food_covers(goods: Goods, majors: Collection[int], need: int
+                ) -> list[tuple[tuple[int, ...], Goods]]:
+    """Card mode's ways to raise ``need`` food for a payment (ruling C5): the food in the
+    supply pays first; what is missing comes from the any-time conversions alone (raw grain,
+    vegetables raw or cooked, cooked animals; no baking, no crafts), each a *minimal* cover of
+    :data:`FEED_SOURCES` amounts as feeding's ruling F2 gives them, and no begging. Returns
+    (amounts converted, goods after paying), amounts () when the supply pays; [] when even
+    converting everything falls short."""
+    short = need - goods[FOOD]
+    if short <= 0:
+        return [((), _add(goods, FOOD, -need))]
+    values = food_values(majors)
+    rates = tuple(values[t] for t in FEED_SOURCES)
+    avail = tuple(goods[t] if values[t] else 0 for t in FEED_SOURCES)
+    out = []
+    for x, food in _conversions(avail, rates, short):
+        if food >= short:
+            left = list(goods)
+            for t, n in zip(FEED_SOURCES, x, strict=True):
+                left[t] -= n
+            left[FOOD] = goods[FOOD] + food - need
+            out.append((x, tuple(left)))
+    return sorted(out)
+
+
+def food_value(goods: Goods, majors: Collection[int]) -> int:
+    """The food ``goods`` could give at once: the supply and every any-time conversion."""
+    values = food_values(majors)
+    return goods[FOOD] + sum(goods[t] * values[t] for t in FEED_SOURCES)
+
+
 def feed(goods: Goods, majors: Collection[int], need: int,
          action: dict[str, Any]) -> tuple[Goods, int]:
     """Apply a feeding action (the dict of :meth:`FeedOption.action`): the goods left and the

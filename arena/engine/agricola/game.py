@@ -7,6 +7,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.board import Board, from_observation
+from arena.engine.agricola.cards.spaces import CardBoard
+from arena.engine.agricola.cards.state import CardState, determinize_cards
+from arena.engine.agricola.cards.state import new_card_state as _new_card_state
 from arena.engine.agricola.components import (
     MAX_PEOPLE,
     NUM_PLAYERS_MAX,
@@ -43,6 +46,11 @@ class AgricolaGame(Game):
         if observation.get("rules_version") != self.rules_version:
             raise ValueError(f"an observation of rules {observation.get('rules_version')!r}; "
                              f"this engine plays {self.rules_version!r}")
+        if "cards" in observation:
+            try:
+                return determinize_cards(self, observation, rng)
+            except (KeyError, TypeError, IndexError) as e:
+                raise ValueError(f"not an Agricola observation: {e!r}") from e
         try:
             board = from_observation(observation["board"], rng)
         except (KeyError, TypeError) as e:
@@ -62,11 +70,21 @@ class AgricolaGame(Game):
         if data.get("rules_version") != self.rules_version:
             raise ValueError(f"a state of rules {data.get('rules_version')!r}; this engine "
                              f"plays {self.rules_version!r}")
+        cls: type[AgricolaState] = AgricolaState
+        board_cls = Board
+        if "cards" in data:  # card mode (its state class, its board)
+            cls, board_cls = CardState, CardBoard
         try:
-            board = Board.from_dict(data["board"])
+            board = board_cls.from_dict(data["board"])
         except (KeyError, TypeError) as e:
             raise ValueError(f"not an Agricola state: {e!r}") from e
-        return AgricolaState.from_data(self, data, board)
+        return cls.from_data(self, data, board)
 
 
 AGRICOLA = AgricolaGame()
+
+
+def new_card_state(num_players: int, chance: Chance, draft: str = "deal") -> CardState:
+    """A card-mode game at set-up (rulings C1-C8 of ``RULES.md``), until game options select
+    card mode: hands dealt with ``chance``; ``draft`` "deal" ("app" is not built yet)."""
+    return _new_card_state(AGRICOLA, num_players, chance, draft)

@@ -39,6 +39,7 @@ from arena.engine.agricola.components import (
     GRAIN,
     HOUSE_CLAY,
     HOUSE_WOOD,
+    MAJOR_OR_MINOR,
     MAJORS,
     MAX_PEOPLE,
     PLOUGH,
@@ -326,7 +327,7 @@ def apply(action: dict[str, Any], part: Part, h: Holding, board: Board, space: i
         return Applied(bake(goods, option), majors)
     if kind == BUILD_FENCES:  # the first step chooses a space and changes nothing
         return Applied(goods, majors)
-    if kind == BUILD_MAJOR:
+    if kind in _MAJOR_KINDS:  # card mode's "major or minor"
         return _build_major(action["major"], action["pay"], h, board, seat)
     if kind == RENOVATE:
         after = pay(goods, farm.renovation_cost())
@@ -336,6 +337,8 @@ def apply(action: dict[str, Any], part: Part, h: Holding, board: Board, space: i
     return Applied(goods, majors, born=1)
 
 
+#: Build Major and card mode's "major or minor", whose major half is the same sub-action.
+_MAJOR_KINDS: Final = frozenset({BUILD_MAJOR, MAJOR_OR_MINOR})
 #: Part kinds with one fixed sub-action and nothing to pay: goods and the token.
 FIXED: Final = frozenset({TAKE_ALL, GAIN, STARTING_PLAYER})
 

@@ -36,6 +36,7 @@ from arena.engine.agricola.components import (
     START_FOOD_OTHERS,
     START_FOOD_SOLO,
     START_PEOPLE,
+    Space,
 )
 from arena.engine.agricola.farm import Farm
 from arena.engine.agricola.food import (
@@ -87,6 +88,12 @@ class AgricolaState(AgricolaViews):
     fields are described on :class:`~arena.engine.agricola.state_base.AgricolaStateBase`."""
 
     __slots__ = ()
+
+    #: The spaces' parts and the spaces carried out at once on placement (card mode's state
+    #: replaces both); :meth:`_part_options` lists one part's sub-actions.
+    _SPACES: tuple[Space, ...] = SPACES
+    _AUTOMATIC: frozenset[int] = frozenset()  # set below, once AUTOMATIC exists
+    _part_options = staticmethod(options)
 
     @classmethod
     def new(cls, game: Game, n: int, chance: Chance) -> AgricolaState:
@@ -218,8 +225,7 @@ class AgricolaState(AgricolaViews):
                 return [], []
             p = self._cur
             if phase == PLACE:
-                board = self._board
-                usable = usable_mask(board.free_mask(), self.holding(p), board)
+                usable = self._usable(p)
                 if usable:
                     return _place_options(usable)
                 self._home[p] = 0  # nowhere to go: the rest of the family stays home
@@ -248,6 +254,11 @@ class AgricolaState(AgricolaViews):
             breeds = breeding_options(goods, self._majors[p], self._farms[p])
             return ([freeze(o.action()) for o in breeds], [(_M_BREED, o) for o in breeds])
 
+    def _usable(self, p: int) -> int:
+        """The mask of the free spaces ``p`` could use (ruling P1)."""
+        board = self._board
+        return usable_mask(board.free_mask(), self.holding(p), board)
+
     def _action_options(self, p: int) -> tuple[list[Key], list[tuple[Any, ...]]]:
         """The sub-decision inside a space's action (decision model item 2 and 3)."""
         h = self.holding(p)
@@ -255,7 +266,7 @@ class AgricolaState(AgricolaViews):
             acts = animal_options(h.goods, h.majors, h.farm)
             return [freeze(a) for a in acts], [(_M_KEEP, a) for a in acts]
         space = self._space
-        sp = SPACES[space]
+        sp = self._SPACES[space]
         if self._fence_from >= 0:
             masks = pasture_masks(h, self._fence_from)
             current = self._part
@@ -268,6 +279,7 @@ class AgricolaState(AgricolaViews):
             return [*moves, STOP_KEY], [*pays, (_M_STOP,)]
         parts = sp.parts
         board = self._board
+        options = self._part_options
         moves, pays = [], []
         if sp.combine == ALL:  # every part, in order, once each
             for i, part in enumerate(parts):
@@ -304,13 +316,13 @@ class AgricolaState(AgricolaViews):
             board.occupy(space, p)
             self._home[p] -= 1
             self._clear_action()
-            if space not in AUTOMATIC:
+            if space not in self._AUTOMATIC:
                 self._phase = ACT
                 self._space = space
                 return
             # Nothing to choose: every part is carried out at once.
             before = goods = self._goods[p]
-            for part in SPACES[space].parts:
+            for part in self._SPACES[space].parts:
                 goods = fixed_part(part, goods, board, space, p)
             self._goods[p] = goods
             if goods[SHEEP:] != before[SHEEP:] \
@@ -318,8 +330,8 @@ class AgricolaState(AgricolaViews):
                 self._phase = ACT
                 self._space = space
                 self._acted = True
-                self._started = (1 << len(SPACES[space].parts)) - 1
-                self._part = len(SPACES[space].parts) - 1
+                self._started = (1 << len(self._SPACES[space].parts)) - 1
+                self._part = len(self._SPACES[space].parts) - 1
                 self._done = 1
                 self._keep = True  # a market's animals need room: what to keep is asked
             else:  # the action is over (its fields were cleared above)
@@ -354,7 +366,7 @@ class AgricolaState(AgricolaViews):
             self._part = i
             self._started |= 1 << i
             self._done = 0
-        part = SPACES[self._space].parts[i]
+        part = self._SPACES[self._space].parts[i]
         typ = action["type"]
         start = self._fence_from if typ == "pasture" else None
         before = self._goods[p]
@@ -391,6 +403,7 @@ AUTOMATIC: Final = frozenset(
     if not sp.dead and sp.parts and sp.combine in (ONE, ALL)
     and all(part.kind in FIXED for part in sp.parts)
 )
+AgricolaState._AUTOMATIC = AUTOMATIC
 _NO_GOODS: Final = (0,) * len(GOODS)
 _PLACE_KEYS: Final = tuple(freeze({"type": "place", "space": s}) for s in range(len(SPACES)))
 _PLACE_PAYS: Final = tuple((_M_PLACE, s) for s in range(len(SPACES)))

@@ -159,7 +159,11 @@ class AgricolaStateBase(State):
     # ------------------------------------------------------------------ flow
     def scores_so_far(self) -> tuple[int, ...]:
         """What final scoring would give each seat if the game ended now."""
-        return tuple(sum(score_breakdown(self.score_input(p)).values()) for p in range(self._n))
+        return tuple(sum(self.breakdown(p).values()) for p in range(self._n))
+
+    def breakdown(self, seat: int) -> dict[str, int]:
+        """``seat``'s points by scoring category, as if the game ended now."""
+        return score_breakdown(self.score_input(seat))
 
     def score_input(self, seat: int) -> ScoreInput:
         """``seat``'s counts for scoring, as if the game ended now."""

@@ -21,7 +21,7 @@ from arena.engine.agricola.farm import Farm
 from arena.engine.agricola.food import (
     food_needed,
 )
-from arena.engine.agricola.scoring import final_ranks, score_breakdown
+from arena.engine.agricola.scoring import final_ranks
 from arena.engine.agricola.state_base import (
     ACT,
     BREED,
@@ -44,7 +44,7 @@ class AgricolaViews(AgricolaStateBase):
         if self._phase != OVER:
             raise RuntimeError("the game is not over")
         inputs = [self.score_input(p) for p in range(self._n)]
-        breakdown = tuple(score_breakdown(s) for s in inputs)
+        breakdown = tuple(self.breakdown(p) for p in range(self._n))
         scores = tuple(sum(b.values()) for b in breakdown)
         tiebreak = tuple(s.building_resources for s in inputs)
         ranks = final_ranks(list(zip(scores, tiebreak, strict=True)))
@@ -80,7 +80,7 @@ class AgricolaViews(AgricolaStateBase):
                 "newborns": self._newborns[p],
                 "people_to_place": self._home[p],
                 "begging": self._begging[p],
-                "score": sum(score_breakdown(self.score_input(p)).values()),
+                "score": sum(self.breakdown(p).values()),
             })
         return {
             "game": self._game.name,
@@ -115,6 +115,9 @@ class AgricolaViews(AgricolaStateBase):
             "pasture_from": self._fence_from if self._fence_from >= 0 else None,
             "free_bake": self._free_bake, "keep": self._keep,
         }
+
+    def _read_extra(self, d: Mapping[str, Any]) -> None:
+        """Read what a mode adds to the saved form (card mode: the cards); nothing here."""
 
     @classmethod
     def from_data(cls, game: Game, d: Mapping[str, Any], board: Board) -> Self:
@@ -167,6 +170,7 @@ class AgricolaViews(AgricolaStateBase):
             s._fence_from = -1 if dec["pasture_from"] is None else dec["pasture_from"]
             s._free_bake = bool(dec["free_bake"])
             s._keep = bool(dec["keep"])
+        s._read_extra(d)
         s._moves, s._pays = s._options() if s._phase != OVER else ([], [])
         if s._phase != OVER and len(s._moves) < 2:
             raise ValueError("the state offers no real choice: not a settled position")

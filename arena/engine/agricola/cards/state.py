@@ -1,0 +1,336 @@
+"""The state of card mode: the Family game's state with hands, played cards and the card
+branches of the board (rulings C1-C8 of ``RULES.md``). Card effects are not carried out yet;
+every card is played for its cost and counts its printed points.
+
+Per seat: ``_hand_o`` and ``_hand_m`` (the occupations and minor improvements in hand,
+sorted tuples), ``_occs`` and ``_minors`` (played, in the order played). ``_log`` is every
+traveling minor passed on, as (card, seat that passed it) in order: public. Every field is an
+immutable tuple, so a clone copies four short lists.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, Final
+
+from arena.engine.agricola.board import Board, from_observation, new_board
+from arena.engine.agricola.cards.hands import deal, pool, sample_hands
+from arena.engine.agricola.cards.play import (
+    FACTS,
+    PLAY_MINOR,
+    PLAY_OCCUPATION,
+    Seat,
+    can_play_occupation,
+    minor_plays,
+    occupation_plays,
+)
+from arena.engine.agricola.cards.spaces import (
+    BUILD_ONE_MAJOR,
+    CARD_SPACES,
+    LESSONS_SPACES,
+    MAJOR_IMPROVEMENT,
+    CardBoard,
+    lessons_cost,
+)
+from arena.engine.agricola.components import (
+    ALL,
+    FOOD,
+    GOODS,
+    MAJOR_OR_MINOR,
+    MINOR_IMPROVEMENT,
+    OCCUPATION,
+    ONE,
+    START_FOOD_FIRST,
+    START_FOOD_OTHERS,
+    START_FOOD_SOLO,
+    START_PEOPLE,
+    Part,
+)
+from arena.engine.agricola.farm import Farm
+from arena.engine.agricola.parts import FIXED, Holding, options
+from arena.engine.agricola.state import AgricolaState
+from arena.engine.agricola.state_base import with_good
+from arena.engine.api import Game
+from arena.engine.chance import Chance
+
+#: The draft options: "deal" (7 + 7 dealt) is played; "app" (drafting) is not built yet.
+DRAFTS: Final = ("deal",)
+OCC, MINOR = "occupation", "minor"
+
+
+class CardState(AgricolaState):
+    """A card-mode position: create one with :func:`new_card_state`."""
+
+    __slots__ = ("_hand_m", "_hand_o", "_log", "_minors", "_occs")
+
+    _hand_o: list[tuple[str, ...]]
+    _hand_m: list[tuple[str, ...]]
+    _occs: list[tuple[str, ...]]
+    _minors: list[tuple[str, ...]]
+    _log: tuple[tuple[str, int], ...]
+
+    _SPACES = CARD_SPACES
+
+    def clone(self) -> CardState:
+        c = CardState.__new__(CardState)
+        c._game = self._game
+        c._n = self._n
+        c._board = self._board.copy()
+        c._goods = self._goods[:]
+        c._farms = [f.copy() for f in self._farms]
+        c._majors = self._majors[:]
+        c._people = self._people[:]
+        c._newborns = self._newborns[:]
+        c._home = self._home[:]
+        c._begging = self._begging[:]
+        c._phase = self._phase
+        c._cur = self._cur
+        c._round_start = self._round_start
+        c._space = self._space
+        c._part = self._part
+        c._started = self._started
+        c._done = self._done
+        c._acted = self._acted
+        c._fence_from = self._fence_from
+        c._free_bake = self._free_bake
+        c._keep = self._keep
+        c._moves = self._moves
+        c._pays = self._pays
+        c._hand_o = self._hand_o[:]
+        c._hand_m = self._hand_m[:]
+        c._occs = self._occs[:]
+        c._minors = self._minors[:]
+        c._log = self._log
+        return c
+
+    # ------------------------------------------------------------------ reading a seat
+    def seat_view(self, p: int) -> Seat:
+        """What playing a card reads of seat ``p``."""
+        return Seat(self._goods[p], self._farms[p], self._majors[p], self._people[p], p,
+                    len(self._occs[p]))
+
+    def hands(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``seat``'s hand: (occupations, minor improvements)."""
+        return self._hand_o[seat], self._hand_m[seat]
+
+    def played(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``seat``'s played cards in the order played: (occupations, minor improvements)."""
+        return self._occs[seat], self._minors[seat]
+
+    def box(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The cards in no hand and not played (never dealt, or a solo traveling minor)."""
+        out = []
+        for kind, hands, played in ((OCC, self._hand_o, self._occs),
+                                    (MINOR, self._hand_m, self._minors)):
+            used = {c for h in hands for c in h} | {c for h in played for c in h}
+            out.append(tuple(c for c in pool(kind, self._n) if c not in used))
+        return out[0], out[1]
+
+    def known_in_hand(self, seat: int) -> tuple[str, ...]:
+        """The cards of ``seat``'s hand everyone knows: traveling minors passed to it."""
+        last: dict[str, int] = {}
+        for card, giver in self._log:
+            last[card] = (giver + 1) % self._n
+        return tuple(sorted(c for c in self._hand_m[seat] if last.get(c) == seat))
+
+    # ------------------------------------------------------------------ the legal moves
+    def _usable(self, p: int) -> int:
+        board = self._board
+        free = board.free_mask()
+        usable = super()._usable(p)
+        extra = free & ~usable & _CARD_ONLY_MASK
+        if not extra:
+            return usable
+        s = self.seat_view(p)
+        for space in LESSONS_SPACES:
+            if extra >> space & 1 and can_play_occupation(
+                    self._hand_o[p], lessons_cost(space, s.occupations), s):
+                usable |= 1 << space
+        if extra >> MAJOR_IMPROVEMENT & 1 and minor_plays(self._hand_m[p], s, board):
+            usable |= 1 << MAJOR_IMPROVEMENT
+        return usable
+
+    def _part_options(self, part: Part, h: Holding, board: Board, space: int,
+                      done: int = 0) -> list[dict[str, Any]]:
+        kind = part.kind
+        if kind not in _CARD_KINDS:
+            return options(part, h, board, space, done)
+        if done:
+            return []
+        p = self._cur
+        return [a for a, _ in self._plays(p, kind, space, board)]
+
+    def _plays(self, p: int, kind: str, space: int, board: Board
+               ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
+        s = self.seat_view(p)
+        if kind == OCCUPATION:
+            return occupation_plays(self._hand_o[p], lessons_cost(space, s.occupations), s)
+        plays = minor_plays(self._hand_m[p], s, board)
+        if kind == MAJOR_OR_MINOR:
+            h = self.holding(p)
+            majors = [(a, s.goods) for a in options(BUILD_ONE_MAJOR, h, board, space, 0)]
+            return [*majors, *plays]
+        return plays
+
+    # ------------------------------------------------------------------ carrying out
+    def _do_part(self, p: int, i: int, action: dict[str, Any]) -> None:
+        typ = action["type"]
+        if typ != PLAY_OCCUPATION and typ != PLAY_MINOR:
+            super()._do_part(p, i, action)
+            return
+        if i != self._part:
+            self._part = i
+            self._started |= 1 << i
+            self._done = 0
+        kind = self._SPACES[self._space].parts[i].kind
+        after = next(g for a, g in self._plays(p, kind, self._space, self._board)
+                     if a == action)
+        self.play(p, action["card"], after)
+        self._acted = True
+        self._done += 1
+
+    def play(self, p: int, card: str, goods: tuple[int, ...]) -> None:
+        """Seat ``p`` plays ``card`` from its hand, leaving it ``goods`` (its cost paid): an
+        occupation or a minor goes in front of the player, a traveling minor to the left-hand
+        neighbour's hand (solo: out of the game)."""
+        self._goods[p] = goods
+        facts = FACTS[card]
+        if facts.occupation:
+            self._hand_o[p] = tuple(c for c in self._hand_o[p] if c != card)
+            self._occs[p] = (*self._occs[p], card)
+            return
+        self._hand_m[p] = tuple(c for c in self._hand_m[p] if c != card)
+        if not facts.traveling:
+            self._minors[p] = (*self._minors[p], card)
+            return
+        self._log = (*self._log, (card, p))
+        if self._n > 1:
+            left = (p + 1) % self._n
+            self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
+
+    # ------------------------------------------------------------------ scoring and views
+    def breakdown(self, seat: int) -> dict[str, int]:
+        b = super().breakdown(seat)
+        b["cards"] = sum(FACTS[c].points for c in (*self._occs[seat], *self._minors[seat]))
+        return b
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        d = super().observation(seat)
+        d["cards"] = {
+            "draft": "deal",
+            "hand_occupations": list(self._hand_o[seat]),
+            "hand_minors": list(self._hand_m[seat]),
+            "players": [self._public_cards(p) for p in range(self._n)],
+            "passed": [list(e) for e in self._log],
+        }
+        return d
+
+    def _public_cards(self, p: int) -> dict[str, Any]:
+        return {"hand_occupations": len(self._hand_o[p]), "hand_minors": len(self._hand_m[p]),
+                "known_in_hand": list(self.known_in_hand(p)),
+                "occupations": list(self._occs[p]), "minors": list(self._minors[p])}
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d["cards"] = {
+            "draft": "deal",
+            "players": [{"hand_occupations": list(self._hand_o[p]),
+                         "hand_minors": list(self._hand_m[p]),
+                         "occupations": list(self._occs[p]), "minors": list(self._minors[p])}
+                        for p in range(self._n)],
+            "passed": [list(e) for e in self._log],
+        }
+        return d
+
+    def _read_extra(self, d: Mapping[str, Any]) -> None:
+        cards = d["cards"]
+        if cards["draft"] not in DRAFTS or len(cards["players"]) != self._n:
+            raise ValueError("impossible card section")
+        ps = cards["players"]
+        self._hand_o = [tuple(sorted(x["hand_occupations"])) for x in ps]
+        self._hand_m = [tuple(sorted(x["hand_minors"])) for x in ps]
+        self._occs = [tuple(x["occupations"]) for x in ps]
+        self._minors = [tuple(x["minors"]) for x in ps]
+        self._log = tuple((str(c), int(p)) for c, p in cards["passed"])
+        for kind, hands, played in ((OCC, self._hand_o, self._occs),
+                                    (MINOR, self._hand_m, self._minors)):
+            every = [c for h in (*hands, *played) for c in h]
+            if len(set(every)) != len(every) or not set(every) <= set(pool(kind, self._n)):
+                raise ValueError(f"a {kind} card is held twice, or is not in this game")
+
+
+_CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
+_CARD_ONLY_MASK: Final = sum(1 << s for s in (*LESSONS_SPACES, MAJOR_IMPROVEMENT))
+CardState._AUTOMATIC = frozenset(
+    s for s, sp in enumerate(CARD_SPACES)
+    if not sp.dead and sp.parts and sp.combine in (ONE, ALL)
+    and all(part.kind in FIXED for part in sp.parts)
+)
+
+
+def new_card_state(game: Game, num_players: int, chance: Chance,
+                   draft: str = "deal") -> CardState:
+    """A card-mode game of ``game`` at set-up: the card board, hands dealt by chance key
+    (ruling C2), then round 1's preparation. ``draft``: "deal" (each seat dealt 7 + 7); "app"
+    (drafting) is not built yet (ValueError). ``arena.engine.agricola.game.new_card_state``
+    passes the game."""
+    if draft not in DRAFTS:
+        raise ValueError(f"draft {draft!r} is not one of {DRAFTS}")
+    n = num_players
+    s = CardState.__new__(CardState)
+    s._game = game
+    s._n = n
+    s._board = new_board(n, chance, CardBoard)
+    first = START_FOOD_SOLO if n == 1 else START_FOOD_FIRST
+    none = (0,) * len(GOODS)
+    s._goods = [with_good(none, FOOD, first if p == 0 else START_FOOD_OTHERS) for p in range(n)]
+    s._farms = [Farm() for _ in range(n)]
+    s._majors = [()] * n
+    s._people = [START_PEOPLE] * n
+    s._newborns = [0] * n
+    s._home = [0] * n
+    s._begging = [0] * n
+    s._hand_o = deal(OCC, n, chance)
+    s._hand_m = deal(MINOR, n, chance)
+    s._occs = [()] * n
+    s._minors = [()] * n
+    s._log = ()
+    s._clear_action()
+    s._begin_round()
+    s._settle()
+    return s
+
+
+def determinize_cards(game: Game, obs: Mapping[str, Any], rng: random.Random) -> CardState:
+    """A full card-mode state consistent with observation ``obs`` (ruling C8): the board as
+    the Family game samples it, and every other seat's hand drawn from the cards the seat has
+    not seen."""
+    seat = obs["seat"]
+    n = obs["num_players"]
+    cards = obs["cards"]
+    ps = cards["players"]
+    board = from_observation(obs["board"], rng, CardBoard)
+    known = [tuple(x["known_in_hand"]) for x in ps]
+    passed = {c for c, _ in cards["passed"]}
+    full = []
+    for kind, field, played in ((OCC, "hand_occupations", "occupations"),
+                                (MINOR, "hand_minors", "minors")):
+        own = tuple(sorted(cards[field]))
+        visible = {*own, *passed, *(c for x in ps for c in x[played]),
+                   *(c for k in known for c in k)}
+        sizes = [x[field] for x in ps]
+        full.append(sample_hands(kind, n, seat, own, sizes,
+                                 known if kind == MINOR else [()] * n, visible, rng))
+    data = dict(obs)
+    data["cards"] = {
+        "draft": cards["draft"],
+        "players": [{"hand_occupations": list(full[0][p]), "hand_minors": list(full[1][p]),
+                     "occupations": ps[p]["occupations"], "minors": ps[p]["minors"]}
+                    for p in range(n)],
+        "passed": cards["passed"],
+    }
+    return CardState.from_data(game, data, board)
+
+
+__all__ = ["DRAFTS", "CardState", "determinize_cards", "new_card_state"]
