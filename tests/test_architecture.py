@@ -9,9 +9,11 @@ command line imports as it starts is read from a fresh process's ``sys.modules``
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
+from collections.abc import Mapping, Set
 from pathlib import Path
 
 import pytest
@@ -61,13 +63,16 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
+@functools.cache
+def _graph() -> dict[str, frozenset[str]]:
+    """Every module's imports of the package, read once per test process (the tests only
+    read it)."""
     modules = _modules()
     known = set(modules)
-    return {name: _imports(name, path, known) for name, path in modules.items()}
+    return {name: frozenset(_imports(name, path, known)) for name, path in modules.items()}
 
 
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+def _cycles(graph: Mapping[str, Set[str]]) -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan's algorithm)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}

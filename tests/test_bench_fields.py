@@ -58,4 +58,5 @@ def test_an_interrupted_bench_fields_leaves_no_process_no_folder_and_no_semaphor
     assert proc.returncode == 128 + sig, stderr
     assert "Traceback" not in stderr and LEAKED not in stderr, stderr
     assert_nothing_left(None, sessions=(proc.pid,))
-    assert list(scratch.iterdir()) == []
+    left = sorted(scratch.rglob("*"))
+    assert left == [], [(str(q), "dir" if q.is_dir() else q.stat().st_size) for q in left]
