@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 from arena.engine.agricola.board import Board, from_observation
+from arena.engine.agricola.cards.deck import HAND_SIZE
 from arena.engine.agricola.cards.spaces import CardBoard
 from arena.engine.agricola.cards.state import CardState, determinize_cards
 from arena.engine.agricola.cards.state import new_card_state as _new_card_state
@@ -18,12 +20,27 @@ from arena.engine.agricola.components import (
 )
 from arena.engine.agricola.state import AgricolaState
 from arena.engine.agricola.tables import components
-from arena.engine.api import Game
+from arena.engine.api import Game, OptionSpec
 from arena.engine.chance import Chance
 
 #: An upper bound on the sub-decisions of one space's action: 13 rooms, 4 stables, 13 sowings
 #: or 15 pastures in two steps each, a free bake and what to keep after each pasture.
 _PER_ACTION: Final = 1 + 2 * 15 + 15 + 2
+#: The app's draft asks each seat for one occupation and one minor per pass but the last.
+_DRAFT_PICKS: Final = 2 * (HAND_SIZE - 1)
+
+#: Card mode's options (rulings C1-C11 of ``RULES.md``): ``cards`` "base" plays the full game
+#: with the base deck, "none" the Family game; ``draft`` says how card mode's hands come.
+CARD_OPTIONS: Final[Mapping[str, OptionSpec]] = MappingProxyType({
+    "cards": OptionSpec(("none", "base"), "none",
+                        "none: the Family game; base: occupations and minor improvements "
+                        "(decks A and B)"),
+    "draft": OptionSpec(("deal", "app"), "deal",
+                        "card mode's hands: deal 7 + 7 (the rulebook), or app: draft them, "
+                        "taking one of each and passing left; no effect without cards"),
+})
+#: Whether the game offers card mode's options: not until card effects are carried out.
+OFFER_CARDS: Final = False
 
 
 class AgricolaGame(Game):
@@ -35,10 +52,15 @@ class AgricolaGame(Game):
     min_players = NUM_PLAYERS_MIN
     max_players = NUM_PLAYERS_MAX
 
+    def options_schema(self) -> Mapping[str, OptionSpec]:
+        return CARD_OPTIONS if OFFER_CARDS else {}
+
     def max_decisions(self, num_players: int) -> int:
-        # Per round each player places at most 5 people, each followed by one space's action;
-        # on harvest rounds each feeds and breeds once.
-        return NUM_ROUNDS * num_players * (MAX_PEOPLE * _PER_ACTION + 2)
+        # Per round each player places at most 5 people, each followed by one space's action
+        # (a card played is one of its sub-decisions); on harvest rounds each feeds and breeds
+        # once; in card mode the draft's picks come first (a bound for every mode, as the
+        # options are not known here).
+        return num_players * (NUM_ROUNDS * (MAX_PEOPLE * _PER_ACTION + 2) + _DRAFT_PICKS)
 
     def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> AgricolaState:
         if not isinstance(observation, Mapping) or observation.get("game") != self.name:
@@ -62,6 +84,8 @@ class AgricolaGame(Game):
 
     def _new_state(self, num_players: int, chance: Chance,
                    options: dict[str, str]) -> AgricolaState:
+        if options.get("cards") == "base":
+            return _new_card_state(self, num_players, chance, options.get("draft", "deal"))
         return AgricolaState.new(self, num_players, chance)
 
     def state_from_dict(self, data: Mapping[str, Any]) -> AgricolaState:
@@ -78,13 +102,35 @@ class AgricolaGame(Game):
             board = board_cls.from_dict(data["board"])
         except (KeyError, TypeError) as e:
             raise ValueError(f"not an Agricola state: {e!r}") from e
-        return cls.from_data(self, data, board)
+        state = cls.from_data(self, data, board)
+        _check_mode(state, data)
+        return state
+
+
+def _check_mode(state: AgricolaState, data: Mapping[str, Any]) -> None:
+    """ValueError unless a saved state's options and its cards agree: card mode has its cards,
+    the Family game none and no draft; a drafted game's options say "app" (solo: "app" deals,
+    ruling C9)."""
+    options = state.options
+    if not isinstance(state, CardState):
+        if data.get("phase") == "draft":
+            raise ValueError("a Family game has no draft")
+        if options.get("cards", "none") != "none":
+            raise ValueError(f"a saved state's options {options} disagree with its cards")
+        return
+    if not options:  # options not declared: the saved cards say which game it is
+        return
+    drafted = state.draft_mode() == "app"
+    if options["cards"] != "base" or drafted != (options["draft"] == "app"
+                                                 and state.num_players > 1):
+        raise ValueError(f"a saved state's options {options} disagree with its cards")
 
 
 AGRICOLA = AgricolaGame()
 
 
 def new_card_state(num_players: int, chance: Chance, draft: str = "deal") -> CardState:
-    """A card-mode game at set-up (rulings C1-C8 of ``RULES.md``), until game options select
-    card mode: hands dealt with ``chance``; ``draft`` "deal" ("app" is not built yet)."""
+    """A card-mode game at set-up (rulings C1-C11 of ``RULES.md``), while the game does not
+    offer card mode's options (``OFFER_CARDS``): hands dealt with ``chance``, or drafted
+    (``draft`` "app")."""
     return _new_card_state(AGRICOLA, num_players, chance, draft)

@@ -100,6 +100,7 @@ class AgricolaState(AgricolaViews):
         s = cls.__new__(cls)
         s._game = game
         s._n = n
+        s._game_options = {}  # Game.new_state gives the options it was asked for
         s._board = new_board(n, chance)
         first = START_FOOD_SOLO if n == 1 else START_FOOD_FIRST
         s._goods = [with_good(_NO_GOODS, FOOD, first if p == 0 else START_FOOD_OTHERS)
@@ -130,6 +131,7 @@ class AgricolaState(AgricolaViews):
         c = AgricolaState.__new__(AgricolaState)
         c._game = self._game
         c._n = self._n
+        c._game_options = self._game_options  # never changed in place
         c._board = self._board.copy()
         c._goods = self._goods[:]
         c._farms = [f.copy() for f in self._farms]

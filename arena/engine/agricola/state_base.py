@@ -30,9 +30,9 @@ from arena.engine.agricola.parts import (
 from arena.engine.agricola.scoring import ScoreInput, score_breakdown
 from arena.engine.api import State
 
-#: The phases of a decision.
-PLACE, ACT, FEED, BREED, OVER = range(5)
-PHASE_NAMES: Final = ("place", "action", "feed", "breed", "over")
+#: The phases of a decision (card mode's app draft comes before round 1: ``DRAFT``).
+PLACE, ACT, FEED, BREED, OVER, DRAFT = range(6)
+PHASE_NAMES: Final = ("place", "action", "feed", "breed", "over", "draft")
 
 
 _STOP: Final = {"type": "stop"}
@@ -190,5 +190,5 @@ def with_good(goods: tuple[int, ...], good: int, value: int) -> tuple[int, ...]:
     return (*goods[:good], value, *goods[good + 1:])
 
 
-__all__ = ["ACT", "BREED", "FEED", "OVER", "PHASE_NAMES", "PLACE", "STOP_KEY", "AgricolaStateBase",
-           "Key", "freeze", "thaw", "with_good"]
+__all__ = ["ACT", "BREED", "DRAFT", "FEED", "OVER", "PHASE_NAMES", "PLACE", "STOP_KEY",
+           "AgricolaStateBase", "Key", "freeze", "thaw", "with_good"]

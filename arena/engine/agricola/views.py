@@ -58,11 +58,16 @@ class AgricolaViews(AgricolaStateBase):
         d = self._public()
         d["seat"] = seat
         d["board"] = self._board.observation()
+        if self._game_options:  # a game without options (or none declared) shows none
+            d["options"] = dict(self._game_options)
         return d
 
     def to_dict(self) -> dict[str, Any]:
         d = self._public()
         d["board"] = self._board.to_dict()
+        changed = self._game.canonical_options(self._game_options)
+        if changed:  # a game with the default options is saved as before options existed
+            d["options"] = changed
         return d
 
     def _public(self) -> dict[str, Any]:
@@ -136,6 +141,7 @@ class AgricolaViews(AgricolaStateBase):
         s = cls.__new__(cls)
         s._game = game
         s._n = n
+        s._game_options = game.validate_options(d.get("options"))
         s._board = board
         s._goods, s._farms, s._majors = [], [], []
         s._people, s._newborns, s._home, s._begging = [], [], [], []

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.board import Board, from_observation, new_board
+from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
+from arena.engine.agricola.cards.draft_sample import sample_cards
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
 from arena.engine.agricola.cards.play import (
     FACTS,
@@ -49,18 +51,19 @@ from arena.engine.agricola.components import (
 )
 from arena.engine.agricola.farm import Farm
 from arena.engine.agricola.parts import FIXED, Holding, options
-from arena.engine.agricola.state import AgricolaState
-from arena.engine.agricola.state_base import with_good
+from arena.engine.agricola.state_base import PHASE_NAMES, with_good
 from arena.engine.api import Game
 from arena.engine.chance import Chance
 
-#: The draft options: "deal" (7 + 7 dealt) is played; "app" (drafting) is not built yet.
-DRAFTS: Final = ("deal",)
+#: The draft options: "deal" (7 + 7 dealt), "app" (the app's draft, ``draft.py``).
+DRAFTS: Final = ("deal", "app")
 OCC, MINOR = "occupation", "minor"
 
 
-class CardState(AgricolaState):
-    """A card-mode position: create one with :func:`new_card_state`."""
+class CardState(DraftFlow):
+    """A card-mode position: create one with :func:`new_card_state`. ``_draft`` is the app's
+    draft (:class:`~arena.engine.agricola.cards.draft.Draft`), None when the hands were
+    dealt."""
 
     __slots__ = ("_hand_m", "_hand_o", "_log", "_minors", "_occs")
 
@@ -102,6 +105,8 @@ class CardState(AgricolaState):
         c._occs = self._occs[:]
         c._minors = self._minors[:]
         c._log = self._log
+        c._draft = self._draft
+        c._game_options = self._game_options
         return c
 
     # ------------------------------------------------------------------ reading a seat
@@ -218,13 +223,19 @@ class CardState(AgricolaState):
     def observation(self, seat: int) -> dict[str, Any]:
         d = super().observation(seat)
         d["cards"] = {
-            "draft": "deal",
+            "draft": self.draft_mode(),
             "hand_occupations": list(self._hand_o[seat]),
             "hand_minors": list(self._hand_m[seat]),
             "players": [self._public_cards(p) for p in range(self._n)],
             "passed": [list(e) for e in self._log],
         }
+        if self._draft is not None:
+            d["cards"]["drafting"] = self._draft.view(seat)
         return d
+
+    def draft_mode(self) -> str:
+        """How the hands came: "deal" or "app" (drafted)."""
+        return "deal" if self._draft is None else "app"
 
     def _public_cards(self, p: int) -> dict[str, Any]:
         return {"hand_occupations": len(self._hand_o[p]), "hand_minors": len(self._hand_m[p]),
@@ -234,13 +245,15 @@ class CardState(AgricolaState):
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
         d["cards"] = {
-            "draft": "deal",
+            "draft": self.draft_mode(),
             "players": [{"hand_occupations": list(self._hand_o[p]),
                          "hand_minors": list(self._hand_m[p]),
                          "occupations": list(self._occs[p]), "minors": list(self._minors[p])}
                         for p in range(self._n)],
             "passed": [list(e) for e in self._log],
         }
+        if self._draft is not None:
+            d["cards"]["drafting"] = self._draft.to_dict()
         return d
 
     def _read_extra(self, d: Mapping[str, Any]) -> None:
@@ -258,6 +271,15 @@ class CardState(AgricolaState):
             every = [c for h in (*hands, *played) for c in h]
             if len(set(every)) != len(every) or not set(every) <= set(pool(kind, self._n)):
                 raise ValueError(f"a {kind} card is held twice, or is not in this game")
+        self._draft = None
+        if cards["draft"] == "app":
+            self._draft = draft = Draft.from_dict(self._n, cards["drafting"])
+            for i, (hands, played) in enumerate(((self._hand_o, self._occs),
+                                                  (self._hand_m, self._minors))):
+                want = hands_after([draft.drafted(i, p) for p in range(self._n)], played,
+                                   self._log if i else ())
+                if want != hands:
+                    raise ValueError("the hands are not what the draft and the plays leave")
 
 
 _CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
@@ -272,9 +294,8 @@ CardState._AUTOMATIC = frozenset(
 def new_card_state(game: Game, num_players: int, chance: Chance,
                    draft: str = "deal") -> CardState:
     """A card-mode game of ``game`` at set-up: the card board, hands dealt by chance key
-    (ruling C2), then round 1's preparation. ``draft``: "deal" (each seat dealt 7 + 7); "app"
-    (drafting) is not built yet (ValueError). ``arena.engine.agricola.game.new_card_state``
-    passes the game."""
+    (ruling C2) and round 1's preparation, or with ``draft`` "app" the draft first (rulings
+    C9-C11). ``arena.engine.agricola.game.new_card_state`` passes the game."""
     if draft not in DRAFTS:
         raise ValueError(f"draft {draft!r} is not one of {DRAFTS}")
     n = num_players
@@ -291,13 +312,19 @@ def new_card_state(game: Game, num_players: int, chance: Chance,
     s._newborns = [0] * n
     s._home = [0] * n
     s._begging = [0] * n
-    s._hand_o = deal(OCC, n, chance)
-    s._hand_m = deal(MINOR, n, chance)
+    s._game_options = {}  # Game.new_state gives the options it was asked for
     s._occs = [()] * n
     s._minors = [()] * n
     s._log = ()
+    s._draft = None
     s._clear_action()
-    s._begin_round()
+    if draft == "app" and n > 1:  # solo, a draft of one is the deal (ruling C9)
+        s._hand_o, s._hand_m = [()] * n, [()] * n
+        s.start_draft(chance)
+    else:
+        s._hand_o = deal(OCC, n, chance)
+        s._hand_m = deal(MINOR, n, chance)
+        s._begin_round()
     s._settle()
     return s
 
@@ -305,12 +332,33 @@ def new_card_state(game: Game, num_players: int, chance: Chance,
 def determinize_cards(game: Game, obs: Mapping[str, Any], rng: random.Random) -> CardState:
     """A full card-mode state consistent with observation ``obs`` (ruling C8): the board as
     the Family game samples it, and every other seat's hand drawn from the cards the seat has
-    not seen."""
+    not seen. The seat to act may be in the middle of playing a card, which its hand allows:
+    hands that would not offer that decision are drawn again (rejection keeps the draw
+    uniform among the hands that agree with everything the seat saw)."""
+    for _ in range(_TRIES):
+        try:
+            state = _determinize_once(game, obs, rng)
+        except ValueError:  # a hand that leaves the player to act no real choice
+            continue
+        if state._phase == PHASE_NAMES.index(obs["phase"]) \
+                and state._decision() == obs["decision"]:
+            return state
+    raise ValueError(f"no hands found in {_TRIES} draws that agree with the observation")
+
+
+#: Draws of the hidden hands before determinizing gives up (each agrees with the observation
+#: but for the decision asked; in random games nearly every first draw does).
+_TRIES: Final = 1000
+
+
+def _determinize_once(game: Game, obs: Mapping[str, Any], rng: random.Random) -> CardState:
+    board = from_observation(obs["board"], rng, CardBoard)
+    if obs["cards"]["draft"] == "app":
+        return CardState.from_data(game, {**obs, "cards": sample_cards(obs, rng)}, board)
     seat = obs["seat"]
     n = obs["num_players"]
     cards = obs["cards"]
     ps = cards["players"]
-    board = from_observation(obs["board"], rng, CardBoard)
     known = [tuple(x["known_in_hand"]) for x in ps]
     passed = {c for c, _ in cards["passed"]}
     full = []
