@@ -1,6 +1,7 @@
 """The state of card mode: the Family game's state with hands, played cards and the card
-branches of the board (rulings C1-C8 of ``RULES.md``). Card effects are not carried out yet;
-every card is played for its cost and counts its printed points.
+branches of the board (rulings C1-C8 of ``RULES.md``). Card effects hook in through
+:class:`~.hooks.CardHooks` (the cards of :data:`~.effects.EFFECTS`); a card without an
+effect there is played for its cost and counts its printed points.
 
 Per seat: ``_hand_o`` and ``_hand_m`` (the occupations and minor improvements in hand,
 sorted tuples), ``_occs`` and ``_minors`` (played, in the order played). ``_log`` is every
@@ -15,13 +16,17 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.board import Board, from_observation, new_board
+from arena.engine.agricola.cards.card import Moment
+from arena.engine.agricola.cards.effects.base import Thing
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
+from arena.engine.agricola.cards.hooks import CardHooks
 from arena.engine.agricola.cards.play import (
     FACTS,
     PLAY_MINOR,
     PLAY_OCCUPATION,
     Seat,
     can_play_occupation,
+    minor_cost,
     minor_plays,
     occupation_plays,
 )
@@ -49,7 +54,6 @@ from arena.engine.agricola.components import (
 )
 from arena.engine.agricola.farm import Farm
 from arena.engine.agricola.parts import FIXED, Holding, options
-from arena.engine.agricola.state import AgricolaState
 from arena.engine.agricola.state_base import with_good
 from arena.engine.api import Game
 from arena.engine.chance import Chance
@@ -59,7 +63,7 @@ DRAFTS: Final = ("deal",)
 OCC, MINOR = "occupation", "minor"
 
 
-class CardState(AgricolaState):
+class CardState(CardHooks):
     """A card-mode position: create one with :func:`new_card_state`."""
 
     __slots__ = ("_hand_m", "_hand_o", "_log", "_minors", "_occs")
@@ -102,7 +106,14 @@ class CardState(AgricolaState):
         c._occs = self._occs[:]
         c._minors = self._minors[:]
         c._log = self._log
+        c._index = self._index[:]
+        c._pending = self._pending
+        c._marks = self._marks
+        c._promised = self._promised
         return c
+
+    def _played(self, seat: int) -> tuple[str, ...]:
+        return (*self._occs[seat], *self._minors[seat])
 
     # ------------------------------------------------------------------ reading a seat
     def seat_view(self, p: int) -> Seat:
@@ -147,7 +158,7 @@ class CardState(AgricolaState):
             if extra >> space & 1 and can_play_occupation(
                     self._hand_o[p], lessons_cost(space, s.occupations), s):
                 usable |= 1 << space
-        if extra >> MAJOR_IMPROVEMENT & 1 and minor_plays(self._hand_m[p], s, board):
+        if extra >> MAJOR_IMPROVEMENT & 1 and self._minor_plays(p, s, board):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
 
@@ -166,12 +177,23 @@ class CardState(AgricolaState):
         s = self.seat_view(p)
         if kind == OCCUPATION:
             return occupation_plays(self._hand_o[p], lessons_cost(space, s.occupations), s)
-        plays = minor_plays(self._hand_m[p], s, board)
+        plays = self._minor_plays(p, s, board)
         if kind == MAJOR_OR_MINOR:
             h = self.holding(p)
             majors = [(a, s.goods) for a in options(BUILD_ONE_MAJOR, h, board, space, 0)]
             return [*majors, *plays]
         return plays
+
+    def _minor_plays(self, p: int, s: Seat, board: Board
+                     ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
+        if not self.hooked(p, Moment.COST):
+            return minor_plays(self._hand_m[p], s, board)
+        farm = self._farms[p]
+
+        def cost(card: str) -> tuple[int, ...] | None:
+            return self.cost(p, Thing("minor", card, farm.num_rooms(), farm.material),
+                             minor_cost(card, s.people))
+        return minor_plays(self._hand_m[p], s, board, cost)
 
     # ------------------------------------------------------------------ carrying out
     def _do_part(self, p: int, i: int, action: dict[str, Any]) -> None:
@@ -199,20 +221,23 @@ class CardState(AgricolaState):
         if facts.occupation:
             self._hand_o[p] = tuple(c for c in self._hand_o[p] if c != card)
             self._occs[p] = (*self._occs[p], card)
-            return
-        self._hand_m[p] = tuple(c for c in self._hand_m[p] if c != card)
-        if not facts.traveling:
-            self._minors[p] = (*self._minors[p], card)
-            return
-        self._log = (*self._log, (card, p))
-        if self._n > 1:
-            left = (p + 1) % self._n
-            self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
+        else:
+            self._hand_m[p] = tuple(c for c in self._hand_m[p] if c != card)
+            if not facts.traveling:
+                self._minors[p] = (*self._minors[p], card)
+            else:
+                self._log = (*self._log, (card, p))
+                if self._n > 1:
+                    left = (p + 1) % self._n
+                    self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
+        self._reindex(p)
+        self.fire(Moment.ON_PLAY, p, card)
 
     # ------------------------------------------------------------------ scoring and views
     def breakdown(self, seat: int) -> dict[str, int]:
         b = super().breakdown(seat)
-        b["cards"] = sum(FACTS[c].points for c in (*self._occs[seat], *self._minors[seat]))
+        b["cards"] = sum(FACTS[c].points for c in (*self._occs[seat], *self._minors[seat])) \
+            + sum(self.card_points(seat).values())
         return b
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -223,6 +248,7 @@ class CardState(AgricolaState):
             "hand_minors": list(self._hand_m[seat]),
             "players": [self._public_cards(p) for p in range(self._n)],
             "passed": [list(e) for e in self._log],
+            **self._effects_dict(),
         }
         return d
 
@@ -240,6 +266,7 @@ class CardState(AgricolaState):
                          "occupations": list(self._occs[p]), "minors": list(self._minors[p])}
                         for p in range(self._n)],
             "passed": [list(e) for e in self._log],
+            **self._effects_dict(),
         }
         return d
 
@@ -258,8 +285,10 @@ class CardState(AgricolaState):
             every = [c for h in (*hands, *played) for c in h]
             if len(set(every)) != len(every) or not set(every) <= set(pool(kind, self._n)):
                 raise ValueError(f"a {kind} card is held twice, or is not in this game")
+        self._read_effects(cards)
 
 
+_EFFECT_KEYS: Final = ("turn", "pending", "marks", "promised")
 _CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
 _CARD_ONLY_MASK: Final = sum(1 << s for s in (*LESSONS_SPACES, MAJOR_IMPROVEMENT))
 CardState._AUTOMATIC = frozenset(
@@ -296,6 +325,7 @@ def new_card_state(game: Game, num_players: int, chance: Chance,
     s._occs = [()] * n
     s._minors = [()] * n
     s._log = ()
+    s._init_effects()
     s._clear_action()
     s._begin_round()
     s._settle()
@@ -329,6 +359,7 @@ def determinize_cards(game: Game, obs: Mapping[str, Any], rng: random.Random) ->
                      "occupations": ps[p]["occupations"], "minors": ps[p]["minors"]}
                     for p in range(n)],
         "passed": cards["passed"],
+        **{k: cards[k] for k in _EFFECT_KEYS if k in cards},
     }
     return CardState.from_data(game, data, board)
 
