@@ -18,6 +18,7 @@ from arena.engine.agricola.cards.hands import pool
 from arena.engine.agricola.cards.spaces import LESSONS, MEETING_PLACE
 from arena.engine.agricola.cards.state import CardState
 from arena.engine.agricola.components import GOODS, SPACE_ID
+from arena.engine.agricola.farm import Farm
 from arena.engine.agricola.game import AGRICOLA, new_card_state
 from arena.engine.chance import SeededChance
 
@@ -25,14 +26,12 @@ DAY_LABORER = SPACE_ID["day_laborer"]
 
 #: Cards not implemented yet (other groups shrink this).
 PENDING: set[str] = {
-    "A002", "A005", "A012", "A016", "A019", "A024", "A026", "A032", "A033", "A038", "A050",
-    "A053", "A055", "A056", "A063", "A067", "A069", "A071", "A078", "A080", "A083", "A086",
-    "A087", "A088", "A090", "A092", "A102", "A108", "A110", "A111", "A112", "A114", "A116",
-    "A119", "A120", "A123", "A125", "A133", "A138", "A143", "A147", "A155", "A160", "A165",
-    "B002", "B008", "B010", "B013", "B016", "B019", "B024", "B025", "B033", "B036", "B039",
-    "B045", "B047", "B050", "B056", "B057", "B061", "B062", "B066", "B068", "B074", "B077",
-    "B080", "B084", "B087", "B089", "B091", "B095", "B097", "B098", "B099", "B104", "B107",
-    "B108", "B109", "B118", "B121", "B126", "B136", "B142", "B145", "B156", "B163", "B164",
+    "A012", "A016", "A024", "A026", "A050", "A053", "A055", "A056", "A063", "A067", "A071",
+    "A078", "A080", "A083", "A086", "A087", "A088", "A092", "A102", "A108", "A110", "A111",
+    "A112", "A114", "A116", "A119", "A120", "A123", "A138", "A143", "A147", "A155", "A160",
+    "A165", "B002", "B010", "B013", "B016", "B019", "B024", "B025", "B033", "B036", "B039",
+    "B047", "B050", "B056", "B061", "B062", "B068", "B077", "B080", "B087", "B091", "B095",
+    "B097", "B104", "B107", "B108", "B109", "B121", "B126", "B142", "B145", "B156", "B163",
     "B166",
 }
 
@@ -41,7 +40,7 @@ PENDING: set[str] = {
 Data = dict[str, Any]
 
 
-def _data(n: int = 2, seed: int = 1) -> Data:
+def _data(n: int = 4, seed: int = 1) -> Data:
     d: Data = json.loads(json.dumps(new_card_state(n, SeededChance(seed)).to_dict()))
     return d
 
@@ -214,7 +213,7 @@ def _a009_q() -> None:
 
 @row("B102", "on_play")
 def _b102() -> None:
-    _played_gives("B102", lambda d: None, {"clay": 3})  # 2 players
+    _played_gives("B102", lambda d: _pasture(d, [3, 4]), {"sheep": 2})  # 4 players
 
 
 @row("B102", "quiet")
@@ -247,7 +246,7 @@ def _a044() -> None:
     def setup(d: Data) -> None:
         _played(d, 0, "A024", "A026")
         _goods(d, 0, wood=1)
-        d["cards"]["players"][0]["occupations"] = ["A086", "A087"]
+        _played(d, 0, "A086", "A087")
     d = _data()
     _hand(d, 0, "A044")
     setup(d)
@@ -310,10 +309,8 @@ def _a075() -> None:
     d = _data()
     _played(d, 0, "A075")
     _goods(d, 0, wood=1)
-    d["cards"]["players"][0]["occupations"] = ["A086", "A087"]
     _hand(d, 0, "A032")  # Manger: 2 wood
     s = _load(d)
-    s._occs[0] = ("A086", "A087")
     before = _goods_of(s, 0)
     _play(s, "A032")
     assert _delta(before, _goods_of(s, 0)) == {"wood": -1}
@@ -322,6 +319,328 @@ def _a075() -> None:
 @row("A075", "quiet")
 def _a075_q() -> None:
     _not_playable("A032", lambda d: _goods(d, 0, wood=1))
+
+
+# --- more on play -------------------------------------------------------------------------------
+
+@row("A125", "on_play")
+def _a125() -> None:
+    _played_gives("A125", lambda d: _farm(d, 0, house="clay"), {"clay": 3, "reed": 2, "stone": 2})
+
+
+@row("A125", "quiet")
+def _a125_q() -> None:
+    _played_gives("A125", lambda d: None, {})  # a wooden house
+
+
+@row("A005", "on_play")
+def _a005() -> None:
+    _played_gives("A005", lambda d: _goods(d, 0, food=1, clay=5), {"food": -1, "clay": 2})
+
+
+@row("A005", "quiet")
+def _a005_q() -> None:
+    _played_gives("A005", lambda d: _goods(d, 0, food=1, clay=1), {"food": -1})
+
+
+@row("B008", "on_play")
+def _b008() -> None:
+    _played_gives("B008", lambda d: _goods(d, 0, grain=1), {"grain": -1, "vegetable": 1})
+
+
+@row("B008", "quiet")
+def _b008_q() -> None:
+    _not_playable("B008", lambda d: _goods(d, 0, food=3))
+
+
+def _full_farm(d: Data) -> None:
+    _farm(d, 0, fields=[[c, None, 0] for c in range(15) if c not in (5, 10)])
+
+
+@row("A033", "on_play")
+def _a033() -> None:
+    _played_gives("A033", _full_farm, {"food": 26})  # round 1: 13 rounds left
+    d = _data()
+    _played(d, 0, "A033")
+    d["cards"]["marks"] = {"A033": [13]}
+    assert _load(d).card_points(0) == {"A033": 13}
+
+
+@row("A033", "quiet")
+def _a033_q() -> None:
+    _not_playable("A033", lambda d: None)  # unused spaces
+
+
+@row("A002", "on_play")
+def _a002() -> None:
+    d = _data()
+    _hand(d, 0, "A002")
+    _goods(d, 0, food=2)
+    s = _load(d)
+    _play(s, "A002")
+    _do(s, type="card_choice", card="A002", choice=0)
+    assert s._farms[0].num_fields() == 1 and "A002" in s.hands(1)[1]
+
+
+@row("A002", "quiet")
+def _a002_q() -> None:
+    _not_playable("A002", lambda d: _goods(d, 0, food=1))
+
+
+@row("B136", "on_play")
+def _b136() -> None:
+    _played_gives("B136", lambda d: None, {"wood": 4})  # round 1: 13 rounds left
+
+
+@row("B136", "scoring")
+def _b136_s() -> None:
+    d = _data()
+    _played(d, 0, "B136")
+    s = _load(d)
+    assert s.card_points(0) == s.card_points(1) == {"B136": 3}  # a tie: both
+
+
+@row("B136", "quiet")
+def _b136_q() -> None:
+    d = _data()
+    _played(d, 0, "B136")
+    _farm(d, 1, rooms=[0, 5, 10])
+    s = _load(d)
+    assert s.card_points(0) == {} and s.card_points(1) == {"B136": 3}
+
+
+# --- more collecting ----------------------------------------------------------------------------
+
+def _collect_rows(card: str, good: str, rounds: list[int], setup: Callable[[Data], None],
+                  quiet: Callable[[], None]) -> None:
+    def on_play() -> None:
+        d = _data()
+        _hand(d, 0, card)
+        setup(d)
+        s = _load(d)
+        _play(s, card)
+        assert s.to_dict()["cards"]["promised"] == [[r, 0, good, 1] for r in rounds]
+
+    def round_start() -> None:
+        def at(d: Data) -> None:
+            _played(d, 0, card)
+            d["cards"]["promised"] = [[3, 0, good, 1]]
+        _round_gives(at, {good: 1})
+
+    row(card, "on_play")(on_play)
+    row(card, "round_start")(round_start)
+    row(card, "quiet")(quiet)
+
+
+def _occupations(n: int) -> Callable[[Data], None]:
+    def setup(d: Data) -> None:
+        _played(d, 0, *[c for c in ("A086", "A087", "A088")[:n]])
+        _goods(d, 0, wood=3, reed=1, grain=1, sheep=0)
+    return setup
+
+
+_collect_rows("B045", "food", [2, 3, 4],
+              lambda d: (_goods(d, 0, wood=1), _farm(d, 0, fields=[[0, "vegetable", 1],
+                                                                   [1, "vegetable", 2]])),
+              lambda: _not_playable("B045", lambda d: _goods(d, 0, wood=1)))
+_collect_rows("A069", "vegetable", [5, 8, 10], _occupations(2),
+              lambda: _not_playable("A069", _occupations(1)))
+_collect_rows("B066", "grain", [5, 8, 11, 14], _occupations(2),
+              lambda: _not_playable("B066", _occupations(1)))
+_collect_rows("B074", "wood", [2, 4, 6, 8, 10, 12, 14], lambda d: _goods(d, 0, clay=5),
+              lambda: _not_playable("B074", lambda d: _goods(d, 0, clay=4)))
+_collect_rows("B084", "boar", [2, 3], _occupations(3),
+              lambda: _not_playable("B084", _occupations(2)))
+
+
+def _b164_quiet() -> None:  # from round 13 on, every round space named is past round 14
+    d = _data()
+    _at_round(d, 13)
+    _hand(d, 0, "B164")
+    s = _load(d)
+    _play(s, "B164")
+    assert s.to_dict()["cards"]["promised"] == []
+
+
+_collect_rows("B164", "sheep", [3, 6, 9, 11], lambda d: None, _b164_quiet)
+
+
+@row("B164", "keep")  # sheep taken at round start that do not fit: which to keep is asked
+def _b164_keep() -> None:
+    d = _data()
+    _at_round(d, 2)
+    _played(d, 0, "B164")
+    _goods(d, 0, boar=1)
+    d["cards"]["promised"] = [[3, 0, "sheep", 1]]
+    s = _load(d)
+    _do(s, type="place", space=DAY_LABORER)
+    assert s.current_player == 0 and _can(s, type="keep")
+    s.apply_index(0)
+    assert sum(s._goods[0][7:]) == 1
+
+
+# --- more round start ---------------------------------------------------------------------------
+
+@row("B057", "round_start")
+def _b057() -> None:
+    _round_gives(lambda d: _played(d, 0, "B057"), {"food": 1})
+
+
+@row("B057", "quiet")
+def _b057_q() -> None:
+    _round_gives(lambda d: (_played(d, 0, "B057"), _farm(d, 0, house="clay")), {})
+
+
+@row("B118", "round_start")
+def _b118() -> None:
+    _round_gives(lambda d: _played(d, 0, "B118"), {"wood": 1})
+
+
+@row("B118", "quiet")
+def _b118_q() -> None:
+    _round_gives(lambda d: (_played(d, 0, "B118"), _farm(d, 0, rooms=[0, 5, 10])), {})
+
+
+@row("A090", "round_start")
+def _a090() -> None:
+    s = _round_gives(lambda d: (_played(d, 0, "A090"), _farm(d, 0, house="stone"),
+                                _goods(d, 0, food=1)),
+                     {"food": -1}, 2, {"type": "use_card", "card": "A090", "cell": 0})
+    assert s._farms[0].num_fields() == 1
+
+
+@row("A090", "quiet")
+def _a090_q() -> None:
+    s = _round_gives(lambda d: (_played(d, 0, "A090"), _goods(d, 0, food=1)), {})
+    assert s._farms[0].num_fields() == 0 and not s._pending  # a wooden house
+
+
+@row("A019", "on_play")
+def _a019() -> None:
+    d = _data()
+    _hand(d, 0, "A019")
+    _goods(d, 0, wood=1)
+    s = _load(d)
+    _play(s, "A019")
+    assert s.to_dict()["cards"]["marks"] == {"A019": [6]}
+
+
+@row("A019", "round_start")
+def _a019_r() -> None:
+    def setup(d: Data) -> None:
+        _played(d, 0, "A019")
+        d["cards"]["marks"] = {"A019": [3]}
+    s = _round_gives(setup, {}, 2, {"type": "use_card", "card": "A019", "cell": 1})
+    assert s._farms[0].num_fields() == 1 and s.mark("A019") == ()
+
+
+@row("A019", "quiet")
+def _a019_q() -> None:
+    def setup(d: Data) -> None:
+        _played(d, 0, "A019")
+        d["cards"]["marks"] = {"A019": [4]}
+    s = _round_gives(setup, {})
+    assert not s._pending and s.mark("A019") == (4,)
+
+
+@row("B089", "on_play")
+def _b089() -> None:
+    _played_gives("B089", lambda d: None, {"wood": 1})
+
+
+@row("B089", "round_start")
+def _b089_r() -> None:
+    s = _round_gives(lambda d: (_played(d, 0, "B089"), _farm(d, 0, house="stone"),
+                                _goods(d, 0, wood=1)),
+                     {"wood": -1}, 2, {"type": "use_card", "card": "B089", "cell": 2})
+    assert s._farms[0].num_stables() == 1
+
+
+@row("B089", "quiet")
+def _b089_q() -> None:
+    s = _round_gives(lambda d: (_played(d, 0, "B089"), _farm(d, 0, house="stone"),
+                                _goods(d, 0, wood=1)),
+                     {}, 2, {"type": "decline", "card": "B089"})
+    assert s._farms[0].num_stables() == 0
+
+
+# --- more scoring -------------------------------------------------------------------------------
+
+def _points(card: str, setup: Callable[[Data], None]) -> dict[str, int]:
+    d = _data()
+    _played(d, 0, card)
+    setup(d)
+    return _load(d).card_points(0)
+
+
+def _pasture(d: Data, cells: list[int], stables: tuple[int, ...] = ()) -> None:
+    f = Farm()
+    for c in stables:
+        f.build_stable(c)
+    f.build_pasture(sum(1 << c for c in cells))
+    d["players"][0]["farm"] = f.to_dict()
+
+
+@row("A133", "scoring")
+def _a133() -> None:
+    def setup(d: Data) -> None:
+        _played(d, 0, "A032", "A038", "A075")
+        d["players"][0]["majors"] = [0, 2, 4]
+        d["board"]["majors"] = [m for m in d["board"]["majors"] if m not in (0, 2, 4)]
+    assert _points("A133", setup)["A133"] == 3  # 3 majors and 3 minors
+
+
+@row("A133", "quiet")
+def _a133_q() -> None:
+    assert _points("A133", lambda d: _played(d, 0, "A009")) == {}
+
+
+@row("B098", "scoring")
+def _b098() -> None:
+    def setup(d: Data) -> None:
+        _pasture(d, [3, 4, 8, 9])  # 8 animals
+        _goods(d, 0, sheep=5)
+    assert _points("B098", setup) == {"B098": 1}
+
+
+@row("B098", "quiet")
+def _b098_q() -> None:
+    def setup(d: Data) -> None:
+        _pasture(d, [4])  # 2 animals: never room for 3 more
+        _goods(d, 0, sheep=1)
+    assert _points("B098", setup) == {}
+
+
+@row("B099", "scoring")
+def _b099() -> None:
+    assert _points("B099", lambda d: _played(d, 0, "A086", "A087")) == {"B099": 2}
+
+
+@row("B099", "quiet")
+def _b099_q() -> None:
+    d = _data()
+    _played(d, 0, "A086", "B099")
+    assert _load(d).card_points(0) == {}
+
+
+@row("A032", "scoring")
+def _a032() -> None:
+    assert _points("A032", lambda d: _pasture(d, [3, 4, 8, 9, 13, 14])) == {"A032": 1}
+
+
+@row("A032", "quiet")
+def _a032_q() -> None:
+    assert _points("A032", lambda d: _pasture(d, [3, 4, 8, 9])) == {}
+
+
+@row("A038", "scoring")
+def _a038() -> None:
+    assert _points("A038", lambda d: _farm(d, 0, house="clay")) == {"A038": 2}
+
+
+@row("A038", "quiet")
+def _a038_q() -> None:
+    assert _points("A038", lambda d: _farm(d, 0, house="stone")) == {}
 
 
 # --- coverage -----------------------------------------------------------------------------------

@@ -140,6 +140,10 @@ class CardHooks(AgricolaState):
         """The bonus points each played card gives ``seat`` (any owner's), cards giving none
         left out."""
         out: dict[str, int] = {}
+        for card in self._played(seat):
+            e = EFFECTS.get(card)
+            if e is not None and e.kept_points and self.mark(card) and self.mark(card)[0]:
+                out[card] = self.mark(card)[0]
         for owner in range(self._n):
             for card in self.hooked(owner, Moment.SCORING):
                 score = EFFECTS[card].score

@@ -107,6 +107,7 @@ class Effect:
     score: Score | None = None
     cost: CostRule | None = None
     cost_first: bool = False
+    kept_points: bool = False  # bonus points kept on the card (its mark's first number)
 
 
 #: Every implemented card, by id (filled by the group modules on import).
@@ -115,12 +116,13 @@ EFFECTS: Final[dict[str, Effect]] = {}
 
 def register(card: str, *moments: Moment, events: Mapping[Moment, Event] | None = None,
              ask: Ask | None = None, answer: Answer | None = None, score: Score | None = None,
-             cost: CostRule | None = None, cost_first: bool = False) -> Effect:
+             cost: CostRule | None = None, cost_first: bool = False,
+             kept_points: bool = False) -> Effect:
     """Record the implementation of ``card``'s clauses of ``moments``."""
     if card in EFFECTS:
         raise ValueError(f"card {card} implemented twice")
     e = Effect(card, frozenset(moments), MappingProxyType(dict(events or {})), ask, answer,
-               score, cost, cost_first)
+               score, cost, cost_first, kept_points)
     EFFECTS[card] = e
     return e
 

@@ -25,3 +25,9 @@ def _collect(card: str, good: str, rounds: Callable[[int], list[int] | range]) -
 
 
 _collect("A044", "food", lambda r: range(r + 1, r + 4))  # Pond Hut: next 3
+_collect("B045", "food", lambda r: range(r + 1, r + 4))  # Strawberry Patch: next 3
+_collect("A069", "vegetable", lambda r: [r + 4, r + 7, r + 9])  # Large Greenhouse
+_collect("B164", "sheep", lambda r: [r + 2, r + 5, r + 8, r + 10])  # Sheep Whisperer
+_collect("B066", "grain", lambda r: [5, 8, 11, 14])  # Sack Cart: those still to come
+_collect("B074", "wood", lambda r: range(2, 15, 2))  # Thick Forest: even rounds to come
+_collect("B084", "boar", lambda r: range(r + 1, r + 3))  # Acorns Basket: next 2
