@@ -30,9 +30,8 @@ PENDING: set[str] = {
     "A078", "A080", "A083", "A086", "A087", "A088", "A092", "A102", "A108", "A110", "A111",
     "A112", "A114", "A116", "A119", "A120", "A123", "A138", "A143", "A147", "A155", "A160",
     "A165", "B002", "B010", "B013", "B016", "B019", "B024", "B025", "B033", "B036", "B039",
-    "B047", "B050", "B056", "B061", "B062", "B068", "B077", "B080", "B087", "B091", "B095",
-    "B097", "B104", "B107", "B108", "B109", "B121", "B126", "B142", "B145", "B156", "B163",
-    "B166",
+    "B047", "B050", "B056", "B061", "B062", "B068", "B077", "B080", "B087", "B091", "B097",
+    "B104", "B107", "B108", "B109", "B121", "B126", "B142", "B145", "B156", "B163", "B166",
 }
 
 # --- building positions by editing saved states -------------------------------------------------
@@ -319,6 +318,39 @@ def _a075() -> None:
 @row("A075", "quiet")
 def _a075_q() -> None:
     _not_playable("A032", lambda d: _goods(d, 0, wood=1))
+
+
+def _major(card: str, setup: Callable[[Data], None], major: int,
+           delta: dict[str, int]) -> None:
+    """Seat 0, with ``card`` played, builds ``major`` on Major Improvement for ``delta``."""
+    d = _data()
+    _at_round(d, 4)  # stage 1's cards are all out: Major Improvement among them
+    _played(d, 0, card)
+    _hand(d, 0)
+    setup(d)
+    s = _load(d)
+    before = _goods_of(s, 0)
+    _do(s, type="place", space=SPACE_ID["major_improvement"])
+    if _can(s, type="build_major", major=major, pay="goods"):  # else it was the one choice
+        _do(s, type="build_major", major=major, pay="goods")
+    assert major in s._majors[0]
+    assert _delta(before, _goods_of(s, 0)) == delta
+
+
+@row("A075", "major")
+def _a075_m() -> None:
+    _major("A075", lambda d: _goods(d, 0, wood=1, stone=2), 6, {"wood": -1, "stone": -2})
+
+
+@row("B095", "cost")
+def _b095() -> None:
+    _major("B095", lambda d: (_goods(d, 0, wood=2, stone=2), _farm(d, 0, rooms=[0, 5, 10])),
+           6, {"wood": -2, "stone": -1})  # Joinery: 2 stone less 1
+
+
+@row("B095", "quiet")
+def _b095_q() -> None:
+    _major("B095", lambda d: _goods(d, 0, wood=2, stone=2), 6, {"wood": -2, "stone": -2})
 
 
 # --- more on play -------------------------------------------------------------------------------

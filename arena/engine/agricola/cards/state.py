@@ -43,6 +43,7 @@ from arena.engine.agricola.components import (
     FOOD,
     GOODS,
     MAJOR_OR_MINOR,
+    MAJORS,
     MINOR_IMPROVEMENT,
     OCCUPATION,
     ONE,
@@ -158,7 +159,9 @@ class CardState(CardHooks):
             if extra >> space & 1 and can_play_occupation(
                     self._hand_o[p], lessons_cost(space, s.occupations), s):
                 usable |= 1 << space
-        if extra >> MAJOR_IMPROVEMENT & 1 and self._minor_plays(p, s, board):
+        if extra >> MAJOR_IMPROVEMENT & 1 and (
+                self._minor_plays(p, s, board) or (self.hooked(p, Moment.COST) and any(
+                    self._credit(p, m) is not None for m in board.majors()))):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
 
@@ -181,6 +184,8 @@ class CardState(CardHooks):
         if kind == MAJOR_OR_MINOR:
             h = self.holding(p)
             majors = [(a, s.goods) for a in options(BUILD_ONE_MAJOR, h, board, space, 0)]
+            if self.hooked(p, Moment.COST):
+                majors = [(a, s.goods) for a in self._major_options(p, h, board, space)]
             return [*majors, *plays]
         return plays
 
@@ -195,9 +200,36 @@ class CardState(CardHooks):
                              minor_cost(card, s.people))
         return minor_plays(self._hand_m[p], s, board, cost)
 
+    def _credit(self, p: int, major: int) -> tuple[int, ...] | None:
+        """What ``p``'s cost cards take off ``major``'s cost, as goods (None: forbidden)."""
+        base = (*MAJORS[major].cost, *(0,) * (len(GOODS) - 4))
+        farm = self._farms[p]
+        cost = self.cost(p, Thing("major", major, farm.num_rooms(), farm.material), base)
+        if cost is None:
+            return None
+        return tuple(b - c for b, c in zip(base, cost, strict=True))
+
+    def _major_options(self, p: int, h: Holding, board: Board, space: int
+                       ) -> list[dict[str, Any]]:
+        """The majors ``p`` may build with its cost cards: each major's options as the Family
+        game lists them for goods raised by what the cards take off."""
+        out = []
+        for m in board.majors():
+            credit = self._credit(p, m)
+            if credit is None:
+                continue
+            more = h._replace(goods=tuple(a + b for a, b in zip(h.goods, credit, strict=True)))
+            out += [a for a in options(BUILD_ONE_MAJOR, more, board, space, 0)
+                    if a["major"] == m]
+        return out
+
     # ------------------------------------------------------------------ carrying out
     def _do_part(self, p: int, i: int, action: dict[str, Any]) -> None:
         typ = action["type"]
+        if typ == "build_major" and action["pay"] == "goods" and self.hooked(p, Moment.COST):
+            credit = self._credit(p, action["major"])
+            assert credit is not None
+            self._goods[p] = tuple(a + b for a, b in zip(self._goods[p], credit, strict=True))
         if typ != PLAY_OCCUPATION and typ != PLAY_MINOR:
             super()._do_part(p, i, action)
             return

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.effects.base import Goods, Thing, register
-from arena.engine.agricola.components import WOOD
+from arena.engine.agricola.components import STONE, WOOD
 
 COST = Moment.COST
 #: The things that are improvements (majors and minors).
@@ -24,3 +24,12 @@ def _lumber_mill(thing: Thing, cost: Goods) -> Goods | None:
 
 
 register("A075", COST, cost=_lumber_mill)  # Lumber Mill
+
+
+def _less_stone_by_rooms(thing: Thing, cost: Goods) -> Goods | None:
+    if thing.kind != "major":
+        return cost
+    return _less(cost, STONE, max(0, thing.rooms - 2))
+
+
+register("B095", COST, cost=_less_stone_by_rooms)  # Master Bricklayer
