@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from arena.engine.agricola.cards.deck import HAND_SIZE
 from arena.engine.agricola.cards.hands import MINOR_EVENT, OCCUPATION_EVENT, deal, pool
-from arena.engine.agricola.state import AgricolaState
+from arena.engine.agricola.cards.hooks import CardHooks
 from arena.engine.agricola.state_base import DRAFT, Key, freeze
 from arena.engine.chance import Chance
 
@@ -171,7 +171,7 @@ def _key(card: str) -> Key:
     return key
 
 
-class DraftFlow(AgricolaState):
+class DraftFlow(CardHooks):
     """The draft phase of a card-mode state (its class is
     :class:`~arena.engine.agricola.cards.state.CardState`): ``_draft`` is the
     :class:`Draft`, None when the hands were dealt."""

@@ -10,7 +10,7 @@ not payable is not offered.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Final, NamedTuple
 
 from arena.engine.agricola.board import Board
@@ -114,10 +114,12 @@ def can_play_occupation(hand: tuple[str, ...], food: int, s: Seat) -> bool:
     return bool(hand) and bool(food_covers(s.goods, s.majors, food))
 
 
-def minor_plays(hand: tuple[str, ...], s: Seat, board: Board
+def minor_plays(hand: tuple[str, ...], s: Seat, board: Board,
+                cost_of: Callable[[str], Goods | None] | None = None
                 ) -> list[tuple[dict[str, Any], Goods]]:
     """Each minor improvement of ``hand`` whose prerequisite ``s`` meets and whose cost it can
-    pay, food included through conversions: (action, goods after), hand order."""
+    pay, food included through conversions: (action, goods after), hand order. ``cost_of``:
+    the cost after the player's cards (None: may not be played); default :func:`minor_cost`."""
     out = []
     goods = s.goods
     for c in hand:
@@ -125,7 +127,9 @@ def minor_plays(hand: tuple[str, ...], s: Seat, board: Board
         pre = f.prerequisite
         if pre is not None and not pre.met(count(pre.count, s, board)):
             continue
-        cost = minor_cost(c, s.people)
+        cost = minor_cost(c, s.people) if cost_of is None else cost_of(c)
+        if cost is None:
+            continue
         rest = tuple(g - n if i != FOOD else g for i, (g, n) in enumerate(zip(goods, cost,
                                                                                strict=True)))
         if min(rest) < 0:

@@ -1,6 +1,7 @@
 """The state of card mode: the Family game's state with hands, played cards and the card
-branches of the board (rulings C1-C8 of ``RULES.md``). Card effects are not carried out yet;
-every card is played for its cost and counts its printed points.
+branches of the board (rulings C1-C8 of ``RULES.md``). Card effects hook in through
+:class:`~.hooks.CardHooks` (the cards of :data:`~.effects.EFFECTS`); a card without an
+effect there is played for its cost and counts its printed points.
 
 Per seat: ``_hand_o`` and ``_hand_m`` (the occupations and minor improvements in hand,
 sorted tuples), ``_occs`` and ``_minors`` (played, in the order played). ``_log`` is every
@@ -15,8 +16,10 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.board import Board, from_observation, new_board
+from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
 from arena.engine.agricola.cards.draft_sample import sample_cards
+from arena.engine.agricola.cards.effects.base import Thing
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
 from arena.engine.agricola.cards.play import (
     FACTS,
@@ -24,6 +27,7 @@ from arena.engine.agricola.cards.play import (
     PLAY_OCCUPATION,
     Seat,
     can_play_occupation,
+    minor_cost,
     minor_plays,
     occupation_plays,
 )
@@ -40,6 +44,7 @@ from arena.engine.agricola.components import (
     FOOD,
     GOODS,
     MAJOR_OR_MINOR,
+    MAJORS,
     MINOR_IMPROVEMENT,
     OCCUPATION,
     ONE,
@@ -107,7 +112,14 @@ class CardState(DraftFlow):
         c._log = self._log
         c._draft = self._draft
         c._game_options = self._game_options
+        c._index = self._index[:]
+        c._pending = self._pending
+        c._marks = self._marks
+        c._promised = self._promised
         return c
+
+    def _played(self, seat: int) -> tuple[str, ...]:
+        return (*self._occs[seat], *self._minors[seat])
 
     # ------------------------------------------------------------------ reading a seat
     def seat_view(self, p: int) -> Seat:
@@ -152,7 +164,9 @@ class CardState(DraftFlow):
             if extra >> space & 1 and can_play_occupation(
                     self._hand_o[p], lessons_cost(space, s.occupations), s):
                 usable |= 1 << space
-        if extra >> MAJOR_IMPROVEMENT & 1 and minor_plays(self._hand_m[p], s, board):
+        if extra >> MAJOR_IMPROVEMENT & 1 and (
+                self._minor_plays(p, s, board) or (self.hooked(p, Moment.COST) and any(
+                    self._credit(p, m) is not None for m in board.majors()))):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
 
@@ -171,16 +185,56 @@ class CardState(DraftFlow):
         s = self.seat_view(p)
         if kind == OCCUPATION:
             return occupation_plays(self._hand_o[p], lessons_cost(space, s.occupations), s)
-        plays = minor_plays(self._hand_m[p], s, board)
+        plays = self._minor_plays(p, s, board)
         if kind == MAJOR_OR_MINOR:
             h = self.holding(p)
             majors = [(a, s.goods) for a in options(BUILD_ONE_MAJOR, h, board, space, 0)]
+            if self.hooked(p, Moment.COST):
+                majors = [(a, s.goods) for a in self._major_options(p, h, board, space)]
             return [*majors, *plays]
         return plays
+
+    def _minor_plays(self, p: int, s: Seat, board: Board
+                     ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
+        if not self.hooked(p, Moment.COST):
+            return minor_plays(self._hand_m[p], s, board)
+        farm = self._farms[p]
+
+        def cost(card: str) -> tuple[int, ...] | None:
+            return self.cost(p, Thing("minor", card, farm.num_rooms(), farm.material),
+                             minor_cost(card, s.people))
+        return minor_plays(self._hand_m[p], s, board, cost)
+
+    def _credit(self, p: int, major: int) -> tuple[int, ...] | None:
+        """What ``p``'s cost cards take off ``major``'s cost, as goods (None: forbidden)."""
+        base = (*MAJORS[major].cost, *(0,) * (len(GOODS) - 4))
+        farm = self._farms[p]
+        cost = self.cost(p, Thing("major", major, farm.num_rooms(), farm.material), base)
+        if cost is None:
+            return None
+        return tuple(b - c for b, c in zip(base, cost, strict=True))
+
+    def _major_options(self, p: int, h: Holding, board: Board, space: int
+                       ) -> list[dict[str, Any]]:
+        """The majors ``p`` may build with its cost cards: each major's options as the Family
+        game lists them for goods raised by what the cards take off."""
+        out = []
+        for m in board.majors():
+            credit = self._credit(p, m)
+            if credit is None:
+                continue
+            more = h._replace(goods=tuple(a + b for a, b in zip(h.goods, credit, strict=True)))
+            out += [a for a in options(BUILD_ONE_MAJOR, more, board, space, 0)
+                    if a["major"] == m]
+        return out
 
     # ------------------------------------------------------------------ carrying out
     def _do_part(self, p: int, i: int, action: dict[str, Any]) -> None:
         typ = action["type"]
+        if typ == "build_major" and action["pay"] == "goods" and self.hooked(p, Moment.COST):
+            credit = self._credit(p, action["major"])
+            assert credit is not None
+            self._goods[p] = tuple(a + b for a, b in zip(self._goods[p], credit, strict=True))
         if typ != PLAY_OCCUPATION and typ != PLAY_MINOR:
             super()._do_part(p, i, action)
             return
@@ -204,20 +258,23 @@ class CardState(DraftFlow):
         if facts.occupation:
             self._hand_o[p] = tuple(c for c in self._hand_o[p] if c != card)
             self._occs[p] = (*self._occs[p], card)
-            return
-        self._hand_m[p] = tuple(c for c in self._hand_m[p] if c != card)
-        if not facts.traveling:
-            self._minors[p] = (*self._minors[p], card)
-            return
-        self._log = (*self._log, (card, p))
-        if self._n > 1:
-            left = (p + 1) % self._n
-            self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
+        else:
+            self._hand_m[p] = tuple(c for c in self._hand_m[p] if c != card)
+            if not facts.traveling:
+                self._minors[p] = (*self._minors[p], card)
+            else:
+                self._log = (*self._log, (card, p))
+                if self._n > 1:
+                    left = (p + 1) % self._n
+                    self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
+        self._reindex(p)
+        self.fire(Moment.ON_PLAY, p, card)
 
     # ------------------------------------------------------------------ scoring and views
     def breakdown(self, seat: int) -> dict[str, int]:
         b = super().breakdown(seat)
-        b["cards"] = sum(FACTS[c].points for c in (*self._occs[seat], *self._minors[seat]))
+        b["cards"] = sum(FACTS[c].points for c in (*self._occs[seat], *self._minors[seat])) \
+            + sum(self.card_points(seat).values())
         return b
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -228,6 +285,7 @@ class CardState(DraftFlow):
             "hand_minors": list(self._hand_m[seat]),
             "players": [self._public_cards(p) for p in range(self._n)],
             "passed": [list(e) for e in self._log],
+            **self._effects_dict(),
         }
         if self._draft is not None:
             d["cards"]["drafting"] = self._draft.view(seat)
@@ -251,6 +309,7 @@ class CardState(DraftFlow):
                          "occupations": list(self._occs[p]), "minors": list(self._minors[p])}
                         for p in range(self._n)],
             "passed": [list(e) for e in self._log],
+            **self._effects_dict(),
         }
         if self._draft is not None:
             d["cards"]["drafting"] = self._draft.to_dict()
@@ -280,8 +339,10 @@ class CardState(DraftFlow):
                                    self._log if i else ())
                 if want != hands:
                     raise ValueError("the hands are not what the draft and the plays leave")
+        self._read_effects(cards)
 
 
+_EFFECT_KEYS: Final = ("turn", "pending", "marks", "promised")
 _CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
 _CARD_ONLY_MASK: Final = sum(1 << s for s in (*LESSONS_SPACES, MAJOR_IMPROVEMENT))
 CardState._AUTOMATIC = frozenset(
@@ -317,6 +378,7 @@ def new_card_state(game: Game, num_players: int, chance: Chance,
     s._minors = [()] * n
     s._log = ()
     s._draft = None
+    s._init_effects()
     s._clear_action()
     if draft == "app" and n > 1:  # solo, a draft of one is the deal (ruling C9)
         s._hand_o, s._hand_m = [()] * n, [()] * n
@@ -353,8 +415,10 @@ _TRIES: Final = 1000
 
 def _determinize_once(game: Game, obs: Mapping[str, Any], rng: random.Random) -> CardState:
     board = from_observation(obs["board"], rng, CardBoard)
+    effects = {k: obs["cards"][k] for k in _EFFECT_KEYS if k in obs["cards"]}
     if obs["cards"]["draft"] == "app":
-        return CardState.from_data(game, {**obs, "cards": sample_cards(obs, rng)}, board)
+        return CardState.from_data(game, {**obs, "cards": {**sample_cards(obs, rng), **effects}},
+                                   board)
     seat = obs["seat"]
     n = obs["num_players"]
     cards = obs["cards"]
@@ -377,6 +441,7 @@ def _determinize_once(game: Game, obs: Mapping[str, Any], rng: random.Random) ->
                      "occupations": ps[p]["occupations"], "minors": ps[p]["minors"]}
                     for p in range(n)],
         "passed": cards["passed"],
+        **effects,
     }
     return CardState.from_data(game, data, board)
 

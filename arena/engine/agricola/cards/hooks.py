@@ -1,0 +1,247 @@
+"""The card effects' side of card mode's state: where the effects of played cards hook into
+the flow of play (:mod:`.effects.base` says what an effect is).
+
+:class:`CardHooks` adds to the Family state, and only card mode's state inherits it (the
+Family game does no work for cards):
+
+- ``_index``: per seat, moment -> the played cards whose effect has an event or a rule at that
+  moment, in the order played. Rebuilt when a card is played or a state is read, shared by
+  clones (immutable). Dispatch at a moment looks at nothing else.
+- ``_pending``: the card decisions waiting, first asked first (:class:`Pending`). While one
+  waits it is the decision: its seat is the current player and its legal actions are the
+  effect's ``ask``; the decision under it (``_phase``, ``_cur``) resumes afterwards.
+- ``_marks``: what lies on cards, card id -> ints (goods, counters, a round); replaced, never
+  changed in place, so clones share it.
+- ``_promised``: goods on future round spaces, (round, seat, good, amount) sorted; taken at
+  the start of that round, before the round-start effects (the Well's food stays the
+  board's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from arena.engine.agricola.cards.card import Moment
+from arena.engine.agricola.cards.effects import EFFECTS
+from arena.engine.agricola.cards.effects.base import Goods, Pending, Thing
+from arena.engine.agricola.components import BOAR, CATTLE, GOODS, NUM_ROUNDS, SHEEP
+from arena.engine.agricola.parts import animal_options, keep_animals
+from arena.engine.agricola.state import AgricolaState
+from arena.engine.agricola.state_base import ACT, OVER, Key, freeze
+
+#: The pay of a card decision's action (beside the Family state's kinds 0-6).
+M_CARD: Final = 9
+_NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
+
+
+class CardHooks(AgricolaState):
+    """Card mode's state below the hands: the effects' index, decisions, marks and promises."""
+
+    __slots__ = ("_index", "_marks", "_pending", "_promised")
+
+    _index: list[Mapping[Moment, tuple[str, ...]]]
+    _pending: tuple[Pending, ...]
+    _marks: Mapping[str, tuple[int, ...]]
+    _promised: tuple[tuple[int, int, int, int], ...]
+
+    def _played(self, seat: int) -> tuple[str, ...]:
+        """``seat``'s played cards (occupations, then minors), each in the order played."""
+        raise NotImplementedError
+
+    def played(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        raise NotImplementedError
+
+    def hands(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        raise NotImplementedError
+
+    def _init_effects(self) -> None:
+        self._pending = ()
+        self._marks = {}
+        self._promised = ()
+        self._index = [_NO_INDEX] * self._n
+
+    def _reindex(self, seat: int) -> None:
+        index: dict[Moment, tuple[str, ...]] = {}
+        for card in self._played(seat):
+            e = EFFECTS.get(card)
+            if e is None:
+                continue
+            for m in (*e.events, *((Moment.SCORING,) if e.score else ()),
+                      *((Moment.COST,) if e.cost else ())):
+                index[m] = (*index.get(m, ()), card)
+        self._index[seat] = index
+
+    def hooked(self, seat: int, moment: Moment) -> tuple[str, ...]:
+        """The cards of ``seat`` with an effect at ``moment``, in the order played."""
+        return self._index[seat].get(moment, ())
+
+    # ------------------------------------------------------------------ the card API
+    @property
+    def current_player(self) -> int | None:
+        if self._pending:
+            return self._pending[0].seat
+        return None if self._phase == OVER else self._cur
+
+    def ask(self, pending: Pending, first: bool = False) -> None:
+        """Wait for the decision ``pending`` (after those waiting; ``first``: before them)."""
+        self._pending = (pending, *self._pending) if first else (*self._pending, pending)
+
+    def mark(self, card: str) -> tuple[int, ...]:
+        """What lies on ``card`` (() when nothing)."""
+        return self._marks.get(card, ())
+
+    def set_mark(self, card: str, value: tuple[int, ...]) -> None:
+        marks = dict(self._marks)
+        if value:
+            marks[card] = value
+        else:
+            marks.pop(card, None)
+        self._marks = marks
+
+    def gain(self, seat: int, row: Goods) -> None:
+        """Add the goods row ``row`` (negative amounts pay) to ``seat``'s supply. Animals that
+        do not fit are asked about: inside the seat's own action as the Family game asks,
+        otherwise as a decision of their own, before any other waiting."""
+        g = tuple(a + b for a, b in zip(self._goods[seat], row, strict=True))
+        if min(g) < 0:
+            raise ValueError(f"seat {seat} cannot pay {row}")
+        self._goods[seat] = g
+        if (row[SHEEP] > 0 or row[BOAR] > 0 or row[CATTLE] > 0) \
+                and not self._farms[seat].fits(g[SHEEP], g[BOAR], g[CATTLE]):
+            if self._phase == ACT and seat == self._cur and not self._pending:
+                self._keep = True
+            else:
+                self.ask(Pending(seat, "", "keep"), first=True)
+
+    def promise(self, seat: int, good: int, rounds: list[int] | range, amount: int = 1) -> None:
+        """Put ``amount`` of ``good`` for ``seat`` on each of ``rounds`` still to come (later
+        rounds than the current one, up to the last)."""
+        add = [(r, seat, good, amount) for r in rounds if self._board.round < r <= NUM_ROUNDS]
+        if add:
+            self._promised = tuple(sorted((*self._promised, *add)))
+
+    def cost(self, seat: int, thing: Thing, base: Goods) -> Goods | None:
+        """What ``thing`` costs ``seat`` after its cards' cost rules (None: not allowed)."""
+        cards = self.hooked(seat, Moment.COST)
+        if not cards:
+            return base
+        rules = sorted((EFFECTS[c] for c in cards), key=lambda e: not e.cost_first)
+        cost = base
+        for e in rules:
+            assert e.cost is not None
+            got = e.cost(thing, cost)
+            if got is None:
+                return None
+            cost = got
+        return cost
+
+    def card_points(self, seat: int) -> dict[str, int]:
+        """The bonus points each played card gives ``seat`` (any owner's), cards giving none
+        left out."""
+        out: dict[str, int] = {}
+        for card in self._played(seat):
+            e = EFFECTS.get(card)
+            if e is not None and e.kept_points and self.mark(card) and self.mark(card)[0]:
+                out[card] = self.mark(card)[0]
+        for owner in range(self._n):
+            for card in self.hooked(owner, Moment.SCORING):
+                score = EFFECTS[card].score
+                assert score is not None
+                pts = score(self, owner, seat)
+                if pts:
+                    out[card] = out.get(card, 0) + pts
+        return out
+
+    # ------------------------------------------------------------------ dispatch
+    def fire(self, moment: Moment, seat: int, card: str | None = None) -> None:
+        """Run ``moment``'s events of ``seat``'s cards (only ``card``'s, if given)."""
+        for c in (card,) if card is not None else self.hooked(seat, moment):
+            event = EFFECTS[c].events.get(moment) if c in EFFECTS else None
+            if event is not None:
+                event(self, seat, c)
+
+    def _begin_round(self) -> None:
+        super()._begin_round()
+        rnd = self._board.round
+        if self._promised and self._promised[0][0] == rnd:
+            now = [x for x in self._promised if x[0] == rnd]
+            self._promised = self._promised[len(now):]
+            for _, seat, good, amount in now:
+                row = [0] * len(GOODS)
+                row[good] = amount
+                self.gain(seat, tuple(row))
+        n, start = self._n, self._board.start_player
+        for i in range(n):
+            seat = (start + i) % n
+            if self._index[seat].get(Moment.ROUND_START):
+                self.fire(Moment.ROUND_START, seat)
+
+    # ------------------------------------------------------------------ decisions
+    def _options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
+        while True:
+            if self._pending:
+                acts = self._pending_actions(self._pending[0])
+                if acts:
+                    return [freeze(a) for a in acts], [(M_CARD, a) for a in acts]
+                self._pending = self._pending[1:]  # nothing left to decide
+                continue
+            moves, pays = super()._options()
+            if not self._pending:  # a round began in between and asks first
+                return moves, pays
+
+    def _pending_actions(self, pd: Pending) -> list[dict[str, Any]]:
+        if not pd.card:
+            g = self._goods[pd.seat]
+            return animal_options(g, self._majors[pd.seat], self._farms[pd.seat])
+        ask = EFFECTS[pd.card].ask
+        assert ask is not None
+        return ask(self, pd)
+
+    def _do(self, pay: tuple[Any, ...]) -> None:
+        if pay[0] != M_CARD:
+            super()._do(pay)
+            return
+        pd, action = self._pending[0], pay[1]
+        self._pending = self._pending[1:]
+        if not pd.card:
+            s = pd.seat
+            self._goods[s] = keep_animals(self._goods[s], self._majors[s], self._farms[s],
+                                          action)
+            return
+        answer = EFFECTS[pd.card].answer
+        assert answer is not None
+        answer(self, pd, action)
+
+    # ------------------------------------------------------------------ saving
+    def _effects_dict(self) -> dict[str, Any]:
+        return {
+            "turn": self._cur,
+            "pending": [pd.to_list() for pd in self._pending],
+            "marks": {c: list(v) for c, v in sorted(self._marks.items())},
+            "promised": [[r, s, GOODS[g], a] for r, s, g, a in self._promised],
+        }
+
+    def _read_effects(self, cards: Mapping[str, Any]) -> None:
+        n = self._n
+        if "turn" in cards:
+            self._cur = int(cards["turn"])
+        self._pending = tuple(Pending.from_list(x) for x in cards.get("pending", ()))
+        self._marks = {str(c): tuple(int(v) for v in vs)
+                       for c, vs in cards.get("marks", {}).items()}
+        self._promised = tuple(sorted((int(r), int(s), GOODS.index(g), int(a))
+                                      for r, s, g, a in cards.get("promised", ())))
+        self._index = [_NO_INDEX] * n
+        for p in range(n):
+            self._reindex(p)
+        for pd in self._pending:
+            if not 0 <= pd.seat < n or (pd.card and pd.card not in EFFECTS):
+                raise ValueError(f"impossible card decision {pd}")
+        for r, s, _, a in self._promised:
+            if not self._board.round < r <= NUM_ROUNDS or not 0 <= s < n or a <= 0:
+                raise ValueError(f"impossible goods promised on round {r} to seat {s}")
+        if not all(c in EFFECTS for c in self._marks):
+            raise ValueError("goods on a card without an effect")
+
+
+__all__ = ["M_CARD", "CardHooks"]
