@@ -166,6 +166,7 @@ class Farm:
 
     def num_rooms(self) -> int:
         return self._rooms.bit_count()
+    homes = num_rooms  # the people the house holds (card mode's CardFarm may add places)
 
     def clay_rooms(self) -> int:
         return self.num_rooms() if self._material == HOUSE_CLAY else 0

@@ -180,7 +180,7 @@ def options(part: Part, h: Holding, board: Board, space: int, done: int = 0
         ok = farm.can_renovate() and affordable(goods, farm.renovation_cost())
         return [{"type": "renovate"}] if ok else []
     if kind == FAMILY_GROWTH:
-        ok = farm.num_rooms() > h.people and h.people < MAX_PEOPLE
+        ok = farm.homes() > h.people and h.people < MAX_PEOPLE
         return [{"type": "family_growth"}] if ok else []
     if kind == FAMILY_GROWTH_WITHOUT_ROOM:
         return [{"type": "family_growth"}] if h.people < MAX_PEOPLE else []

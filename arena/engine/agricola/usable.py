@@ -106,7 +106,7 @@ def _check_of(part: Part) -> Callable[[Holding, Board], bool]:
     if kind == RENOVATE:
         return can_renovate
     if kind == FAMILY_GROWTH:
-        return lambda h, board: h.farm.num_rooms() > h.people and h.people < MAX_PEOPLE
+        return lambda h, board: h.farm.homes() > h.people and h.people < MAX_PEOPLE
     if kind == FAMILY_GROWTH_WITHOUT_ROOM:
         return lambda h, board: h.people < MAX_PEOPLE
     return lambda h, board: can_use(part, h, board, -1)  # pragma: no cover - every kind above

@@ -157,8 +157,6 @@ class AgricolaViews(AgricolaStateBase):
             s._home.append(pd["people_to_place"])
             s._begging.append(pd["begging"])
         dec = d["decision"]
-        keeping = dec["seat"] if dec is not None and dec.get("keep") else None
-        _check_holdings(s, board, keeping)
         s._phase = PHASE_NAMES.index(d["phase"])
         s._round_start = d["round_start_player"]
         cur = d["current_player"]
@@ -176,7 +174,9 @@ class AgricolaViews(AgricolaStateBase):
             s._fence_from = -1 if dec["pasture_from"] is None else dec["pasture_from"]
             s._free_bake = bool(dec["free_bake"])
             s._keep = bool(dec["keep"])
-        s._read_extra(d)
+        s._read_extra(d)  # card mode's cards too: they may widen a farm (checked next)
+        keeping = dec["seat"] if dec is not None and dec.get("keep") else None
+        _check_holdings(s, board, keeping)
         s._moves, s._pays = s._options() if s._phase != OVER else ([], [])
         if s._phase != OVER and len(s._moves) < 2:
             raise ValueError("the state offers no real choice: not a settled position")

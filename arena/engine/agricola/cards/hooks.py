@@ -19,31 +19,46 @@ Family game does no work for cards):
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.effects import EFFECTS
 from arena.engine.agricola.cards.effects.base import Goods, Pending, Thing
+from arena.engine.agricola.cards.effects.capacity import (
+    BEANFIELD,
+    CardFarm,
+    bean_crop,
+    bean_harvest,
+    bean_sow,
+)
+from arena.engine.agricola.cards.effects.harvest import count_resources
+from arena.engine.agricola.cards.spaces import LESSONS_SPACES
 from arena.engine.agricola.components import BOAR, CATTLE, GOODS, NUM_ROUNDS, SHEEP
 from arena.engine.agricola.parts import animal_options, keep_animals
-from arena.engine.agricola.state import AgricolaState
-from arena.engine.agricola.state_base import ACT, OVER, Key, freeze
+from arena.engine.agricola.scoring import ScoreInput
+from arena.engine.agricola.state import _M_BAKE, _M_PLACE, AgricolaState
+from arena.engine.agricola.state_base import ACT, OVER, PLACE, Key, freeze
 
-#: The pay of a card decision's action (beside the Family state's kinds 0-6).
+#: The pay of a card decision's action (beside the Family state's kinds 0-6), and of an
+#: any-time conversion (the decision it is offered beside stays open).
 M_CARD: Final = 9
+M_ANY: Final = 10
 _NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
 
 
 class CardHooks(AgricolaState):
     """Card mode's state below the hands: the effects' index, decisions, marks and promises."""
 
-    __slots__ = ("_index", "_marks", "_pending", "_promised")
+    __slots__ = ("_index", "_marks", "_pending", "_promised", "_seen", "_sub")
 
     _index: list[Mapping[Moment, tuple[str, ...]]]
     _pending: tuple[Pending, ...]
     _marks: Mapping[str, tuple[int, ...]]
     _promised: tuple[tuple[int, int, int, int], ...]
+    _sub: tuple[Any, ...]  # the sub-action SUB_ACTION is fired for (only while it fires)
+    _seen: dict[int, Goods] | None  # Claypipe owners' goods before the action being done
 
     def _played(self, seat: int) -> tuple[str, ...]:
         """``seat``'s played cards (occupations, then minors), each in the order played."""
@@ -60,6 +75,8 @@ class CardHooks(AgricolaState):
         self._marks = {}
         self._promised = ()
         self._index = [_NO_INDEX] * self._n
+        self._sub = ()
+        self._seen = None
 
     def _reindex(self, seat: int) -> None:
         index: dict[Moment, tuple[str, ...]] = {}
@@ -68,9 +85,15 @@ class CardHooks(AgricolaState):
             if e is None:
                 continue
             for m in (*e.events, *((Moment.SCORING,) if e.score else ()),
-                      *((Moment.COST,) if e.cost else ())):
+                      *((Moment.COST,) if e.cost else ()),
+                      *((Moment.ANYTIME,) if e.anytime else ()),
+                      *((Moment.CAPACITY,) if e.capacity else ())):
                 index[m] = (*index.get(m, ()), card)
         self._index[seat] = index
+        caps = index.get(Moment.CAPACITY, ())
+        farm = self._farms[seat]
+        if caps or isinstance(farm, CardFarm):
+            self._farms[seat] = CardFarm.of(farm, (EFFECTS[c].capacity or {} for c in caps))
 
     def hooked(self, seat: int, moment: Moment) -> tuple[str, ...]:
         """The cards of ``seat`` with an effect at ``moment``, in the order played."""
@@ -177,8 +200,90 @@ class CardHooks(AgricolaState):
             if self._index[seat].get(Moment.ROUND_START):
                 self.fire(Moment.ROUND_START, seat)
 
+    def sub_action(self, sub: tuple[Any, ...]) -> None:
+        """Fire SUB_ACTION for every seat's cards after the sub-action ``sub`` = (what, seat
+        who did it, *numbers) (:mod:`.effects.sub_action`), the doer's cards first."""
+        n, doer = self._n, sub[1]
+        seats = [(doer + i) % n for i in range(n)]
+        if not any(self._index[p].get(Moment.SUB_ACTION) for p in seats):
+            return
+        self._sub = sub
+        for p in seats:
+            self.fire(Moment.SUB_ACTION, p)
+        self._sub = ()
+
+    def _end_work(self) -> None:
+        """Everyone is home: the returning-home clauses of every seat, then on a harvest round
+        the field-phase clauses (before the fields are harvested), then the Family flow."""
+        self._count_resources()
+        n, start = self._n, self._board.start_player
+        order = [(start + i) % n for i in range(n)]
+        for p in order:
+            if self._index[p].get(Moment.RETURN_HOME):
+                self.fire(Moment.RETURN_HOME, p)
+        if self._board.harvest_due():
+            for p in order:
+                if self._index[p].get(Moment.FIELD_PHASE):
+                    self.fire(Moment.FIELD_PHASE, p)
+                if BEANFIELD in self._index[p].get(Moment.CAPACITY, ()):
+                    bean_harvest(self, p)
+        super()._end_work()
+
+    def _count_resources(self) -> None:
+        """Claypipe: the building resources its owners gained since the action began."""
+        seen, self._seen = self._seen, None
+        if seen:
+            for p, before in seen.items():
+                count_resources(self, p, before)
+
+    def _do_part(self, p: int, i: int, action: dict[str, Any]) -> None:
+        if action.get("card") == BEANFIELD:  # sowing the field on the card
+            if i != self._part:
+                self._part = i
+                self._started |= 1 << i
+                self._done = 0
+            bean_sow(self, p)
+            self._acted = True
+            self._done += 1
+            return
+        typ = action["type"]
+        farm = self._farms[p]
+        material, pastured = farm.material, farm.pastured()
+        first = i != self._part or self._done == 0
+        super()._do_part(p, i, action)
+        if typ == "build_room":
+            self.sub_action(("rooms", p, material, int(first)))
+        elif typ == "renovate":
+            self.sub_action(("renovate", p, material, self._farms[p].material))
+        elif typ == "build_major":
+            self.sub_action(("improvement", p))
+        elif typ == "family_growth":
+            self.sub_action(("growth", p, 1))
+        elif typ == "pasture":
+            mask = sum(1 << c for c in action["shape"])
+            self.sub_action(("pasture", p, len(action["shape"]), int(not mask & pastured)))
+        elif typ == "bake":
+            self.sub_action(("bake", p))
+
+    def score_input(self, seat: int) -> ScoreInput:
+        si = super().score_input(seat)
+        veg = bean_crop(self, seat)
+        return dataclasses.replace(si, vegetables=si.vegetables + veg) if veg else si
+
     # ------------------------------------------------------------------ decisions
     def _options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
+        moves, pays = self._waiting_decision()
+        seat = self.current_player
+        if moves and seat is not None and self._index[seat].get(Moment.ANYTIME):
+            for card in self._index[seat][Moment.ANYTIME]:
+                anytime = EFFECTS[card].anytime
+                assert anytime is not None
+                for a in anytime(self, seat, card):
+                    moves = [*moves, freeze(a)]
+                    pays = [*pays, (M_ANY, card, a)]
+        return moves, pays
+
+    def _waiting_decision(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
         while True:
             if self._pending:
                 acts = self._pending_actions(self._pending[0])
@@ -199,9 +304,30 @@ class CardHooks(AgricolaState):
         return ask(self, pd)
 
     def _do(self, pay: tuple[Any, ...]) -> None:
-        if pay[0] != M_CARD:
-            super()._do(pay)
+        kind = pay[0]
+        if kind == M_ANY:
+            seat = self.current_player
+            assert seat is not None
+            answer = EFFECTS[pay[1]].answer
+            assert answer is not None
+            answer(self, Pending(seat, pay[1], "anytime"), pay[2])
             return
+        if self._phase == PLACE or self._phase == ACT:
+            watch = [p for p in range(self._n) if "A053" in self.hooked(p, Moment.RETURN_HOME)]
+            self._seen = {p: self._goods[p] for p in watch} if watch else None
+        if kind != M_CARD:
+            p = self._cur
+            super()._do(pay)
+            if kind == _M_PLACE and pay[1] in LESSONS_SPACES:
+                self.sub_action(("lessons", p))
+            elif kind == _M_BAKE:
+                self.sub_action(("bake", p))
+            self._count_resources()
+            return
+        self._do_card(pay)
+        self._count_resources()
+
+    def _do_card(self, pay: tuple[Any, ...]) -> None:
         pd, action = self._pending[0], pay[1]
         self._pending = self._pending[1:]
         if not pd.card:
@@ -232,6 +358,8 @@ class CardHooks(AgricolaState):
         self._promised = tuple(sorted((int(r), int(s), GOODS.index(g), int(a))
                                       for r, s, g, a in cards.get("promised", ())))
         self._index = [_NO_INDEX] * n
+        self._sub = ()
+        self._seen = None
         for p in range(n):
             self._reindex(p)
         for pd in self._pending:

@@ -20,6 +20,7 @@ from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
 from arena.engine.agricola.cards.draft_sample import sample_cards
 from arena.engine.agricola.cards.effects.base import Thing
+from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
 from arena.engine.agricola.cards.play import (
     FACTS,
@@ -48,6 +49,7 @@ from arena.engine.agricola.components import (
     MINOR_IMPROVEMENT,
     OCCUPATION,
     ONE,
+    SOW,
     START_FOOD_FIRST,
     START_FOOD_OTHERS,
     START_FOOD_SOLO,
@@ -116,6 +118,8 @@ class CardState(DraftFlow):
         c._pending = self._pending
         c._marks = self._marks
         c._promised = self._promised
+        c._sub = ()
+        c._seen = None
         return c
 
     def _played(self, seat: int) -> tuple[str, ...]:
@@ -174,7 +178,10 @@ class CardState(DraftFlow):
                       done: int = 0) -> list[dict[str, Any]]:
         kind = part.kind
         if kind not in _CARD_KINDS:
-            return options(part, h, board, space, done)
+            out = options(part, h, board, space, done)
+            if kind == SOW and BEANFIELD in self.hooked(self._cur, Moment.CAPACITY):
+                return [*out, *bean_sow_options(self, self._cur)]
+            return out
         if done:
             return []
         p = self._cur
@@ -269,6 +276,7 @@ class CardState(DraftFlow):
                     self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
         self._reindex(p)
         self.fire(Moment.ON_PLAY, p, card)
+        self.sub_action(("occupation" if facts.occupation else "improvement", p))
 
     # ------------------------------------------------------------------ scoring and views
     def breakdown(self, seat: int) -> dict[str, int]:

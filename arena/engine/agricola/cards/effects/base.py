@@ -9,6 +9,10 @@ the clauses of :mod:`..card` at their moments.
 - A **decision** is a :class:`Pending` (whose, which card, which question, a few ints). Its
   legal actions are ``effect.ask(state, pending)``: plain dicts built with :func:`use`,
   :func:`decline` and :func:`choice`; the one taken goes to ``effect.answer``.
+- **Any-time conversions** are ``anytime(state, seat, card)``: actions offered beside every
+  decision of the owner (the decision stays open); the one taken goes to ``answer`` with a
+  Pending tagged "anytime". **Capacity** rules are data (``capacity``: what the card adds
+  to the farm's room for animals, people or crops; :mod:`.capacity`).
 - **Modifiers** are pure functions: ``score(state, owner, seat)`` the bonus points the card
   of ``owner`` gives ``seat`` at the end; ``cost`` (:mod:`.costs`) what a thing costs.
 
@@ -61,6 +65,8 @@ class CardState(Protocol):
     _majors: list[tuple[int, ...]]
     _people: list[int]
     _newborns: list[int]
+    _home: list[int]
+    _sub: tuple[Any, ...]  # the sub-action just done, while SUB_ACTION fires (.sub_action)
 
     def gain(self, seat: int, row: Goods) -> None: ...
     def ask(self, pending: Pending, first: bool = False) -> None: ...
@@ -70,12 +76,15 @@ class CardState(Protocol):
     def set_mark(self, card: str, value: tuple[int, ...]) -> None: ...
     def played(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]]: ...
     def hands(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]]: ...
+    def sub_action(self, sub: tuple[Any, ...]) -> None: ...
 
 
 Event = Callable[[CardState, int, str], None]
 Ask = Callable[[CardState, Pending], list[dict[str, Any]]]
 Answer = Callable[[CardState, Pending, dict[str, Any]], None]
 Score = Callable[[CardState, int, int], int]
+#: ``(state, seat, card) -> actions``: the conversions the owner may make now (any time).
+AnyTime = Callable[[CardState, int, str], list[dict[str, Any]]]
 
 
 class Thing(NamedTuple):
@@ -108,6 +117,8 @@ class Effect:
     cost: CostRule | None = None
     cost_first: bool = False
     kept_points: bool = False  # bonus points kept on the card (its mark's first number)
+    anytime: AnyTime | None = None  # conversions offered in every decision of the owner
+    capacity: Mapping[str, int] | None = None  # where animals, people, crops may be kept
 
 
 #: Every implemented card, by id (filled by the group modules on import).
@@ -117,12 +128,14 @@ EFFECTS: Final[dict[str, Effect]] = {}
 def register(card: str, *moments: Moment, events: Mapping[Moment, Event] | None = None,
              ask: Ask | None = None, answer: Answer | None = None, score: Score | None = None,
              cost: CostRule | None = None, cost_first: bool = False,
-             kept_points: bool = False) -> Effect:
+             kept_points: bool = False, anytime: AnyTime | None = None,
+             capacity: Mapping[str, int] | None = None) -> Effect:
     """Record the implementation of ``card``'s clauses of ``moments``."""
     if card in EFFECTS:
         raise ValueError(f"card {card} implemented twice")
     e = Effect(card, frozenset(moments), MappingProxyType(dict(events or {})), ask, answer,
-               score, cost, cost_first, kept_points)
+               score, cost, cost_first, kept_points, anytime,
+               MappingProxyType(dict(capacity)) if capacity else None)
     EFFECTS[card] = e
     return e
 
@@ -152,6 +165,6 @@ def rounds_left(rnd: int) -> int:
     return max(0, 14 - rnd)
 
 
-__all__ = ["CHOICE", "DECLINE", "EFFECTS", "USE", "Answer", "Ask", "CardState", "CostRule",
-           "Effect", "Event", "Goods", "Pending", "Score", "Thing", "choice", "decline",
+__all__ = ["CHOICE", "DECLINE", "EFFECTS", "USE", "Answer", "AnyTime", "Ask", "CardState",
+           "CostRule", "Effect", "Event", "Goods", "Pending", "Score", "Thing", "choice", "decline",
            "register", "rounds_left", "use"]
