@@ -121,6 +121,12 @@ class AgricolaViews(AgricolaStateBase):
             "free_bake": self._free_bake, "keep": self._keep,
         }
 
+    @classmethod
+    def _keeping(cls, d: Mapping[str, Any]) -> set[int]:
+        """Seats a mode asks which animals to keep outside the decision (card mode: a card
+        decision); none here."""
+        return set()
+
     def _read_extra(self, d: Mapping[str, Any]) -> None:
         """Read what a mode adds to the saved form (card mode: the cards); nothing here."""
 
@@ -175,18 +181,18 @@ class AgricolaViews(AgricolaStateBase):
             s._free_bake = bool(dec["free_bake"])
             s._keep = bool(dec["keep"])
         s._read_extra(d)  # card mode's cards too: they may widen a farm (checked next)
-        keeping = dec["seat"] if dec is not None and dec.get("keep") else None
-        _check_holdings(s, board, keeping)
+        keeping = {dec["seat"]} if dec is not None and dec.get("keep") else set()
+        _check_holdings(s, board, keeping | cls._keeping(d))
         s._moves, s._pays = s._options() if s._phase != OVER else ([], [])
         if s._phase != OVER and len(s._moves) < 2:
             raise ValueError("the state offers no real choice: not a settled position")
         return s
 
 
-def _check_holdings(s: AgricolaViews, board: Board, keeping: int | None) -> None:
+def _check_holdings(s: AgricolaViews, board: Board, keeping: set[int]) -> None:
     """ValueError unless every seat's holding is one the rules can reach: 2 to 5 people, at
     most 3 of them newborn, no more at home than adults, no negative begging, animals that fit
-    (but for ``keeping``, the seat choosing which to keep), and each major in exactly one
+    (but for ``keeping``, the seats choosing which to keep), and each major in exactly one
     place (one owner, or the board)."""
     owners: list[int] = []
     for p in range(s._n):
@@ -199,7 +205,7 @@ def _check_holdings(s: AgricolaViews, board: Board, keeping: int | None) -> None
             raise ValueError(f"impossible family for seat {p}: people, newborns, at home, "
                              f"begging {counts}")
         g = s._goods[p]
-        if p != keeping and not s._farms[p].fits(g[SHEEP], g[BOAR], g[CATTLE]):
+        if p not in keeping and not s._farms[p].fits(g[SHEEP], g[BOAR], g[CATTLE]):
             raise ValueError(f"seat {p}'s animals do not fit on its farm")
         owners += s._majors[p]
     everywhere = sorted([*owners, *board.majors()])

@@ -15,6 +15,15 @@ Family game does no work for cards):
 - ``_promised``: goods on future round spaces, (round, seat, good, amount) sorted; taken at
   the start of that round, before the round-start effects (the Well's food stays the
   board's).
+- ``_turn``: (space, seat) of the turn under way, from the placement until its end-of-turn
+  events have fired; ``_hold``: the seat from which placing resumes once the decisions that
+  turn left are taken (-1: none; a turn's decisions come before the next person is placed);
+  ``_guests``: (space, seat) of people standing on a space another player holds (Sleeping
+  Corner), home at the end of the round.
+
+A space used fires SPACE_USED for every seat's cards (the user first, then clockwise) twice:
+when the person is placed (``state._use`` is (space, user, AT_USE)) and when that turn ends
+(``AT_END``); each effect reads whether the use, the user and the time are its own.
 """
 
 from __future__ import annotations
@@ -24,8 +33,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
-from arena.engine.agricola.cards.effects import EFFECTS
-from arena.engine.agricola.cards.effects.base import Goods, Pending, Thing
+from arena.engine.agricola.cards.effects import EFFECTS, PLACEMENT
+from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pending, Thing
 from arena.engine.agricola.cards.effects.capacity import (
     BEANFIELD,
     CardFarm,
@@ -38,8 +47,8 @@ from arena.engine.agricola.cards.spaces import LESSONS_SPACES
 from arena.engine.agricola.components import BOAR, CATTLE, GOODS, NUM_ROUNDS, SHEEP
 from arena.engine.agricola.parts import animal_options, keep_animals
 from arena.engine.agricola.scoring import ScoreInput
-from arena.engine.agricola.state import _M_BAKE, _M_PLACE, AgricolaState
-from arena.engine.agricola.state_base import ACT, OVER, PLACE, Key, freeze
+from arena.engine.agricola.state import _M_BAKE, _M_PLACE, _M_STOP, AgricolaState
+from arena.engine.agricola.state_base import ACT, OVER, PLACE, STOP_KEY, Key, freeze
 
 #: The pay of a card decision's action (beside the Family state's kinds 0-6), and of an
 #: any-time conversion (the decision it is offered beside stays open).
@@ -51,7 +60,8 @@ _NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
 class CardHooks(AgricolaState):
     """Card mode's state below the hands: the effects' index, decisions, marks and promises."""
 
-    __slots__ = ("_index", "_marks", "_pending", "_promised", "_seen", "_sub")
+    __slots__ = ("_guests", "_hold", "_index", "_marks", "_pending", "_promised", "_seen", "_sub",
+                 "_turn", "_use")
 
     _index: list[Mapping[Moment, tuple[str, ...]]]
     _pending: tuple[Pending, ...]
@@ -59,6 +69,10 @@ class CardHooks(AgricolaState):
     _promised: tuple[tuple[int, int, int, int], ...]
     _sub: tuple[Any, ...]  # the sub-action SUB_ACTION is fired for (only while it fires)
     _seen: dict[int, Goods] | None  # Claypipe owners' goods before the action being done
+    _turn: tuple[int, ...]
+    _hold: int
+    _guests: tuple[tuple[int, int], ...]
+    _use: tuple[int, int, int]
 
     def _played(self, seat: int) -> tuple[str, ...]:
         """``seat``'s played cards (occupations, then minors), each in the order played."""
@@ -77,6 +91,9 @@ class CardHooks(AgricolaState):
         self._index = [_NO_INDEX] * self._n
         self._sub = ()
         self._seen = None
+        self._turn = ()
+        self._hold = -1
+        self._guests = ()
 
     def _reindex(self, seat: int) -> None:
         index: dict[Moment, tuple[str, ...]] = {}
@@ -184,7 +201,55 @@ class CardHooks(AgricolaState):
             if event is not None:
                 event(self, seat, c)
 
+    def used(self, space: int, user: int, when: int) -> None:
+        """Fire SPACE_USED for ``user``'s use of ``space`` at ``when`` (AT_USE or AT_END): every
+        seat's cards, the user's first, then clockwise."""
+        n = self._n
+        for i in range(n):
+            seat = (user + i) % n
+            cards = self._index[seat].get(Moment.SPACE_USED)
+            if cards:
+                for c in cards:
+                    self._use = (space, user, when)
+                    EFFECTS[c].events[Moment.SPACE_USED](self, seat, c)
+
+    def placement(self, seat: int, usable: int) -> int:
+        """The spaces ``seat`` may place a person on, after its cards' placement rules."""
+        for c in self.hooked(seat, Moment.SPACE_USED):
+            rule = PLACEMENT.get(c)
+            if rule is not None:
+                usable = rule(self, seat, usable)
+        return usable
+
+    def _end_turn(self) -> bool:
+        """The turn under way ends: its end-of-turn events fire once the decisions of its use
+        are taken. True while decisions wait (placing the next person is held)."""
+        if self._pending:
+            return True
+        if self._turn:
+            space, user = self._turn
+            self._turn = ()
+            self.used(space, user, AT_END)
+        return bool(self._pending)
+
+    def _next_placer(self, start: int) -> None:
+        if self._turn and self._end_turn():
+            self._hold = start
+            return
+        super()._next_placer(start)
+
+    def _action_options(self, p: int) -> tuple[list[Key], list[tuple[Any, ...]]]:
+        moves, pays = super()._action_options(p)
+        if moves or not self._turn or not self._end_turn():
+            return moves, pays
+        # The action is over and its end-of-turn decisions wait: they come first, then the
+        # next person is placed.
+        self._clear_action()
+        self._hold = (p + 1) % self._n
+        return [STOP_KEY], [(_M_STOP,)]
+
     def _begin_round(self) -> None:
+        self._guests = ()
         super()._begin_round()
         rnd = self._board.round
         if self._promised and self._promised[0][0] == rnd:
@@ -291,6 +356,10 @@ class CardHooks(AgricolaState):
                     return [freeze(a) for a in acts], [(M_CARD, a) for a in acts]
                 self._pending = self._pending[1:]  # nothing left to decide
                 continue
+            if self._hold >= 0:  # the turn's decisions are taken: the next person is placed
+                start, self._hold = self._hold, -1
+                self._next_placer(start)
+                continue
             moves, pays = super()._options()
             if not self._pending:  # a round began in between and asks first
                 return moves, pays
@@ -317,6 +386,18 @@ class CardHooks(AgricolaState):
             self._seen = {p: self._goods[p] for p in watch} if watch else None
         if kind != M_CARD:
             p = self._cur
+            if kind == _M_PLACE:
+                space = pay[1]
+                self._turn = (space, p)
+                self.used(space, p, AT_USE)
+                if not self._board.is_free(space):  # a second person on a held space
+                    self._home[p] -= 1
+                    self._clear_action()
+                    self._phase = ACT
+                    self._space = space
+                    self._guests = (*self._guests, (space, p))
+                    self._count_resources()
+                    return
             super()._do(pay)
             if kind == _M_PLACE and pay[1] in LESSONS_SPACES:
                 self.sub_action(("lessons", p))
@@ -340,12 +421,19 @@ class CardHooks(AgricolaState):
         answer(self, pd, action)
 
     # ------------------------------------------------------------------ saving
+    @classmethod
+    def _keeping(cls, d: Mapping[str, Any]) -> set[int]:
+        return {int(x[0]) for x in d.get("cards", {}).get("pending", ()) if not x[1]}
+
     def _effects_dict(self) -> dict[str, Any]:
         return {
             "turn": self._cur,
             "pending": [pd.to_list() for pd in self._pending],
             "marks": {c: list(v) for c, v in sorted(self._marks.items())},
             "promised": [[r, s, GOODS[g], a] for r, s, g, a in self._promised],
+            **({"used": list(self._turn)} if self._turn else {}),
+            **({"hold": self._hold} if self._hold >= 0 else {}),
+            **({"guests": [list(x) for x in self._guests]} if self._guests else {}),
         }
 
     def _read_effects(self, cards: Mapping[str, Any]) -> None:
@@ -357,6 +445,12 @@ class CardHooks(AgricolaState):
                        for c, vs in cards.get("marks", {}).items()}
         self._promised = tuple(sorted((int(r), int(s), GOODS.index(g), int(a))
                                       for r, s, g, a in cards.get("promised", ())))
+        self._turn = tuple(int(v) for v in cards.get("used", ()))
+        self._hold = int(cards.get("hold", -1))
+        self._guests = tuple((int(sp), int(p)) for sp, p in cards.get("guests", ()))
+        if len(self._turn) not in (0, 2) or not -1 <= self._hold < n \
+                or any(not 0 <= p < n for _, p in self._guests):
+            raise ValueError("impossible turn under way")
         self._index = [_NO_INDEX] * n
         self._sub = ()
         self._seen = None

@@ -120,6 +120,9 @@ class CardState(DraftFlow):
         c._promised = self._promised
         c._sub = ()
         c._seen = None
+        c._turn = self._turn
+        c._hold = self._hold
+        c._guests = self._guests
         return c
 
     def _played(self, seat: int) -> tuple[str, ...]:
@@ -157,6 +160,12 @@ class CardState(DraftFlow):
 
     # ------------------------------------------------------------------ the legal moves
     def _usable(self, p: int) -> int:
+        usable = self._free_usable(p)
+        if self._index[p].get(Moment.SPACE_USED):
+            return self.placement(p, usable)
+        return usable
+
+    def _free_usable(self, p: int) -> int:
         board = self._board
         free = board.free_mask()
         usable = super()._usable(p)
@@ -350,7 +359,7 @@ class CardState(DraftFlow):
         self._read_effects(cards)
 
 
-_EFFECT_KEYS: Final = ("turn", "pending", "marks", "promised")
+_EFFECT_KEYS: Final = ("turn", "pending", "marks", "promised", "used", "hold", "guests")
 _CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
 _CARD_ONLY_MASK: Final = sum(1 << s for s in (*LESSONS_SPACES, MAJOR_IMPROVEMENT))
 CardState._AUTOMATIC = frozenset(

@@ -160,11 +160,16 @@ def choice(card: str, value: Any) -> dict[str, Any]:
     return {"type": CHOICE, "card": card, "choice": value}
 
 
+#: When a SPACE_USED event fires (``state._use[2]``): as the person is placed, before the
+#: space's own action; or once that turn is over (after the action, "right after").
+AT_USE, AT_END = 0, 1
+
+
 def rounds_left(rnd: int) -> int:
     """The complete rounds after round ``rnd`` ("rounds left" of the card texts)."""
     return max(0, 14 - rnd)
 
 
-__all__ = ["CHOICE", "DECLINE", "EFFECTS", "USE", "Answer", "AnyTime", "Ask", "CardState",
-           "CostRule", "Effect", "Event", "Goods", "Pending", "Score", "Thing", "choice", "decline",
-           "register", "rounds_left", "use"]
+__all__ = ["AT_END", "AT_USE", "CHOICE", "DECLINE", "EFFECTS", "USE", "Answer", "AnyTime", "Ask",
+           "CardState", "CostRule", "Effect", "Event", "Goods", "Pending", "Score", "Thing",
+           "choice", "decline", "register", "rounds_left", "use"]
