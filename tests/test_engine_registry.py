@@ -45,6 +45,20 @@ def test_installed_games_are_loaded_lazily_on_first_lookup(
     assert [g.name for g in list_games()] == ["stoneage"]
 
 
+def test_a_lookup_by_name_loads_that_game_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that plays one game does not import the others: asked for Stone Age, the
+    registry leaves another installed game unloaded, even one that would fail to load; the
+    list of every game loads them all and names the one that fails."""
+    _installed(monkeypatch, ("stoneage", "arena.engine.stoneage:STONE_AGE"),
+               ("broken", "arena.no_such_game:GAME"))
+    assert get_game("stoneage") is STONE_AGE
+    assert list(registry._GAMES) == ["stoneage"]
+    with pytest.raises(GamePluginError, match="'broken'"):
+        list_games()
+    with pytest.raises(GamePluginError, match="'broken'"):
+        get_game("agricola")  # not found: the broken plugin is named first
+
+
 @pytest.mark.parametrize(
     ("spec", "problem"),
     [

@@ -2,8 +2,10 @@
 
 Games are found two ways. An installed package declares its games as entry points in the
 ``arena.games`` group (``stoneage = "arena.engine.stoneage:STONE_AGE"``): the registry loads
-them all on its first use, so this generic package never imports a particular game. Code may
-also :func:`register` a game itself (tests do, for games that are not installed).
+one when it is first asked for by name, and all of them when asked for the list, so this
+generic package never imports a particular game and a process that plays one game never
+imports the others. Code may also :func:`register` a game itself (tests do, for games that are
+not installed).
 """
 
 from __future__ import annotations
@@ -89,12 +91,17 @@ def get_game(name: str) -> Game:
     Raises UnknownGameError naming the known games, or GamePluginError naming an installed
     game's entry point that cannot be loaded.
     """
-    _load_installed()
-    try:
-        return _GAMES[name]
-    except KeyError:
-        known = ", ".join(sorted(_GAMES)) or "none"
-        raise UnknownGameError(f"unknown game {name!r}; registered games: {known}") from None
+    game = _GAMES.get(name)
+    if game is not None:
+        return game
+    if not _installed_loaded:
+        point = next((ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name),
+                     None)
+        if point is not None:
+            return _add(_load(point))
+        _load_installed()  # a broken plugin is named before the game is called unknown
+    known = ", ".join(sorted(_GAMES)) or "none"
+    raise UnknownGameError(f"unknown game {name!r}; registered games: {known}")
 
 
 def list_games() -> list[Game]:
