@@ -16,7 +16,7 @@ every immutable tuple.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any, Final
+from typing import Any, Final, Self
 
 from arena.engine.agricola.board import new_board, prepare_round
 from arena.engine.agricola.components import (
@@ -127,8 +127,9 @@ class AgricolaState(AgricolaViews):
         self._do(pays[index])
         self._settle()
 
-    def clone(self) -> AgricolaState:
-        c = AgricolaState.__new__(AgricolaState)
+    def clone(self) -> Self:
+        cls = type(self)  # a mode's state (card mode) copies its own fields after these
+        c = cls.__new__(cls)
         c._game = self._game
         c._n = self._n
         c._game_options = self._game_options  # never changed in place
