@@ -8,7 +8,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -16,6 +18,9 @@ from typer.testing import CliRunner
 from arena.cli import game as game_commands
 from arena.cli.main import app
 from arena.engine import Game
+from arena.engine.agricola.cards.state import CardState
+from arena.engine.agricola.game import CARD_OPTIONS, AgricolaGame
+from arena.engine.api import OptionSpec
 from arena.runner.game import botlog
 from arena.runner.game.clock import TimeControl
 from arena.runner.game.processes import group_alive
@@ -91,6 +96,54 @@ def test_bench_engine_json_prints_every_figure() -> None:
         "games_per_second", "decisions_per_second", "decisions_per_game", "clone_microseconds",
     ):
         assert data[key] > 0
+
+
+class _CardsOffered(AgricolaGame):
+    """Agricola as it will be once it offers card mode's options (OFFER_CARDS)."""
+
+    def options_schema(self) -> Mapping[str, OptionSpec]:
+        return CARD_OPTIONS
+
+
+def test_bench_engine_with_options_plays_them_beside_the_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    played: list[tuple[bool, Mapping[str, str] | None]] = []
+    offered = _CardsOffered()
+    new_state = offered.new_state
+
+    def spy(n: int, seed: int | None = None, chance: Any = None,
+            options: Mapping[str, Any] | None = None) -> Any:
+        state = new_state(n, seed=seed, chance=chance, options=options)
+        played.append((isinstance(state, CardState), options))
+        return state
+
+    monkeypatch.setattr(offered, "new_state", spy)
+    monkeypatch.setattr("arena.engine.get_game", lambda name: offered)
+    r = runner.invoke(app, ["bench", "engine", "--game", "agricola", "-n", "4", "--games", "2",
+                            "--option", "cards=base", "--option", "draft=app", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["options"] == {"cards": "base", "draft": "app"}
+    assert data["defaults"]["options"] == {"cards": "none", "draft": "deal"}
+    for figures in (data, data["defaults"]):
+        assert figures["games"] == 2 and figures["players"] == 4
+        assert figures["games_per_second"] > 0 and figures["clone_microseconds"] > 0
+    assert set(data["to_defaults"]) == {"games_per_second", "decisions_per_second",
+                                        "clone_microseconds"}
+    cards = [c for c, _ in played]
+    assert cards[:3] == [True] * 3 and cards[3:] == [False] * 3  # 2 games + 1 dict path each
+    assert {o["draft"] for c, o in played if c and o} == {"app"}
+    r = runner.invoke(app, ["bench", "engine", "--game", "agricola", "--games", "1",
+                            "--option", "cards=base"])
+    assert r.exit_code == 0, r.output
+    assert "options ÷ defaults, games per second" in r.output
+    assert "default options: clone() cost" in r.output
+
+
+def test_bench_engine_refuses_an_option_the_game_does_not_have() -> None:
+    r = runner.invoke(app, ["bench", "engine", "--game", "stoneage", "--option", "cards=base"])
+    assert r.exit_code == 2 and "no option 'cards'" in r.output
 
 
 def test_bench_engine_refuses_zero_games() -> None:

@@ -5,7 +5,9 @@ the keys the engine really uses.
 
 Only what bots see is used (``get_game``, observations, legal actions, ``components()``,
 ``result()``, and the state's ``phase`` to look at fewer observations), so the test follows the
-engine as bots see it.
+engine as bots see it. Card mode (section 14) is played through a game that declares card
+mode's options, as the engine will once it offers them; its card table is the one
+``arena.engine.agricola.cards.table`` makes from the card data.
 """
 
 from __future__ import annotations
@@ -14,18 +16,25 @@ import json
 import random
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.engine import get_game
+from arena.engine.agricola.cards.spaces import CARD_SPACES, CHANGED
+from arena.engine.agricola.cards.table import CARDS, card_data, markdown_table
+from arena.engine.agricola.game import CARD_OPTIONS, AgricolaGame
+from arena.engine.api import OptionSpec
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "agricola.md"
 #: Random games played to collect what the engine offers: seeds 0..GAMES-1 at 1-4 players.
 GAMES = 240
 #: Observations looked at per decision kind (their fields do not vary within a kind).
 OBSERVED = 300
+#: Random card games: seeds 0..CARD_GAMES-1 at 1-4 players, dealt and drafted in turn.
+CARD_GAMES = 160
 #: Action types the engine defines but never offers to a bot (they are always the only choice,
 #: so they are played at once); the page must still name them.
 NEVER_OFFERED = ("take", "gain", "starting_player", "renovate", "family_growth")
@@ -254,6 +263,7 @@ def test_components_fields_and_part_kinds_are_documented(page: str, components: 
 
 
 def test_every_json_example_parses_and_matches_the_engine(page: str, played: dict,
+                                                          card_played: dict,
                                                           components: dict) -> None:
     blocks = _json_blocks(page)
     assert len(blocks) >= 10
@@ -263,14 +273,18 @@ def test_every_json_example_parses_and_matches_the_engine(page: str, played: dic
     seen = defaultdict(int)
 
     def check_action(action: dict) -> None:
-        assert frozenset(action) in action_keys[action["type"]], action
+        keys = action_keys.get(action["type"]) or card_played["actions"][action["type"]]
+        assert frozenset(action) in keys, action
         seen["action"] += 1
 
     for block in blocks:
         items = block if isinstance(block, list) else [block]
         for item in items:
             assert isinstance(item, dict)
-            if "game" in item:  # a whole observation
+            if "clauses" in item:  # a card's data, as the table module prints it
+                assert item == card_data(next(c for c in CARDS if c.id == item["id"]))
+                seen["card"] += 1
+            elif "game" in item:  # a whole observation
                 assert item.keys() == real.keys()
                 assert item["decision"].keys() == real["decision"].keys()
                 for p in item["players"]:
@@ -295,7 +309,8 @@ def test_every_json_example_parses_and_matches_the_engine(page: str, played: dic
                 seen["scoring"] += 1
             else:
                 pytest.fail(f"unrecognised JSON example: {item}")
-    assert seen.keys() == {"observation", "decision", "action", "space", "major", "scoring"}
+    assert seen.keys() == {"observation", "decision", "action", "space", "major", "scoring",
+                           "card"}
 
 
 def test_the_fence_edge_numbering_matches_the_farm(page: str, game: Any) -> None:
@@ -314,3 +329,179 @@ def test_the_fence_edge_numbering_matches_the_farm(page: str, game: Any) -> None
                     return
         state.apply_index(rng.randrange(state.num_legal()))
     pytest.fail("no one-space pasture in the games played")
+
+
+# --- card mode (section 14) -------------------------------------------------------------------
+
+
+class _CardGame(AgricolaGame):
+    """Agricola declaring card mode's options, as it will once it offers them."""
+
+    def options_schema(self) -> Mapping[str, OptionSpec]:
+        return CARD_OPTIONS
+
+
+#: The card decision types: each names the card that asks.
+CARD_DECISIONS = ("use_card", "card_choice", "decline")
+
+
+@pytest.fixture(scope="session")
+def card_played() -> dict[str, Any]:
+    """What random card games at 1-4 players offered: action key sets by type, decision key
+    sets by kind, the fields of ``cards`` seen (top level, per player, the draft's), the tags
+    each card asked with (``cards.pending``), and every final breakdown key."""
+    game = _CardGame()
+    actions: dict[str, set[frozenset[str]]] = defaultdict(set)
+    decisions: dict[str, set[frozenset[str]]] = defaultdict(set)
+    fields: dict[str, set[str]] = defaultdict(set)
+    tags: dict[str, set[str]] = defaultdict(set)
+    breakdown: set[str] = set()
+    for seed in range(CARD_GAMES):
+        draft = ("deal", "app")[seed // 4 % 2]
+        state = game.new_state(seed % 4 + 1, seed=seed, options={"cards": "base",
+                                                                 "draft": draft})
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            legal = state.legal_actions()
+            assert len(legal) >= 2
+            obs = state.observation(state.current_player)
+            decisions[obs["decision"]["kind"]].add(frozenset(obs["decision"]))
+            cards = obs["cards"]
+            fields["observation"].update(obs)
+            fields["cards"].update(cards)
+            for p in cards["players"]:
+                fields["players"].update(p)
+            if "drafting" in cards:
+                fields["drafting"].update(cards["drafting"])
+                for entry in cards["drafting"]["seen"]:
+                    fields["seen"].update(entry)
+            for action in legal:
+                actions[action["type"]].add(frozenset(action))
+            if cards["pending"]:
+                seat, card, tag, _ = cards["pending"][0]
+                assert seat == state.current_player == obs["seat"]
+                tags[card].add(tag)
+            for action in legal:
+                if action["type"] in CARD_DECISIONS and not (
+                        cards["pending"] and cards["pending"][0][1] == action["card"]):
+                    tags[action["card"]].add("any time")
+            state.apply_index(rng.randrange(len(legal)))
+        for b in state.result().breakdown:
+            breakdown.update(b)
+    return {"actions": actions, "decisions": decisions, "fields": fields, "tags": tags,
+            "breakdown": breakdown}
+
+
+@pytest.fixture(scope="session")
+def cards_section(page: str) -> str:
+    return _section(page, 14)
+
+
+def test_every_card_mode_action_type_and_field_is_documented(page: str, cards_section: str,
+                                                            card_played: dict) -> None:
+    """Card mode's action types and their fields in section 14 (the Family game's types may
+    carry a field only card mode gives, such as Beanfield's ``card`` on ``sow``)."""
+    assert {"draft", "play_occupation", "play_minor", *CARD_DECISIONS, "keep"} <= set(
+        card_played["actions"])
+    assert {"card", "convert"} <= set().union(*card_played["actions"]["play_minor"])
+    glance = cards_section.split("### Every card mode action type at a glance", 1)[1]
+    for typ, key_sets in card_played["actions"].items():
+        family = typ in _FAMILY_TYPES
+        for field in set().union(*key_sets) - {"type"}:
+            assert f"`{field}`" in (page if family else cards_section), \
+                f"field {field!r} of {typ!r} actions is not documented"
+        if not family:
+            assert f"| `{typ}` |" in glance, f"card action type {typ!r} is not documented"
+
+
+#: The Family game's action types (section 6 documents them); card mode adds the others.
+_FAMILY_TYPES = frozenset({"place", "build_room", "build_stable", "plough", "sow", "bake",
+                           "pasture_from", "pasture", "build_major", "gain", "keep", "stop",
+                           "feed", *NEVER_OFFERED})
+
+
+def test_the_protocol_summary_names_card_mode(card_played: dict) -> None:
+    protocol = (DOC.parent / "protocol.md").read_text(encoding="utf-8")
+    section = protocol.split("## Agricola", 1)[1].split("\n## ", 1)[0]
+    section = section.split("### Card mode", 1)[1]
+    for typ in set(card_played["actions"]) - _FAMILY_TYPES:
+        assert f"| `{typ}` |" in section, f"action type {typ!r} missing from protocol.md"
+    assert "`draft`" in section
+    for field in card_played["fields"]["cards"]:
+        assert field in section, f"cards.{field} missing from protocol.md"
+
+
+def test_every_card_mode_decision_kind_and_field_is_documented(cards_section: str,
+                                                               card_played: dict) -> None:
+    assert set(card_played["decisions"]) == {"draft", "place", "action", "feed", "breed"}
+    for field in set().union(*card_played["decisions"]["draft"]):
+        assert f"`{field}`" in cards_section or f'"{field}"' in cards_section, field
+    assert '"kind": "draft"' in cards_section and '`phase` `"draft"`' in cards_section
+
+
+def test_every_card_mode_observation_field_is_documented(cards_section: str,
+                                                         card_played: dict) -> None:
+    fields = card_played["fields"]
+    assert {"cards", "options"} <= fields["observation"]
+    assert {"drafting", "pending", "marks", "promised", "used", "hold"} <= fields["cards"]
+    for field in fields["cards"]:
+        assert f"`cards.{field}`" in cards_section or f"`cards.{field}[" in cards_section, \
+            f"cards.{field} is not documented"
+    for group in ("players", "drafting", "seen"):
+        for field in fields[group]:
+            assert f"`{field}`" in cards_section, f"{group} field {field!r} is not documented"
+    assert "`options`" in cards_section
+
+
+def test_every_card_that_asks_has_its_row_with_its_tags(cards_section: str,
+                                                        card_played: dict) -> None:
+    """The table of card decisions names every card that asked, on a row with its tag."""
+    tags = card_played["tags"]
+    assert len(tags) >= 25  # nearly every card that asks is played in the games
+    for card, asked in tags.items():
+        if not card:  # the engine's own question: animals a card gave that do not fit
+            assert asked == {"keep"} and '`[seat, "", "keep", []]`' in cards_section
+            continue
+        rows = [line for line in cards_section.splitlines()  # not the card table's row
+                if line.startswith("| ") and card in line.split("|")[1]
+                and line.split("|")[1].strip() != card]
+        assert len(rows) == 1, f"{card}: {len(rows)} rows in the table of card decisions"
+        for tag in asked:
+            cell = rows[0].split("|")[2]
+            assert (tag == "any time" and "any time" in cell) or f"`{tag}`" in cell, (card, tag)
+
+
+def test_the_cards_breakdown_key_and_the_options_are_documented(cards_section: str,
+                                                                card_played: dict) -> None:
+    assert card_played["breakdown"] - {"cards"} == set(_FAMILY_BREAKDOWN)
+    assert '`"cards"`' in cards_section
+    for name, spec in CARD_OPTIONS.items():
+        assert f"`{name}`" in cards_section
+        for value in spec.values:
+            assert f'`"{value}"`' in cards_section, (name, value)
+
+
+_FAMILY_BREAKDOWN = ("fields", "pastures", "grain", "vegetables", "sheep", "boar", "cattle",
+                     "unused_spaces", "fenced_stables", "clay_rooms", "stone_rooms", "people",
+                     "begging", "majors", "crafts")
+
+
+def test_the_card_table_is_the_one_the_card_data_makes(cards_section: str) -> None:
+    """Regenerate with ``python -m arena.engine.agricola.cards.table`` and paste it between
+    the markers."""
+    begin = cards_section.index("<!-- card table:")
+    begin = cards_section.index("\n", begin) + 1
+    end = cards_section.index("<!-- end of card table -->")
+    assert cards_section[begin:end] == markdown_table() + "\n"
+    assert len(CARDS) == 96 and len({c.id for c in CARDS}) == 96
+
+
+def test_the_card_mode_parts_of_the_changed_spaces_are_documented(cards_section: str) -> None:
+    """The five spaces card mode changes, with their parts and combination, as the engine has
+    them (``components()`` describes the Family game's)."""
+    for space in sorted(CHANGED):
+        s = CARD_SPACES[space]
+        cells = _row(cards_section, f"| {space} | ")
+        assert cells[2] == f"`{s.combine}`", s.key
+        for part in s.parts:
+            assert f"`{part.kind}`" in cells[3], (s.key, part.kind)

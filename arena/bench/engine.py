@@ -4,25 +4,30 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from arena.engine import Game, State
 
 
-def bench_engine(game: Game, players: int, games: int, seed: int) -> dict[str, Any]:
-    """Play ``games`` random games in this process and measure the engine.
+def bench_engine(game: Game, players: int, games: int, seed: int,
+                 options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Play ``games`` random games with ``options`` (None: the game's defaults) in this
+    process and measure the engine.
 
-    Returns games per second, decisions per second (only decision points with at least two
+    Returns the options played (complete, as ``game.validate_options`` gives them), games per
+    second, decisions per second (only decision points with at least two
     legal actions count), decisions per game, the mean cost of ``clone()`` on positions taken
     from the games, and, for comparison, the decision rate when every decision also builds the
     legal actions as dicts (the path a referee takes).
     """
+    played = game.validate_options(options)
     rng = random.Random(seed)
     decisions = 0
     samples: list[State] = []
     t0 = time.perf_counter()
     for g in range(games):
-        state = game.new_state(players, seed=seed + g)
+        state = game.new_state(players, seed=seed + g, options=played)
         step = 0
         while not state.is_terminal:
             k = state.num_legal()
@@ -46,7 +51,7 @@ def bench_engine(game: Game, players: int, games: int, seed: int) -> dict[str, A
     dict_decisions = 0
     t2 = time.perf_counter()
     for g in range(dict_games):
-        state = game.new_state(players, seed=seed + g)
+        state = game.new_state(players, seed=seed + g, options=played)
         while not state.is_terminal:
             actions = state.legal_actions()
             dict_decisions += 1
@@ -57,6 +62,7 @@ def bench_engine(game: Game, players: int, games: int, seed: int) -> dict[str, A
         "game": game.name,
         "rules_version": game.rules_version,
         "players": players,
+        "options": played,
         "games": games,
         "seed": seed,
         "seconds": round(elapsed, 3),
@@ -65,4 +71,19 @@ def bench_engine(game: Game, players: int, games: int, seed: int) -> dict[str, A
         "decisions_per_game": round(decisions / games, 1),
         "clone_microseconds": round(clone_us, 2),
         "dict_path_decisions_per_second": round(dict_decisions / dict_elapsed),
+    }
+
+
+def to_defaults(figures: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, float]:
+    """``figures`` ÷ ``defaults`` (the same game with its default options, in the same run):
+    games and decisions per second (above 1: faster than the defaults), and the clone()
+    cost (above 1: dearer). Games per second come from the games and the wall time, which are
+    rounded less than the per-second figures."""
+    return {
+        "games_per_second": round(figures["games"] / figures["seconds"]
+                                  / (defaults["games"] / defaults["seconds"]), 2),
+        "decisions_per_second": round(
+            figures["decisions_per_second"] / defaults["decisions_per_second"], 2),
+        "clone_microseconds": round(
+            figures["clone_microseconds"] / defaults["clone_microseconds"], 2),
     }

@@ -9,9 +9,11 @@ from typing import Annotated, Any
 import typer
 
 from arena.cli.common import (
+    GameOptions,
     err,
     fail,
     game_named,
+    game_options,
     load_manifests,
     out,
     sandbox_mode,
@@ -54,15 +56,23 @@ def bench_engine_cmd(
         "(a checkout or a bare git directory) and print Arena ÷ peer.")] = None,
     peer_python: Annotated[str | None, typer.Option(
         envvar="ARENA_PEER_PYTHON", help="Python with the peer's dependencies (numpy).")] = None,
+    option: GameOptions = None,
 ) -> None:
     """Random games in one process: games/s, decisions/s, decisions/game, clone() cost. With
-    --peer, then the same for the peer engine, in a process of its own, and Arena ÷ peer."""
-    from arena.bench.engine import bench_engine
+    --option, the game with those options and then with its defaults, in the same run, and
+    options ÷ defaults. With --peer, then the same for the peer engine, in a process of its
+    own, and Arena ÷ peer."""
+    from arena.bench.engine import bench_engine, to_defaults
 
     g = game_named(game, players)
     if games_ < 1:
         fail("--games must be at least 1")
-    figures = bench_engine(g, players, games_, seed)
+    options = game_options(g, option)
+    chosen = g.canonical_options(options)
+    if chosen and peer is not None:
+        fail("--peer plays the peer's Family game: it compares with the default options only "
+             "(drop --option)")
+    figures = bench_engine(g, players, games_, seed, options)
     title = f"engine benchmark: {g.name}, {players} players, {games_} games"
     rows = [
         *_engine_rows(figures),
@@ -70,6 +80,20 @@ def bench_engine_cmd(
          f"{figures['dict_path_decisions_per_second']:,}"),
         ("wall time", f"{figures['seconds']:.2f} s"),
     ]
+    if chosen:
+        # The same game with its defaults, in the same run: on a busy machine only figures
+        # measured together compare.
+        defaults = figures["defaults"] = bench_engine(g, players, games_, seed)
+        ratios = figures["to_defaults"] = to_defaults(figures, defaults)
+        title += ", " + ", ".join(f"{k}={v}" for k, v in chosen.items()) + \
+            ", then the default options"
+        rows += [(f"default options: {name}", value) for name, value in _engine_rows(defaults)]
+        rows += [
+            ("options ÷ defaults, games per second", f"{ratios['games_per_second']:.2f}"),
+            ("options ÷ defaults, decisions per second",
+             f"{ratios['decisions_per_second']:.2f}"),
+            ("options ÷ defaults, clone() cost", f"{ratios['clone_microseconds']:.2f}"),
+        ]
     if peer is None or not as_json:
         _print_figures(title, figures, rows, as_json)
     if peer is not None:
