@@ -33,8 +33,15 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
+from arena.engine.agricola.cards.deck import BASE_DECK
 from arena.engine.agricola.cards.effects import EFFECTS, PLACEMENT
 from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pending, Thing
+from arena.engine.agricola.cards.effects.building import (
+    chosen,
+    fence_budget,
+    pay_fences,
+    pays_fences,
+)
 from arena.engine.agricola.cards.effects.capacity import (
     BEANFIELD,
     CardFarm,
@@ -47,14 +54,27 @@ from arena.engine.agricola.cards.spaces import LESSONS_SPACES
 from arena.engine.agricola.components import BOAR, CATTLE, GOODS, NUM_ROUNDS, SHEEP
 from arena.engine.agricola.parts import animal_options, keep_animals
 from arena.engine.agricola.scoring import ScoreInput
-from arena.engine.agricola.state import _M_BAKE, _M_PLACE, _M_STOP, AgricolaState
+from arena.engine.agricola.state import (
+    _M_BAKE,
+    _M_PART,
+    _M_PLACE,
+    _M_STOP,
+    _PASTURE_ACTIONS,
+    _PASTURE_KEYS,
+    AgricolaState,
+)
 from arena.engine.agricola.state_base import ACT, OVER, PLACE, STOP_KEY, Key, freeze
 
 #: The pay of a card decision's action (beside the Family state's kinds 0-6), and of an
 #: any-time conversion (the decision it is offered beside stays open).
 M_CARD: Final = 9
 M_ANY: Final = 10
+#: The sub-actions whose cost cards may change what they cost.
+_PAID: Final = frozenset({"build_room", "renovate", "pasture"})
 _NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
+#: The cards whose cost rule is a "may": a way to pay beside the cost without it.
+OPTIONAL_COSTS: Final = frozenset(
+    c.id for c in BASE_DECK if any(x.moment == Moment.COST and x.optional for x in c.clauses))
 
 
 class CardHooks(AgricolaState):
@@ -176,6 +196,42 @@ class CardHooks(AgricolaState):
             cost = got
         return cost
 
+    def costs(self, seat: int, thing: Thing, base: Goods) -> list[Goods]:
+        """Every way ``seat`` may pay for ``thing`` after its cards' cost rules, distinct, in
+        a fixed order ([]: not allowed). A rule replacing the cost gives its cost in place of
+        the printed one (two such rules: either, ruling C26); the other rules then apply in
+        the order played, each optional one (a "may" clause) both used and not."""
+        cards = self.hooked(seat, Moment.COST)
+        if not cards:
+            return [base]
+        starts: list[Goods] = []
+        rest = []
+        for c in cards:
+            e = EFFECTS[c]
+            assert e.cost is not None
+            if not e.cost_first:
+                rest.append(e)
+                continue
+            got = e.cost(thing, base)
+            if got is None:
+                return []
+            if got != base:
+                starts.append(got)
+        ways = list(dict.fromkeys(starts)) or [base]
+        for e in rest:
+            assert e.cost is not None
+            out: list[Goods] = []
+            for w in ways:
+                got = e.cost(thing, w)
+                if got is None:
+                    if e.card in OPTIONAL_COSTS:
+                        out.append(w)
+                        continue
+                    return []
+                out += (w, got) if e.card in OPTIONAL_COSTS else (got,)
+            ways = list(dict.fromkeys(out))
+        return ways
+
     def card_points(self, seat: int) -> dict[str, int]:
         """The bonus points each played card gives ``seat`` (any owner's), cards giving none
         left out."""
@@ -239,7 +295,13 @@ class CardHooks(AgricolaState):
         super()._next_placer(start)
 
     def _action_options(self, p: int) -> tuple[list[Key], list[tuple[Any, ...]]]:
-        moves, pays = super()._action_options(p)
+        if self._fence_from >= 0 and not self._keep and pays_fences(self, p):
+            masks = self._farms[p].pastures_from(self._fence_from, fence_budget(self, p))
+            moves: list[Key] = [_PASTURE_KEYS[m] for m in masks]
+            pays: list[tuple[Any, ...]] = [(_M_PART, self._part, _PASTURE_ACTIONS[m])
+                                           for m in masks]
+        else:
+            moves, pays = super()._action_options(p)
         if moves or not self._turn or not self._end_turn():
             return moves, pays
         # The action is over and its end-of-turn decisions wait: they come first, then the
@@ -315,7 +377,10 @@ class CardHooks(AgricolaState):
         farm = self._farms[p]
         material, pastured = farm.material, farm.pastured()
         first = i != self._part or self._done == 0
-        super()._do_part(p, i, action)
+        if typ in _PAID and self.hooked(p, Moment.COST):
+            self._paid_part(p, i, action)
+        else:
+            super()._do_part(p, i, action)
         if typ == "build_room":
             self.sub_action(("rooms", p, material, int(first)))
         elif typ == "renovate":
@@ -329,6 +394,30 @@ class CardHooks(AgricolaState):
             self.sub_action(("pasture", p, len(action["shape"]), int(not mask & pastured)))
         elif typ == "bake":
             self.sub_action(("bake", p))
+
+    def _paid_part(self, p: int, i: int, action: dict[str, Any]) -> None:
+        """A room, renovation or pasture of a seat with cost cards: the Family sub-action,
+        paid what the cards make it cost (:mod:`.effects.building`)."""
+        typ, goods, farm = action["type"], self._goods[p], self._farms[p]
+        if typ == "pasture":
+            if not pays_fences(self, p):
+                super()._do_part(p, i, action)
+                return
+            budget = fence_budget(self, p)
+            self._goods[p] = (budget, *goods[1:])  # the Family game pays its fences in wood
+            super()._do_part(p, i, action)
+            self._goods[p] = pay_fences(self, p, budget - self._goods[p][0], goods)
+            return
+        kind = "room" if typ == "build_room" else "renovation"
+        cost = chosen(self, p, kind, action)
+        base = farm.room_cost() if kind == "room" else farm.renovation_cost()
+        # The Family game pays the printed cost: it is lent, and the card cost paid instead.
+        self._goods[p] = tuple(g - c + (base[k] if k < len(base) else 0)
+                               for k, (g, c) in enumerate(zip(goods, cost, strict=True)))
+        super()._do_part(p, i, action)
+        self._goods[p] = tuple(g - c for g, c in zip(goods, cost, strict=True))
+        if action.get("to") == "stone":
+            farm.renovate()  # Conservator: on from clay to stone, in one renovation
 
     def score_input(self, seat: int) -> ScoreInput:
         si = super().score_input(seat)

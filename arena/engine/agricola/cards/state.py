@@ -20,6 +20,13 @@ from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
 from arena.engine.agricola.cards.draft_sample import sample_cards
 from arena.engine.agricola.cards.effects.base import Thing
+from arena.engine.agricola.cards.effects.building import (
+    BUILDING_KINDS,
+    fence_budget,
+    pays_fences,
+    renovation_options,
+    room_options,
+)
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
 from arena.engine.agricola.cards.play import (
@@ -42,6 +49,8 @@ from arena.engine.agricola.cards.spaces import (
 )
 from arena.engine.agricola.components import (
     ALL,
+    AND_THEN,
+    BUILD_ROOMS,
     FOOD,
     GOODS,
     MAJOR_OR_MINOR,
@@ -49,6 +58,7 @@ from arena.engine.agricola.components import (
     MINOR_IMPROVEMENT,
     OCCUPATION,
     ONE,
+    RENOVATE,
     SOW,
     START_FOOD_FIRST,
     START_FOOD_OTHERS,
@@ -57,7 +67,7 @@ from arena.engine.agricola.components import (
     Part,
 )
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.parts import FIXED, Holding, options
+from arena.engine.agricola.parts import FIXED, SINGLE, Holding, options
 from arena.engine.agricola.state_base import PHASE_NAMES, with_good
 from arena.engine.api import Game
 from arena.engine.chance import Chance
@@ -169,6 +179,8 @@ class CardState(DraftFlow):
         board = self._board
         free = board.free_mask()
         usable = super()._usable(p)
+        if self.hooked(p, Moment.COST) and free & _BUILDING_MASK:
+            usable = self._building_usable(p, free, usable)
         extra = free & ~usable & _CARD_ONLY_MASK
         if not extra:
             return usable
@@ -183,9 +195,22 @@ class CardState(DraftFlow):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
 
+    def _building_usable(self, p: int, free: int, usable: int) -> int:
+        """``usable`` with the spaces of rooms, renovation and fences decided by ``p``'s cost
+        cards."""
+        h, board = self.holding(p), self._board
+        for space, deciding in _BUILDING_SPACES:
+            if free >> space & 1:
+                usable &= ~(1 << space)
+                if any(self._part_options(part, h, board, space, 0) for part in deciding):
+                    usable |= 1 << space
+        return usable
+
     def _part_options(self, part: Part, h: Holding, board: Board, space: int,
                       done: int = 0) -> list[dict[str, Any]]:
         kind = part.kind
+        if kind in BUILDING_KINDS and self.hooked(self._cur, Moment.COST):
+            return self._building_options(part, h, board, space, done)
         if kind not in _CARD_KINDS:
             out = options(part, h, board, space, done)
             if kind == SOW and BEANFIELD in self.hooked(self._cur, Moment.CAPACITY):
@@ -195,6 +220,21 @@ class CardState(DraftFlow):
             return []
         p = self._cur
         return [a for a, _ in self._plays(p, kind, space, board)]
+
+    def _building_options(self, part: Part, h: Holding, board: Board, space: int,
+                          done: int) -> list[dict[str, Any]]:
+        """Rooms, renovation and fences of a seat with cost cards (:mod:`.effects.building`)."""
+        kind, p = part.kind, self._cur
+        if (kind in SINGLE and done) or (part.limit and done >= part.limit):
+            return []
+        if kind == BUILD_ROOMS:
+            return room_options(self, p)
+        if kind == RENOVATE:
+            return renovation_options(self, p)
+        if not pays_fences(self, p):
+            return options(part, h, board, space, done)
+        return [{"type": "pasture_from", "cell": c}
+                for c in h.farm.pasture_starts(fence_budget(self, p))]
 
     def _plays(self, p: int, kind: str, space: int, board: Board
                ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
@@ -362,6 +402,14 @@ class CardState(DraftFlow):
 _EFFECT_KEYS: Final = ("turn", "pending", "marks", "promised", "used", "hold", "guests")
 _CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
 _CARD_ONLY_MASK: Final = sum(1 << s for s in (*LESSONS_SPACES, MAJOR_IMPROVEMENT))
+#: (space, its deciding parts) of the spaces where rooms, renovation or fences decide whether
+#: a seat with cost cards may use it (ruling P1).
+_BUILDING_SPACES: Final = tuple(
+    (s, parts) for s, sp in enumerate(CARD_SPACES)
+    if not sp.dead
+    for parts in [sp.parts[:1] if sp.combine == AND_THEN else sp.parts]
+    if any(part.kind in BUILDING_KINDS for part in parts))
+_BUILDING_MASK: Final = sum(1 << s for s, _ in _BUILDING_SPACES)
 CardState._AUTOMATIC = frozenset(
     s for s, sp in enumerate(CARD_SPACES)
     if not sp.dead and sp.parts and sp.combine in (ONE, ALL)
