@@ -132,4 +132,6 @@ AGRICOLA = AgricolaGame()
 def new_card_state(num_players: int, chance: Chance, draft: str = "deal") -> CardState:
     """A card-mode game at set-up (rulings C1-C11 of ``RULES.md``) without going through the
     options: hands dealt with ``chance``, or drafted (``draft`` "app")."""
-    return _new_card_state(AGRICOLA, num_players, chance, draft)
+    state = _new_card_state(AGRICOLA, num_players, chance, draft)
+    state._game_options = AGRICOLA.validate_options({"cards": "base", "draft": draft})
+    return state

@@ -33,13 +33,12 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
-from arena.engine.agricola.cards.deck import BASE_DECK
 from arena.engine.agricola.cards.effects import EFFECTS, PLACEMENT
 from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pending, Thing
 from arena.engine.agricola.cards.effects.building import (
-    chosen,
+    all_costs,
     fence_budget,
-    pay_fences,
+    paid_part,
     pays_fences,
 )
 from arena.engine.agricola.cards.effects.capacity import (
@@ -72,9 +71,6 @@ M_ANY: Final = 10
 #: The sub-actions whose cost cards may change what they cost.
 _PAID: Final = frozenset({"build_room", "renovate", "pasture"})
 _NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
-#: The cards whose cost rule is a "may": a way to pay beside the cost without it.
-OPTIONAL_COSTS: Final = frozenset(
-    c.id for c in BASE_DECK if any(x.moment == Moment.COST and x.optional for x in c.clauses))
 
 
 class CardHooks(AgricolaState):
@@ -197,40 +193,9 @@ class CardHooks(AgricolaState):
         return cost
 
     def costs(self, seat: int, thing: Thing, base: Goods) -> list[Goods]:
-        """Every way ``seat`` may pay for ``thing`` after its cards' cost rules, distinct, in
-        a fixed order ([]: not allowed). A rule replacing the cost gives its cost in place of
-        the printed one (two such rules: either, ruling C26); the other rules then apply in
-        the order played, each optional one (a "may" clause) both used and not."""
-        cards = self.hooked(seat, Moment.COST)
-        if not cards:
-            return [base]
-        starts: list[Goods] = []
-        rest = []
-        for c in cards:
-            e = EFFECTS[c]
-            assert e.cost is not None
-            if not e.cost_first:
-                rest.append(e)
-                continue
-            got = e.cost(thing, base)
-            if got is None:
-                return []
-            if got != base:
-                starts.append(got)
-        ways = list(dict.fromkeys(starts)) or [base]
-        for e in rest:
-            assert e.cost is not None
-            out: list[Goods] = []
-            for w in ways:
-                got = e.cost(thing, w)
-                if got is None:
-                    if e.card in OPTIONAL_COSTS:
-                        out.append(w)
-                        continue
-                    return []
-                out += (w, got) if e.card in OPTIONAL_COSTS else (got,)
-            ways = list(dict.fromkeys(out))
-        return ways
+        """Every way ``seat`` may pay for ``thing`` after its cards' cost rules
+        (:func:`.effects.building.all_costs`)."""
+        return all_costs(self, seat, thing, base)
 
     def card_points(self, seat: int) -> dict[str, int]:
         """The bonus points each played card gives ``seat`` (any owner's), cards giving none
@@ -378,7 +343,7 @@ class CardHooks(AgricolaState):
         material, pastured = farm.material, farm.pastured()
         first = i != self._part or self._done == 0
         if typ in _PAID and self.hooked(p, Moment.COST):
-            self._paid_part(p, i, action)
+            paid_part(self, p, action, lambda: super(CardHooks, self)._do_part(p, i, action))
         else:
             super()._do_part(p, i, action)
         if typ == "build_room":
@@ -394,30 +359,6 @@ class CardHooks(AgricolaState):
             self.sub_action(("pasture", p, len(action["shape"]), int(not mask & pastured)))
         elif typ == "bake":
             self.sub_action(("bake", p))
-
-    def _paid_part(self, p: int, i: int, action: dict[str, Any]) -> None:
-        """A room, renovation or pasture of a seat with cost cards: the Family sub-action,
-        paid what the cards make it cost (:mod:`.effects.building`)."""
-        typ, goods, farm = action["type"], self._goods[p], self._farms[p]
-        if typ == "pasture":
-            if not pays_fences(self, p):
-                super()._do_part(p, i, action)
-                return
-            budget = fence_budget(self, p)
-            self._goods[p] = (budget, *goods[1:])  # the Family game pays its fences in wood
-            super()._do_part(p, i, action)
-            self._goods[p] = pay_fences(self, p, budget - self._goods[p][0], goods)
-            return
-        kind = "room" if typ == "build_room" else "renovation"
-        cost = chosen(self, p, kind, action)
-        base = farm.room_cost() if kind == "room" else farm.renovation_cost()
-        # The Family game pays the printed cost: it is lent, and the card cost paid instead.
-        self._goods[p] = tuple(g - c + (base[k] if k < len(base) else 0)
-                               for k, (g, c) in enumerate(zip(goods, cost, strict=True)))
-        super()._do_part(p, i, action)
-        self._goods[p] = tuple(g - c for g, c in zip(goods, cost, strict=True))
-        if action.get("to") == "stone":
-            farm.renovate()  # Conservator: on from clay to stone, in one renovation
 
     def score_input(self, seat: int) -> ScoreInput:
         si = super().score_input(seat)

@@ -20,13 +20,7 @@ from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
 from arena.engine.agricola.cards.draft_sample import sample_cards
 from arena.engine.agricola.cards.effects.base import Thing
-from arena.engine.agricola.cards.effects.building import (
-    BUILDING_KINDS,
-    fence_budget,
-    pays_fences,
-    renovation_options,
-    room_options,
-)
+from arena.engine.agricola.cards.effects.building import BUILDING_KINDS, building_options
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
 from arena.engine.agricola.cards.play import (
@@ -50,7 +44,6 @@ from arena.engine.agricola.cards.spaces import (
 from arena.engine.agricola.components import (
     ALL,
     AND_THEN,
-    BUILD_ROOMS,
     FOOD,
     GOODS,
     MAJOR_OR_MINOR,
@@ -58,7 +51,6 @@ from arena.engine.agricola.components import (
     MINOR_IMPROVEMENT,
     OCCUPATION,
     ONE,
-    RENOVATE,
     SOW,
     START_FOOD_FIRST,
     START_FOOD_OTHERS,
@@ -67,7 +59,7 @@ from arena.engine.agricola.components import (
     Part,
 )
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.parts import FIXED, SINGLE, Holding, options
+from arena.engine.agricola.parts import FIXED, Holding, options
 from arena.engine.agricola.state_base import PHASE_NAMES, with_good
 from arena.engine.api import Game
 from arena.engine.chance import Chance
@@ -210,7 +202,8 @@ class CardState(DraftFlow):
                       done: int = 0) -> list[dict[str, Any]]:
         kind = part.kind
         if kind in BUILDING_KINDS and self.hooked(self._cur, Moment.COST):
-            return self._building_options(part, h, board, space, done)
+            out = building_options(self, self._cur, part, h.farm, done)
+            return options(part, h, board, space, done) if out is None else out
         if kind not in _CARD_KINDS:
             out = options(part, h, board, space, done)
             if kind == SOW and BEANFIELD in self.hooked(self._cur, Moment.CAPACITY):
@@ -220,21 +213,6 @@ class CardState(DraftFlow):
             return []
         p = self._cur
         return [a for a, _ in self._plays(p, kind, space, board)]
-
-    def _building_options(self, part: Part, h: Holding, board: Board, space: int,
-                          done: int) -> list[dict[str, Any]]:
-        """Rooms, renovation and fences of a seat with cost cards (:mod:`.effects.building`)."""
-        kind, p = part.kind, self._cur
-        if (kind in SINGLE and done) or (part.limit and done >= part.limit):
-            return []
-        if kind == BUILD_ROOMS:
-            return room_options(self, p)
-        if kind == RENOVATE:
-            return renovation_options(self, p)
-        if not pays_fences(self, p):
-            return options(part, h, board, space, done)
-        return [{"type": "pasture_from", "cell": c}
-                for c in h.farm.pasture_starts(fence_budget(self, p))]
 
     def _plays(self, p: int, kind: str, space: int, board: Board
                ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
