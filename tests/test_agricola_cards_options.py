@@ -1,8 +1,8 @@
-"""Card mode's options (``cards``, ``draft``: ``CARD_OPTIONS`` of the Agricola game): not offered
-by the public game until card effects are carried out, so these tests declare them on test-only
-subclasses, never registered. Through them: the options reach the engine, the conformance kit
-passes on card games dealt and drafted at every player count, and random card games end within
-``max_decisions``."""
+"""Card mode's options (``cards``, ``draft``: ``CARD_OPTIONS`` of the Agricola game), offered by
+the public game: the Family game stays the default and saves as before, the options reach the
+engine, the conformance kit passes on the public game (its options played by the kit) and on
+card games dealt and drafted at every player count (test-only subclasses whose default is card
+mode, never registered), and random card games end within ``max_decisions``."""
 
 from __future__ import annotations
 
@@ -21,13 +21,6 @@ from arena.engine.api import OptionSpec
 from arena.engine.testing import check_game
 
 
-class _Offered(AgricolaGame):
-    """The game as it will be once it offers card mode (the Family game by default)."""
-
-    def options_schema(self) -> Mapping[str, OptionSpec]:
-        return CARD_OPTIONS
-
-
 def _card_game(draft: str) -> AgricolaGame:
     """A game whose default is card mode with ``draft``: the kit plays its defaults."""
     schema = MappingProxyType({
@@ -42,25 +35,25 @@ def _card_game(draft: str) -> AgricolaGame:
     return _Cards()
 
 
-OFFERED = _Offered()
+OFFERED = AGRICOLA
 
 
-def test_the_public_game_does_not_offer_card_mode_yet() -> None:
-    assert not OFFER_CARDS
-    assert AGRICOLA.options_schema() == {} and get_game("agricola").options_schema() == {}
-    with pytest.raises(ValueError, match="has no option 'cards'"):
-        AGRICOLA.new_state(2, seed=1, options={"cards": "base"})
+def test_the_public_game_offers_card_mode() -> None:
+    assert OFFER_CARDS
+    assert AGRICOLA.options_schema() == CARD_OPTIONS
+    assert get_game("agricola").options_schema() == CARD_OPTIONS
     assert set(CARD_OPTIONS) == {"cards", "draft"}
+    assert all(spec.description for spec in CARD_OPTIONS.values())
     assert CARD_OPTIONS["cards"].default == "none" and CARD_OPTIONS["draft"].default == "deal"
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_the_default_options_are_the_family_game_saved_as_before(n: int) -> None:
-    plain, offered = AGRICOLA.new_state(n, seed=3), OFFERED.new_state(n, seed=3)
-    assert isinstance(offered, AgricolaState) and not isinstance(offered, CardState)
-    assert offered.to_dict() == plain.to_dict() and "options" not in plain.to_dict()
-    assert plain.options == {} and "options" not in plain.observation(0)
-    assert offered.options == {"cards": "none", "draft": "deal"}
+    plain = AGRICOLA.new_state(n, seed=3)
+    named = AGRICOLA.new_state(n, seed=3, options={"cards": "none", "draft": "deal"})
+    assert isinstance(plain, AgricolaState) and not isinstance(plain, CardState)
+    assert named.to_dict() == plain.to_dict() and "options" not in plain.to_dict()
+    assert plain.options == {"cards": "none", "draft": "deal"}
 
 
 @pytest.mark.parametrize("draft", ["deal", "app"])
@@ -89,12 +82,11 @@ def test_a_saved_state_whose_options_disagree_with_its_cards_is_refused() -> Non
     family = OFFERED.new_state(2, seed=5).to_dict()
     with pytest.raises(ValueError, match="disagree"):
         OFFERED.state_from_dict({**family, "options": {"cards": "base"}})
-    with pytest.raises(ValueError, match="no option"):  # the public game takes none yet
-        AGRICOLA.state_from_dict(card)
+    assert AGRICOLA.state_from_dict(card).to_dict() == card
 
 
-def test_the_conformance_kit_passes_with_the_card_options_declared() -> None:
-    check_game(OFFERED, seeds=range(2))  # Family by default; check_options plays the others
+def test_the_conformance_kit_passes_on_the_public_game() -> None:
+    check_game(AGRICOLA, seeds=range(2))  # Family by default; check_options plays the others
 
 
 @pytest.mark.parametrize("draft", ["deal", "app"])

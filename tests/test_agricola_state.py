@@ -1028,8 +1028,9 @@ def test_the_observation_hides_only_the_order_of_the_cards_to_come() -> None:
         obs = s.observation(seat)
         assert obs["seat"] == seat
         assert "order" not in obs["board"]
-        assert {k: v for k, v in obs.items() if k not in ("seat", "board")} == \
+        assert {k: v for k, v in obs.items() if k not in ("seat", "board", "options")} == \
             {k: v for k, v in d.items() if k != "board"}
+        assert obs["options"] == {"cards": "none", "draft": "deal"}  # saved only if changed
         assert obs["board"] == {k: v for k, v in d["board"].items() if k != "order"}
         assert obs["board"]["hidden_cards"] == sorted(d["board"]["order"][1:])
     with pytest.raises(ValueError):

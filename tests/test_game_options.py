@@ -299,3 +299,26 @@ def test_a_league_takes_the_game_options_as_a_tournament_does(
               "hand=1")
     assert r.exit_code == 0, r.output
     assert load_league(tmp_path / "lg").options == {"hand": "1"}
+
+
+def test_an_agricola_card_tournament_plays_real_bots_and_its_records_replay(
+    tmp_path: Path,
+) -> None:
+    """Card mode through the runner: two example bots (Python and JavaScript processes) play
+    the full game with the base deck; the records keep the options and replay."""
+    file = tournament_file(tmp_path, '[game]\nname = "agricola"\noptions = { cards = "base" }',
+                           [EXAMPLES / "random-py", EXAMPLES / "random-js"])
+    config = load_config(file)
+    assert config.options == {"cards": "base", "draft": "deal"}
+    assert config.identity()["game_options"] == {"cards": "base"}
+    r = arena("run", str(file), "--plain")
+    assert r.exit_code == 0, r.output
+    records = sorted((tmp_path / "out" / "games").glob("*.json"))
+    assert len(records) == 2
+    for path in records:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert data["options"] == {"cards": "base"}
+        assert data["rules_version"] == get_game("agricola").rules_version
+        record = GameRecord.load(path)
+        assert verify(record).ok
+        assert not verify(dataclasses.replace(record, options={})).ok  # not the Family game

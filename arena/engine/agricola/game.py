@@ -39,8 +39,8 @@ CARD_OPTIONS: Final[Mapping[str, OptionSpec]] = MappingProxyType({
                         "card mode's hands: deal 7 + 7 (the rulebook), or app: draft them, "
                         "taking one of each and passing left; no effect without cards"),
 })
-#: Whether the game offers card mode's options: not until card effects are carried out.
-OFFER_CARDS: Final = False
+#: Whether the game offers card mode's options (every card of the base deck takes effect).
+OFFER_CARDS: Final = True
 
 
 class AgricolaGame(Game):
@@ -130,7 +130,8 @@ AGRICOLA = AgricolaGame()
 
 
 def new_card_state(num_players: int, chance: Chance, draft: str = "deal") -> CardState:
-    """A card-mode game at set-up (rulings C1-C11 of ``RULES.md``), while the game does not
-    offer card mode's options (``OFFER_CARDS``): hands dealt with ``chance``, or drafted
-    (``draft`` "app")."""
-    return _new_card_state(AGRICOLA, num_players, chance, draft)
+    """A card-mode game at set-up (rulings C1-C11 of ``RULES.md``) without going through the
+    options: hands dealt with ``chance``, or drafted (``draft`` "app")."""
+    state = _new_card_state(AGRICOLA, num_players, chance, draft)
+    state._game_options = AGRICOLA.validate_options({"cards": "base", "draft": draft})
+    return state

@@ -35,6 +35,12 @@ from typing import Any, Final
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.effects import EFFECTS, PLACEMENT
 from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pending, Thing
+from arena.engine.agricola.cards.effects.building import (
+    all_costs,
+    fence_budget,
+    paid_part,
+    pays_fences,
+)
 from arena.engine.agricola.cards.effects.capacity import (
     BEANFIELD,
     CardFarm,
@@ -47,13 +53,23 @@ from arena.engine.agricola.cards.spaces import LESSONS_SPACES
 from arena.engine.agricola.components import BOAR, CATTLE, GOODS, NUM_ROUNDS, SHEEP
 from arena.engine.agricola.parts import animal_options, keep_animals
 from arena.engine.agricola.scoring import ScoreInput
-from arena.engine.agricola.state import _M_BAKE, _M_PLACE, _M_STOP, AgricolaState
+from arena.engine.agricola.state import (
+    _M_BAKE,
+    _M_PART,
+    _M_PLACE,
+    _M_STOP,
+    _PASTURE_ACTIONS,
+    _PASTURE_KEYS,
+    AgricolaState,
+)
 from arena.engine.agricola.state_base import ACT, OVER, PLACE, STOP_KEY, Key, freeze
 
 #: The pay of a card decision's action (beside the Family state's kinds 0-6), and of an
 #: any-time conversion (the decision it is offered beside stays open).
 M_CARD: Final = 9
 M_ANY: Final = 10
+#: The sub-actions whose cost cards may change what they cost.
+_PAID: Final = frozenset({"build_room", "renovate", "pasture"})
 _NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
 
 
@@ -176,6 +192,11 @@ class CardHooks(AgricolaState):
             cost = got
         return cost
 
+    def costs(self, seat: int, thing: Thing, base: Goods) -> list[Goods]:
+        """Every way ``seat`` may pay for ``thing`` after its cards' cost rules
+        (:func:`.effects.building.all_costs`)."""
+        return all_costs(self, seat, thing, base)
+
     def card_points(self, seat: int) -> dict[str, int]:
         """The bonus points each played card gives ``seat`` (any owner's), cards giving none
         left out."""
@@ -239,7 +260,13 @@ class CardHooks(AgricolaState):
         super()._next_placer(start)
 
     def _action_options(self, p: int) -> tuple[list[Key], list[tuple[Any, ...]]]:
-        moves, pays = super()._action_options(p)
+        if self._fence_from >= 0 and not self._keep and pays_fences(self, p):
+            masks = self._farms[p].pastures_from(self._fence_from, fence_budget(self, p))
+            moves: list[Key] = [_PASTURE_KEYS[m] for m in masks]
+            pays: list[tuple[Any, ...]] = [(_M_PART, self._part, _PASTURE_ACTIONS[m])
+                                           for m in masks]
+        else:
+            moves, pays = super()._action_options(p)
         if moves or not self._turn or not self._end_turn():
             return moves, pays
         # The action is over and its end-of-turn decisions wait: they come first, then the
@@ -315,7 +342,10 @@ class CardHooks(AgricolaState):
         farm = self._farms[p]
         material, pastured = farm.material, farm.pastured()
         first = i != self._part or self._done == 0
-        super()._do_part(p, i, action)
+        if typ in _PAID and self.hooked(p, Moment.COST):
+            paid_part(self, p, action, lambda: super(CardHooks, self)._do_part(p, i, action))
+        else:
+            super()._do_part(p, i, action)
         if typ == "build_room":
             self.sub_action(("rooms", p, material, int(first)))
         elif typ == "renovate":

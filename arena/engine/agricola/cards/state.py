@@ -20,6 +20,7 @@ from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
 from arena.engine.agricola.cards.draft_sample import sample_cards
 from arena.engine.agricola.cards.effects.base import Thing
+from arena.engine.agricola.cards.effects.building import BUILDING_KINDS, building_options
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
 from arena.engine.agricola.cards.play import (
@@ -42,6 +43,7 @@ from arena.engine.agricola.cards.spaces import (
 )
 from arena.engine.agricola.components import (
     ALL,
+    AND_THEN,
     FOOD,
     GOODS,
     MAJOR_OR_MINOR,
@@ -145,6 +147,8 @@ class CardState(DraftFlow):
         board = self._board
         free = board.free_mask()
         usable = super()._usable(p)
+        if self.hooked(p, Moment.COST) and free & _BUILDING_MASK:
+            usable = self._building_usable(p, free, usable)
         extra = free & ~usable & _CARD_ONLY_MASK
         if not extra:
             return usable
@@ -159,9 +163,23 @@ class CardState(DraftFlow):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
 
+    def _building_usable(self, p: int, free: int, usable: int) -> int:
+        """``usable`` with the spaces of rooms, renovation and fences decided by ``p``'s cost
+        cards."""
+        h, board = self.holding(p), self._board
+        for space, deciding in _BUILDING_SPACES:
+            if free >> space & 1:
+                usable &= ~(1 << space)
+                if any(self._part_options(part, h, board, space, 0) for part in deciding):
+                    usable |= 1 << space
+        return usable
+
     def _part_options(self, part: Part, h: Holding, board: Board, space: int,
                       done: int = 0) -> list[dict[str, Any]]:
         kind = part.kind
+        if kind in BUILDING_KINDS and self.hooked(self._cur, Moment.COST):
+            out = building_options(self, self._cur, part, h.farm, done)
+            return options(part, h, board, space, done) if out is None else out
         if kind not in _CARD_KINDS:
             out = options(part, h, board, space, done)
             if kind == SOW and BEANFIELD in self.hooked(self._cur, Moment.CAPACITY):
@@ -338,6 +356,14 @@ class CardState(DraftFlow):
 _EFFECT_KEYS: Final = ("turn", "pending", "marks", "promised", "used", "hold", "guests")
 _CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
 _CARD_ONLY_MASK: Final = sum(1 << s for s in (*LESSONS_SPACES, MAJOR_IMPROVEMENT))
+#: (space, its deciding parts) of the spaces where rooms, renovation or fences decide whether
+#: a seat with cost cards may use it (ruling P1).
+_BUILDING_SPACES: Final = tuple(
+    (s, parts) for s, sp in enumerate(CARD_SPACES)
+    if not sp.dead
+    for parts in [sp.parts[:1] if sp.combine == AND_THEN else sp.parts]
+    if any(part.kind in BUILDING_KINDS for part in parts))
+_BUILDING_MASK: Final = sum(1 << s for s, _ in _BUILDING_SPACES)
 CardState._AUTOMATIC = frozenset(
     s for s, sp in enumerate(CARD_SPACES)
     if not sp.dead and sp.parts and sp.combine in (ONE, ALL)

@@ -16,7 +16,8 @@ from arena.engine.agricola.cards.effects.base import (
     use,
 )
 from arena.engine.agricola.cards.effects.util import give, material, plough, rooms, row
-from arena.engine.agricola.components import CLAY, FOOD, HOUSE_CLAY
+from arena.engine.agricola.components import CLAY, FOOD, HOUSE_CLAY, MAX_FENCES
+from arena.engine.agricola.pastures import CELLS
 
 ON_PLAY = Moment.ON_PLAY
 
@@ -111,3 +112,27 @@ def _shifting_answer(state: CardState, pd: Pending, action: dict[str, Any]) -> N
 
 register("A002", ON_PLAY, events={ON_PLAY: _shifting}, ask=_shifting_ask,
          answer=_shifting_answer)
+
+
+# B002 Mini Pasture: fence 1 space as a pasture for no wood, next to a pasture if there is one
+# (the fences still come from the 15; a space of a larger pasture may be split off, ruling
+# C29).
+def _mini_spots(state: CardState, seat: int) -> list[int]:
+    farm = state._farms[seat]
+    return [c for c in range(CELLS) if farm.pasture_cost(1 << c, MAX_FENCES) > 0]
+
+
+def _mini_pasture(state: CardState, seat: int, card: str) -> None:
+    if _mini_spots(state, seat):
+        state.ask(Pending(seat, card, "fence"))
+
+
+def _mini_ask(state: CardState, pd: Pending) -> list[dict[str, Any]]:
+    return [choice(pd.card, c) for c in _mini_spots(state, pd.seat)]
+
+
+def _mini_answer(state: CardState, pd: Pending, action: dict[str, Any]) -> None:
+    state._farms[pd.seat].build_pasture(1 << action["choice"])
+
+
+register("B002", ON_PLAY, events={ON_PLAY: _mini_pasture}, ask=_mini_ask, answer=_mini_answer)

@@ -3,8 +3,9 @@ goods on the round space are taken; seats in turn from the starting player."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final, Protocol, cast
 
+from arena.engine.agricola.board import Board
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.effects.base import (
     USE,
@@ -16,6 +17,7 @@ from arena.engine.agricola.cards.effects.base import (
     use,
 )
 from arena.engine.agricola.cards.effects.util import give, material, plough, rooms, row
+from arena.engine.agricola.cards.play import Seat, occupation_plays
 from arena.engine.agricola.components import FOOD, HOUSE_STONE, HOUSE_WOOD, NUM_ROUNDS, WOOD
 
 ROUND_START = Moment.ROUND_START
@@ -125,3 +127,51 @@ def _groom_answer(state: CardState, pd: Pending, action: dict[str, Any]) -> None
 register("B089", Moment.ON_PLAY, ROUND_START,
          events={Moment.ON_PLAY: give(wood=1), ROUND_START: _groom}, ask=_groom_ask,
          answer=_groom_answer)
+
+
+# B097 Scholar: in a stone house, at the start of each round, may play an occupation for 1
+# food or a minor improvement paying its cost (the card plays as on Lessons or Meeting Place,
+# food raised by the same conversions; ruling C30).
+class _PlayState(CardState, Protocol):
+    def seat_view(self, p: int) -> Seat: ...
+    def _minor_plays(self, p: int, s: Seat, board: Board
+                     ) -> list[tuple[dict[str, Any], tuple[int, ...]]]: ...
+    def play(self, p: int, card: str, goods: tuple[int, ...]) -> None: ...
+
+
+SCHOLAR_FOOD: Final = 1
+
+
+def _scholar_plays(state: CardState, seat: int
+                   ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
+    s = cast(_PlayState, state)
+    view = s.seat_view(seat)
+    plays = [*occupation_plays(state.hands(seat)[0], SCHOLAR_FOOD, view),
+             *s._minor_plays(seat, view, state._board)]
+    out = []
+    for a, after in plays:
+        fields = {"play": a["type"], "which": a["card"]}
+        if "convert" in a:
+            fields["convert"] = a["convert"]
+        out.append((use("B097", **fields), after))
+    return out
+
+
+def _scholar(state: CardState, seat: int, card: str) -> None:
+    if material(state, seat) == HOUSE_STONE and _scholar_plays(state, seat):
+        state.ask(Pending(seat, card, "play"))
+
+
+def _scholar_ask(state: CardState, pd: Pending) -> list[dict[str, Any]]:
+    return [*(a for a, _ in _scholar_plays(state, pd.seat)), decline(pd.card)]
+
+
+def _scholar_answer(state: CardState, pd: Pending, action: dict[str, Any]) -> None:
+    if action["type"] != USE:
+        return
+    after = next(g for a, g in _scholar_plays(state, pd.seat) if a == action)
+    cast(_PlayState, state).play(pd.seat, action["which"], after)
+
+
+register("B097", ROUND_START, events={ROUND_START: _scholar}, ask=_scholar_ask,
+         answer=_scholar_answer)

@@ -15,13 +15,12 @@ from arena.engine.agricola.cards.effects.base import (
     USE,
     CardState,
     Event,
-    Goods,
     Pending,
-    Thing,
     decline,
     register,
     use,
 )
+from arena.engine.agricola.cards.effects.building import chosen, ways
 from arena.engine.agricola.cards.effects.spaces_used import (
     DAY_LABORER,
     FARMLAND,
@@ -32,7 +31,6 @@ from arena.engine.agricola.cards.effects.spaces_used import (
     WOOD_SPACES,
     ids,
     own,
-    st,
 )
 from arena.engine.agricola.cards.effects.util import plough, row
 from arena.engine.agricola.components import FOOD, GOODS, GRAIN, WOOD
@@ -166,42 +164,27 @@ _optional("B019", frozenset({FARMLAND}), _tile_spots, _tile_plough, AT_USE, Mome
 
 
 # B087 Cottager: Day Laborer, may build exactly 1 room or renovate, paying the cost (after
-# the owner's cost cards).
-def _cost(state: CardState, seat: int, kind: str) -> Goods | None:
-    farm = state._farms[seat]
-    if kind == "room":
-        if not farm.room_spots():
-            return None
-        base = farm.room_cost()
-    else:
-        if not farm.can_renovate():
-            return None
-        base = farm.renovation_cost()
-    thing = Thing(kind, "", farm.num_rooms(), farm.material)
-    cost = st(state).cost(seat, thing, (*base, *(0,) * (len(GOODS) - len(base))))
-    if cost is None or any(h < c for h, c in zip(state._goods[seat], cost, strict=True)):
-        return None
-    return cost
-
-
+# the owner's cost cards, every way they leave).
 def _cottager_ways(state: CardState, pd: Pending) -> list[dict[str, Any]]:
     out = []
-    if _cost(state, pd.seat, "room") is not None:
-        out += [use(pd.card, build="room", cell=c) for c in state._farms[pd.seat].room_spots()]
-    if _cost(state, pd.seat, "renovation") is not None:
-        out.append(use(pd.card, build="renovation"))
+    spots = state._farms[pd.seat].room_spots()
+    for fields, _ in ways(state, pd.seat, "room"):
+        out += [use(pd.card, build="room", cell=c, **fields) for c in spots]
+    out += [use(pd.card, build="renovation", **fields)
+            for fields, _ in ways(state, pd.seat, "renovation")]
     return out
 
 
 def _cottager(state: CardState, pd: Pending, action: dict[str, Any]) -> None:
     s, kind = pd.seat, action["build"]
-    cost = _cost(state, s, kind)
-    assert cost is not None
+    cost = chosen(state, s, kind, action)
     state.gain(s, tuple(-c for c in cost))
     if kind == "room":
         state._farms[s].build_room(action["cell"])
     else:
         state._farms[s].renovate()
+        if action.get("to") == "stone":
+            state._farms[s].renovate()
 
 
 _optional("B087", frozenset({DAY_LABORER}), _cottager_ways, _cottager)

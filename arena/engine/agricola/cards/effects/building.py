@@ -1,0 +1,231 @@
+"""Rooms, renovation and fences for a seat with cost cards (rulings C26-C29 of ``RULES.md``):
+what each costs after the seat's cards (:meth:`~..hooks.CardHooks.costs`), the actions that
+offer them and what is paid. A seat without cost cards builds as in the Family game, by the
+Family game's own code; so does every seat of a Family game.
+
+A room or renovation with more than one way to pay carries ``"pay": [wood, clay, reed,
+stone]``; Conservator's renovation straight to stone carries ``"to": "stone"``. Fences are
+listed and built as in the Family game with a larger budget of fences: free ones (Hedge
+Keeper), wood, and clay (Rammed Clay); they are paid in that order (ruling C28).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from arena.engine.agricola.cards.card import Moment
+from arena.engine.agricola.cards.deck import BASE_DECK
+from arena.engine.agricola.cards.effects.base import EFFECTS, CardState, Goods, Thing
+from arena.engine.agricola.components import (
+    BUILD_FENCES,
+    BUILD_ROOMS,
+    CLAY,
+    GOODS,
+    HOUSE_WOOD,
+    RENOVATE,
+    WOOD,
+    Cost,
+    Part,
+)
+from arena.engine.agricola.farm import Farm
+from arena.engine.agricola.parts import SINGLE
+
+#: Conservator, Hedge Keeper, Rammed Clay.
+CONSERVATOR, HEDGE_KEEPER, RAMMED_CLAY = "A087", "A088", "A016"
+#: The fences Hedge Keeper frees on each Build Fences action.
+HEDGE_FREE: Final = 3
+#: The part kinds whose cost cards may change.
+BUILDING_KINDS: Final = frozenset({BUILD_ROOMS, RENOVATE, BUILD_FENCES})
+_FENCE_CARDS: Final = frozenset({HEDGE_KEEPER, RAMMED_CLAY})
+#: The cards whose cost rule is a "may": a way to pay beside the cost without it.
+OPTIONAL_COSTS: Final = frozenset(
+    c.id for c in BASE_DECK if any(x.moment == Moment.COST and x.optional for x in c.clauses))
+
+
+def _pad(cost: Cost) -> Goods:
+    return (*cost, *(0,) * (len(GOODS) - len(cost)))
+
+
+def ways(state: CardState, seat: int, kind: str) -> list[tuple[dict[str, Any], Goods]]:
+    """For ``kind`` "room" or "renovation": (the fields its action carries, its cost) for
+    every way ``seat`` can build it now, paid from its supply."""
+    farm = state._farms[seat]
+    goods = state._goods[seat]
+    rooms, material = farm.num_rooms(), farm.material
+    things: list[tuple[dict[str, Any], Thing, Goods]] = []
+    if kind == "room":
+        if not farm.room_mask():
+            return []
+        things.append(({}, Thing("room", "", rooms, material), _pad(farm.room_cost())))
+    else:
+        if not farm.can_renovate():
+            return []
+        things.append(({}, Thing("renovation", "", rooms, material),
+                       _pad(farm.renovation_cost())))
+        if material == HOUSE_WOOD and CONSERVATOR in state.hooked(seat, Moment.COST):
+            things.append(({"to": "stone"}, Thing("renovation", "stone", rooms, material),
+                           _pad((0, 0, 1, rooms))))
+    out = []
+    for fields, thing, base in things:
+        ok = [w for w in state.costs(seat, thing, base)
+              if all(g >= c for g, c in zip(goods, w, strict=True))]
+        for w in ok:
+            out.append(({**fields, "pay": list(w[:4])} if len(ok) > 1 else fields, w))
+    return out
+
+
+def chosen(state: CardState, seat: int, kind: str, action: dict[str, Any]) -> Goods:
+    """The cost of the room or renovation ``action`` (one of :func:`ways`' actions)."""
+    for fields, cost in ways(state, seat, kind):
+        if fields.get("to") == action.get("to") and fields.get("pay") == action.get("pay"):
+            return cost
+    raise ValueError(f"cannot pay for {action}")
+
+
+def room_options(state: CardState, seat: int) -> list[dict[str, Any]]:
+    spots = state._farms[seat].room_spots()
+    return [{"type": "build_room", "cell": c, **f}
+            for c in spots for f, _ in ways(state, seat, "room")]
+
+
+def renovation_options(state: CardState, seat: int) -> list[dict[str, Any]]:
+    return [{"type": "renovate", **f} for f, _ in ways(state, seat, "renovation")]
+
+
+def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Goods]:
+    """Every way ``seat`` may pay for ``thing`` after its cards' cost rules, distinct, in
+    a fixed order ([]: not allowed). A rule replacing the cost gives its cost in place of
+    the printed one (two such rules: either, ruling C26); the other rules then apply in
+    the order played, each optional one (a "may" clause) both used and not."""
+    cards = state.hooked(seat, Moment.COST)
+    if not cards:
+        return [base]
+    starts: list[Goods] = []
+    rest = []
+    for c in cards:
+        e = EFFECTS[c]
+        assert e.cost is not None
+        if not e.cost_first:
+            rest.append(e)
+            continue
+        got = e.cost(thing, base)
+        if got is None:
+            return []
+        if got != base:
+            starts.append(got)
+    ways = list(dict.fromkeys(starts)) or [base]
+    for e in rest:
+        assert e.cost is not None
+        out: list[Goods] = []
+        for w in ways:
+            got = e.cost(thing, w)
+            if got is None:
+                if e.card in OPTIONAL_COSTS:
+                    out.append(w)
+                    continue
+                return []
+            out += (w, got) if e.card in OPTIONAL_COSTS else (got,)
+        ways = list(dict.fromkeys(out))
+    return ways
+
+
+def paid_part(state: CardState, p: int, action: dict[str, Any],
+              family: Callable[[], None]) -> None:
+    """A room, renovation or pasture of a seat with cost cards: the Family sub-action,
+    paid what the cards make it cost (``family`` carries it out)."""
+    typ, goods, farm = action["type"], state._goods[p], state._farms[p]
+    if typ == "pasture":
+        if not pays_fences(state, p):
+            family()
+            return
+        budget = fence_budget(state, p)
+        state._goods[p] = (budget, *goods[1:])  # the Family game pays its fences in wood
+        family()
+        state._goods[p] = pay_fences(state, p, budget - state._goods[p][0], goods)
+        return
+    kind = "room" if typ == "build_room" else "renovation"
+    cost = chosen(state, p, kind, action)
+    base = farm.room_cost() if kind == "room" else farm.renovation_cost()
+    # The Family game pays the printed cost: it is lent, and the card cost paid instead.
+    state._goods[p] = tuple(g - c + (base[k] if k < len(base) else 0)
+                            for k, (g, c) in enumerate(zip(goods, cost, strict=True)))
+    family()
+    state._goods[p] = tuple(g - c for g, c in zip(goods, cost, strict=True))
+    if action.get("to") == "stone":
+        farm.renovate()  # Conservator: on from clay to stone, in one renovation
+
+
+def building_options(state: CardState, p: int, part: Part, farm: Farm, done: int
+                     ) -> list[dict[str, Any]] | None:
+    """The rooms, renovation or fences of ``part`` for ``p``, a seat with cost cards; None
+    when the Family game's options are the same (fences paid 1 wood each)."""
+    kind = part.kind
+    if (kind in SINGLE and done) or (part.limit and done >= part.limit):
+        return []
+    if kind == BUILD_ROOMS:
+        return room_options(state, p)
+    if kind == RENOVATE:
+        return renovation_options(state, p)
+    if not pays_fences(state, p):
+        return None
+    starts = farm.pasture_starts(fence_budget(state, p))
+    return [{"type": "pasture_from", "cell": c} for c in starts]
+
+
+# --- fences -------------------------------------------------------------------------------
+
+def pays_fences(state: CardState, seat: int) -> bool:
+    """Whether ``seat`` has a card that pays fences otherwise than 1 wood each."""
+    return not _FENCE_CARDS.isdisjoint(state.hooked(seat, Moment.COST))
+
+
+def _free_left(state: CardState, seat: int) -> int:
+    if HEDGE_KEEPER not in state.hooked(seat, Moment.COST):
+        return 0
+    mark = state.mark(HEDGE_KEEPER)
+    used = mark[2] if mark[:2] == (state._board.round, state._space) else 0
+    return HEDGE_FREE - used
+
+
+def fence_budget(state: CardState, seat: int) -> int:
+    """The most fences ``seat`` can pay for now, on the Build Fences action under way."""
+    g = state._goods[seat]
+    clay = g[CLAY] if RAMMED_CLAY in state.hooked(seat, Moment.COST) else 0
+    return _free_left(state, seat) + g[WOOD] + clay
+
+
+def pay_fences(state: CardState, seat: int, fences: int, goods: Goods) -> Goods:
+    """``goods`` after paying ``fences`` fences: the free ones first, then wood, then clay
+    (ruling C28); Hedge Keeper's mark counts the free ones used on this action."""
+    free = min(fences, _free_left(state, seat))
+    if free:
+        mark = state.mark(HEDGE_KEEPER)
+        used = mark[2] if mark[:2] == (state._board.round, state._space) else 0
+        state.set_mark(HEDGE_KEEPER, (state._board.round, state._space, used + free))
+    rest = fences - free
+    wood = min(rest, goods[WOOD])
+    clay = rest - wood
+    if clay > goods[CLAY]:
+        raise ValueError(f"cannot pay for {fences} fences")
+    out = list(goods)
+    out[WOOD] -= wood
+    out[CLAY] -= clay
+    return tuple(out)
+
+
+__all__ = [
+    "BUILDING_KINDS",
+    "CONSERVATOR",
+    "HEDGE_FREE",
+    "OPTIONAL_COSTS",
+    "all_costs",
+    "chosen",
+    "fence_budget",
+    "paid_part",
+    "pay_fences",
+    "pays_fences",
+    "renovation_options",
+    "room_options",
+    "ways",
+]
