@@ -40,7 +40,7 @@ CARD_OPTIONS: Final[Mapping[str, OptionSpec]] = MappingProxyType({
                         "taking one of each and passing left; no effect without cards"),
 })
 #: Whether the game offers card mode's options: not until card effects are carried out.
-OFFER_CARDS: Final = False
+OFFER_CARDS: Final = True
 
 
 class AgricolaGame(Game):
