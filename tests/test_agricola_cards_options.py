@@ -15,7 +15,7 @@ import pytest
 
 from arena.engine import get_game
 from arena.engine.agricola.cards.state import CardState
-from arena.engine.agricola.game import AGRICOLA, CARD_OPTIONS, OFFER_CARDS, AgricolaGame
+from arena.engine.agricola.game import AGRICOLA, CARD_OPTIONS, AgricolaGame
 from arena.engine.agricola.state import AgricolaState
 from arena.engine.api import OptionSpec
 from arena.engine.testing import check_game
@@ -39,7 +39,6 @@ OFFERED = AGRICOLA
 
 
 def test_the_public_game_offers_card_mode() -> None:
-    assert OFFER_CARDS
     assert AGRICOLA.options_schema() == CARD_OPTIONS
     assert get_game("agricola").options_schema() == CARD_OPTIONS
     assert set(CARD_OPTIONS) == {"cards", "draft"}

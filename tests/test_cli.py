@@ -19,8 +19,7 @@ from arena.cli import game as game_commands
 from arena.cli.main import app
 from arena.engine import Game
 from arena.engine.agricola.cards.state import CardState
-from arena.engine.agricola.game import CARD_OPTIONS, AgricolaGame
-from arena.engine.api import OptionSpec
+from arena.engine.agricola.game import AGRICOLA
 from arena.runner.game import botlog
 from arena.runner.game.clock import TimeControl
 from arena.runner.game.processes import group_alive
@@ -98,18 +97,11 @@ def test_bench_engine_json_prints_every_figure() -> None:
         assert data[key] > 0
 
 
-class _CardsOffered(AgricolaGame):
-    """Agricola as it will be once it offers card mode's options (OFFER_CARDS)."""
-
-    def options_schema(self) -> Mapping[str, OptionSpec]:
-        return CARD_OPTIONS
-
-
 def test_bench_engine_with_options_plays_them_beside_the_defaults(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     played: list[tuple[bool, Mapping[str, str] | None]] = []
-    offered = _CardsOffered()
+    offered = AGRICOLA
     new_state = offered.new_state
 
     def spy(n: int, seed: int | None = None, chance: Any = None,
@@ -119,7 +111,6 @@ def test_bench_engine_with_options_plays_them_beside_the_defaults(
         return state
 
     monkeypatch.setattr(offered, "new_state", spy)
-    monkeypatch.setattr("arena.engine.get_game", lambda name: offered)
     r = runner.invoke(app, ["bench", "engine", "--game", "agricola", "-n", "4", "--games", "2",
                             "--option", "cards=base", "--option", "draft=app", "--json"])
     assert r.exit_code == 0, r.output

@@ -13,6 +13,7 @@ import copy
 import importlib.util
 import random
 import statistics
+import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -31,6 +32,9 @@ SPACE = {s["key"]: s["id"] for s in COMPONENTS["spaces"]}
 
 
 def _load_policy() -> ModuleType:
+    # The policy imports its card table (agricola_cards.py) from beside it, as the bot does.
+    if str(POLICY_PATH.parent) not in sys.path:
+        sys.path.insert(0, str(POLICY_PATH.parent))
     spec = importlib.util.spec_from_file_location("greedy_agricola_policy", POLICY_PATH)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -39,21 +39,19 @@ CARD_OPTIONS: Final[Mapping[str, OptionSpec]] = MappingProxyType({
                         "card mode's hands: deal 7 + 7 (the rulebook), or app: draft them, "
                         "taking one of each and passing left; no effect without cards"),
 })
-#: Whether the game offers card mode's options (every card of the base deck takes effect).
-OFFER_CARDS: Final = True
 
 
 class AgricolaGame(Game):
-    """Agricola, Revised Edition, Family game, 1-4 players."""
+    """Agricola, Revised Edition, 1-4 players: the Family game, or with cards (options)."""
 
     name = "agricola"
-    title = "Agricola (Revised Edition, Family game)"
+    title = "Agricola (Revised Edition: Family game, or with cards)"
     rules_version = "agricola-family-1.0"
     min_players = NUM_PLAYERS_MIN
     max_players = NUM_PLAYERS_MAX
 
     def options_schema(self) -> Mapping[str, OptionSpec]:
-        return CARD_OPTIONS if OFFER_CARDS else {}
+        return CARD_OPTIONS
 
     def max_decisions(self, num_players: int) -> int:
         # Per round each player places at most 5 people, each followed by one space's action

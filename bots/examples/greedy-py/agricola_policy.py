@@ -30,7 +30,16 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+import agricola_cards as cards
+
 from arena.engine.agricola import components as C
+from arena.engine.agricola.cards.card import Count
+from arena.engine.agricola.cards.spaces import (
+    BUILD_ONE_MAJOR,
+    CARD_SPACES,
+    LESSONS_SPACES,
+    lessons_cost,
+)
 from arena.engine.agricola.pastures import (
     NEIGHBOURS,
     SHAPE_BOUNDARY,
@@ -198,8 +207,8 @@ class Farm:
     majors (sorted tuple), family and begging markers, and the food the Well still brings by
     round. Copied before every change."""
 
-    __slots__ = ("begging", "fences", "fields", "g", "majors", "mat", "newborns", "pastures",
-                 "people", "rooms", "sown", "stables", "token", "well")
+    __slots__ = ("begging", "cards", "fences", "fields", "g", "majors", "mat", "newborns",
+                 "occupations", "pastures", "people", "rooms", "sown", "stables", "token", "well")
 
     g: list[int]
     rooms: int
@@ -215,6 +224,10 @@ class Farm:
     begging: int
     well: tuple[int, ...]
     token: bool
+    #: Card mode: the worth of the cards played on the model (not those played before), and
+    #: how many occupations are in front of the player.
+    cards: float
+    occupations: int
 
     def copy(self) -> Farm:
         f = Farm.__new__(Farm)
@@ -232,6 +245,8 @@ class Farm:
         f.begging = self.begging
         f.well = self.well
         f.token = self.token
+        f.cards = self.cards
+        f.occupations = self.occupations
         return f
 
     def pastured(self) -> int:
@@ -250,7 +265,8 @@ class Farm:
         return g[SHEEP], g[BOAR], g[CATTLE]
 
 
-def _farm_of(player: dict[str, Any], seat: int, board: dict[str, Any]) -> Farm:
+def _farm_of(player: dict[str, Any], seat: int, board: dict[str, Any],
+             cards_of: dict[str, Any] | None = None) -> Farm:
     f = Farm.__new__(Farm)
     goods = player["goods"]
     f.g = [goods[name] for name in C.GOODS]
@@ -280,6 +296,10 @@ def _farm_of(player: dict[str, Any], seat: int, board: dict[str, Any]) -> Farm:
             well[rnd] += food
     f.well = tuple(well) if any(well) else NO_WELL
     f.token = board["start_player"] == seat
+    f.cards = 0.0
+    f.occupations = 0
+    if cards_of is not None:
+        f.occupations = len(cards_of["players"][seat]["occupations"])
     return f
 
 
@@ -297,9 +317,10 @@ class Ctx:
     this seat's remaining actions could still find before the next harvest (``cover``), and the
     board (piles, majors on offer)."""
 
-    __slots__ = ("breed_left", "cover", "eat", "fields_due", "future_cover", "harvests_after",
-                 "missing", "next_h", "now_food", "person", "pile", "players", "rl", "round",
-                 "seat", "spare_majors", "tf", "to_place", "unused")
+    __slots__ = ("breed_left", "cover", "eat", "fields_due", "future_cover", "hand_m",
+                 "hand_o", "harvests_after", "missing", "next_h", "now_food", "on_fishing",
+                 "person", "pile", "players", "rl", "round", "seat", "spaces", "spare_majors",
+                 "tf", "to_place", "unused")
 
     def __init__(self, obs: dict[str, Any], to_place: int, phase: str) -> None:
         r = obs["round"]
@@ -326,6 +347,12 @@ class Ctx:
         board = obs["board"]
         self.pile = {s: (GOOD_INDEX[good], n) for s, good, n in board["accumulated"]}
         self.spare_majors = tuple(board["majors"])
+        # Card mode: the spaces as card mode plays them, and the cards in hand.
+        hands = obs.get("cards")
+        self.spaces = CARD_SPACES if hands else C.SPACES
+        self.hand_o = tuple(hands["hand_occupations"]) if hands else ()
+        self.hand_m = tuple(hands["hand_minors"]) if hands else ()
+        self.on_fishing = [SPACE_ID["fishing"], self.seat] in board["occupants"]
         # Food within reach before the next harvest: the free food spaces of this round for
         # the people still at home, and a typical round's food for the rounds in between.
         taken = {s for s, _ in board["occupants"]}
@@ -479,7 +506,7 @@ def value(f: Farm, x: Ctx) -> float:
 
     if f.token and rl:
         pts += START_TOKEN
-    return pts
+    return pts + f.cards
 
 
 ANIMAL_ROWS = (C.SHEEP_ROW, C.BOAR_ROW, C.CATTLE_ROW)
@@ -821,6 +848,16 @@ def _part_options(f: Farm, x: Ctx, part: C.Part, space: int, done: int) -> list[
         h = f.copy()
         h.token = True
         out.append(h)
+    elif kind in CARD_PARTS:
+        if done:
+            return out
+        if kind == C.MAJOR_OR_MINOR:
+            out += _part_options(f, x, BUILD_ONE_MAJOR, space, done)
+        hand = x.hand_o if kind == C.OCCUPATION else x.hand_m
+        for card in hand:
+            h = _played(f, x, card, space)
+            if h is not None:
+                out.append(h)
     return out
 
 
@@ -888,12 +925,15 @@ def _run_part(f: Farm, v: float, x: Ctx, part: C.Part, space: int, first: bool
 
 #: Parts carried out once per action.
 SINGLE_PARTS = frozenset({C.TAKE_ALL, C.GAIN, C.GAIN_ONE_OF, C.STARTING_PLAYER, C.BAKE,
-                          C.RENOVATE, C.FAMILY_GROWTH, C.FAMILY_GROWTH_WITHOUT_ROOM})
+                          C.RENOVATE, C.FAMILY_GROWTH, C.FAMILY_GROWTH_WITHOUT_ROOM,
+                          C.OCCUPATION, C.MINOR_IMPROVEMENT, C.MAJOR_OR_MINOR})
+#: Card mode's parts that play a card (one card each).
+CARD_PARTS = frozenset({C.OCCUPATION, C.MINOR_IMPROVEMENT, C.MAJOR_OR_MINOR})
 
 
 def space_value(f: Farm, x: Ctx, space: int) -> float:
     """The value after placing a person on ``space`` and carrying its parts out greedily."""
-    sp = C.SPACES[space]
+    sp = x.spaces[space]
     parts = sp.parts
     v = value(f, x)
     if sp.combine in (C.ONE, C.ALL):
@@ -917,6 +957,107 @@ def space_value(f: Farm, x: Ctx, space: int) -> float:
     return v2
 
 
+# --- card mode ----------------------------------------------------------------------------------
+# What a card is worth comes from agricola_cards.py; here it meets the farm model: a card
+# played is its cost paid and its worth added (Farm.cards), so the value of playing it is
+# comparable with every other choice of the decision.
+def _counts(f: Farm, x: Ctx) -> dict[Count, int]:
+    """What card prerequisites count, on the model."""
+    _, _, grain_fields, veg_fields = _crops(f.sown)
+    used = f.rooms | f.fields | f.stables | f.pastured()
+    return {Count.OCCUPATIONS: f.occupations, Count.GRAIN_FIELDS: grain_fields,
+            Count.VEGETABLE_FIELDS: veg_fields, Count.SHEEP: f.g[SHEEP], Count.CLAY: f.g[CLAY],
+            Count.HOUSE_MATERIAL: f.mat, Count.UNUSED_SPACES: 15 - used.bit_count(),
+            Count.PEOPLE_ON_FISHING: int(x.on_fishing)}
+
+
+def _played(f: Farm, x: Ctx, card: str, space: int,
+            convert: list[int] | None = None) -> Farm | None:
+    """The farm after playing ``card`` on ``space`` (a Lessons space prices an occupation;
+    elsewhere an occupation costs 1 food), raising missing food with ``convert``
+    ([grain, vegetable, sheep, boar, cattle] as the engine's action says) or, without it, from
+    raw crops. None when the model cannot pay or the prerequisite fails."""
+    if not cards.prerequisite_met(card, _counts(f, x)):
+        return None
+    h = f.copy()
+    g = h.g
+    if cards.is_occupation(card):
+        price = {"food": lessons_cost(space, f.occupations) if space in LESSONS_SPACES else 1}
+        h.occupations += 1
+    else:
+        price = cards.cost(card, f.people)
+    if convert:
+        rates = _rates(h.majors)
+        for good, n in zip((GRAIN, VEG, SHEEP, BOAR, CATTLE), convert, strict=True):
+            g[good] -= n
+            g[FOOD] += n * (1 if good == GRAIN else max(1, rates[good]))
+    for name, n in price.items():
+        good = GOOD_INDEX[name]
+        if good == FOOD and convert is None:
+            for crop in (GRAIN, VEG):  # raw crops pay a missing food, 1 each
+                raised = min(g[crop], max(0, n - g[FOOD]))
+                g[crop] -= raised
+                g[FOOD] += raised
+        if g[good] < n:
+            return None
+        g[good] -= n
+    h.cards += cards.worth(card, x.rl)
+    return h
+
+
+def _used(f: Farm, x: Ctx, a: dict[str, Any], space: int) -> float:
+    """The value of an optional card clause used (``use_card``) or a choice inside a card
+    (``card_choice``): the goods it changes on the model, a field or a stable where the action
+    names a cell, a good where the choice names one."""
+    card = a["card"]
+    if card in cards.ANYTIME:
+        return -1e6  # any-time conversions: never
+    h = f.copy()
+    g = h.g
+    extra = cards.USE_GAIN if card not in cards.USE else 0.0
+    for name, n in cards.USE.get(card, {}).items():
+        if name == "per_person":
+            g[GOOD_INDEX[n]] += h.people
+        elif name == "per_room":
+            g[GOOD_INDEX[n]] += h.rooms.bit_count()
+        elif name == "per_occupation":
+            g[GOOD_INDEX[n]] += h.occupations
+        else:
+            g[GOOD_INDEX[name]] += n
+    if min(g) < 0:
+        return -1e6
+    choice = a.get("choice", a.get("get"))
+    if isinstance(choice, str) and choice in GOOD_INDEX:
+        g[GOOD_INDEX[choice]] += 1
+        if GOOD_INDEX[choice] in ANIMALS:
+            _fit_animals(h)
+    cell = a.get("cell", choice if isinstance(choice, int) else None)
+    if isinstance(cell, int) and "to" not in a:
+        if card in ("B016", "B089"):  # a stable
+            h.stables |= 1 << cell
+        else:  # a field
+            h.fields |= 1 << cell
+            extra += TIE["plough"][cell]
+    return value(h, x) + extra
+
+
+def _card_action_value(f: Farm, x: Ctx, a: dict[str, Any], space: int) -> float | None:
+    """The value of a card-mode action, or None for an action that is not about a card."""
+    typ = a["type"]
+    if typ in ("play_occupation", "play_minor"):
+        h = _played(f, x, a["card"], space, a.get("convert") or [])
+        # Each good converted costs a little more: no conversion first, then the cheapest.
+        return -1e6 if h is None else value(h, x) - 0.01 * sum(a.get("convert") or [])
+    if typ in ("use_card", "card_choice"):
+        return _used(f, x, a, space)
+    if typ == "decline":
+        return value(f, x)
+    if typ == "draft":
+        return cards.worth(a["card"], LAST_ROUND - 1) - 0.3 * sum(
+            cards.cost(a["card"], 2).values())
+    return None
+
+
 # --- decisions ----------------------------------------------------------------------------------
 def _scores(obs: dict[str, Any], legal: list[dict[str, Any]]) -> list[float]:
     """A value per legal action: the higher the better."""
@@ -924,25 +1065,40 @@ def _scores(obs: dict[str, Any], legal: list[dict[str, Any]]) -> list[float]:
     dec = obs["decision"]
     kind = dec["kind"]
     me = obs["players"][seat]
-    f = _farm_of(me, seat, obs["board"])
+    f = _farm_of(me, seat, obs["board"], obs.get("cards"))
+    if kind == "draft":
+        return [_card_action_value(f, Ctx(obs, 0, kind), a, -1) or 0.0 for a in legal]
     if kind == "place":
         x = Ctx(obs, me["people_to_place"] - 1, kind)
         out = []
         for a in legal:
+            if a["type"] != "place":  # a card's decision before the placement
+                out.append(_card_action_value(f, x, a, -1) or 0.0)
+                continue
             space = a["space"]
             x.cover = x.cover_without(space)
             out.append(space_value(f, x, space))
         return out
     x = Ctx(obs, me["people_to_place"], kind)
-    if kind == "feed":
-        return [value(_fed(f, a, dec["food_needed"]), x) for a in legal]
-    if kind == "breed":
-        return [value(after(f, x, a, -1), x) for a in legal]
+    if kind in ("feed", "breed"):
+        out = []
+        for a in legal:
+            card_value = _card_action_value(f, x, a, -1)
+            if card_value is not None:
+                out.append(card_value)
+            elif kind == "feed":
+                out.append(value(_fed(f, a, dec["food_needed"]), x))
+            else:
+                out.append(value(after(f, x, a, -1), x))
+        return out
     space = dec["space"]
     out = []
     for a in legal:
         typ = a["type"]
-        if typ == "stop":
+        card_value = _card_action_value(f, x, a, space)
+        if card_value is not None:
+            out.append(card_value)
+        elif typ == "stop":
             out.append(value(f, x))
         elif typ == "pasture_from":
             out.append(_fence_from_value(f, x, a["cell"]))

@@ -1,6 +1,7 @@
 """The search against greedy-py, in-process: its strength, its speed, and where its time goes.
 
     python bots/examples/mcts-py/bench.py --game agricola --players 2 --ms 200 --games 100
+    python bots/examples/mcts-py/bench.py --game agricola --option cards=base --players 2 ...
 
 Plays ``--games`` games in-process, the search in one seat and greedy-py's policy for the game in
 the others. Game ``g`` is played on seed ``--seed + g // players`` with the search in seat
@@ -138,7 +139,7 @@ def configure(module: ModuleType, game: str, settings: list[str]) -> str:
 def play(game: Game, module: ModuleType, guide: search.Guide, players: int, seed: int, seat: int,
          args: argparse.Namespace, tally: Tally, timers: Timers | None = None) -> None:
     """One game: ``module``'s search in ``seat``, greedy-py's policy in the others."""
-    state = game.new_state(players, seed=seed)
+    state = game.new_state(players, seed=seed, options=args.options)
     rng = random.Random(seed * 1000 + seat)
     components = guide.components
     while not state.is_terminal:
@@ -232,6 +233,8 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=None,
                         help="also stop each search after this many iterations")
     parser.add_argument("--games", type=int, default=2)
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a game option, e.g. --option cards=base --option draft=app")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--versus", type=Path, default=None,
                         help="another search.py to play the same games with, interleaved")
@@ -242,6 +245,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true",
                         help="time the engine's and the policy's calls (this version only)")
     args = parser.parse_args()
+    args.options = dict(option.partition("=")[::2] for option in args.option)
 
     game = get_game(args.game)
     mine = Tally(f"this search {configure(search, args.game, args.set)}".strip())
@@ -266,7 +270,8 @@ def main() -> None:
 
     budget = f"{args.ms} ms" + ("" if args.iterations is None else
                                 f" or {args.iterations} iterations")
-    print(f"{args.game}, {args.players} players, {budget} a searched decision, "
+    options = "".join(f", {k}={v}" for k, v in args.options.items())
+    print(f"{args.game}{options}, {args.players} players, {budget} a searched decision, "
           f"{args.games} games from seed {args.seed}")
     report(mine)
     if timers is not None:
