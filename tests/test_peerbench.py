@@ -109,8 +109,10 @@ def _check_figures(f: dict[str, object], games: int) -> None:
     assert isinstance(seconds, float)
     assert gps > 0 and dps > 0 and dpg > 0 and seconds > 0
     assert f["games"] == games
-    assert gps == pytest.approx(games / seconds, rel=0.05)
-    assert dps == pytest.approx(dpg * gps, rel=0.05)
+    # games per second is rounded to 0.1: on a slow run (under one game a second) that is
+    # more than 5% of it, so the rounding is allowed for besides
+    assert gps == pytest.approx(games / seconds, rel=0.05, abs=0.05)
+    assert dps == pytest.approx(dpg * games / seconds, rel=0.05)
     assert f["clone_microseconds"] is None
 
 
