@@ -67,8 +67,11 @@ def synthetic(folder: Path, bots: int, players: int, games: int,
     return names, outcomes
 
 
-def report(folder: Path, *extra: str) -> str:
-    r = runner.invoke(app, ["report", str(folder), "--bootstrap", "20", *extra])
+def report(folder: Path, *extra: str, views: bool = False) -> str:
+    """``arena report`` of ``folder`` (without the replay pages unless ``views``: a
+    leaderboard's hundreds of games would each be replayed)."""
+    r = runner.invoke(app, ["report", str(folder), "--bootstrap", "20", *extra,
+                            "--views" if views else "--no-views"])
     assert r.exit_code == 0, r.output
     assert "wrote" in r.output
     return r.output
