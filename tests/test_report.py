@@ -273,5 +273,5 @@ def test_two_player_elo_is_what_arena_compare_figures(tmp_path: Path) -> None:
             m.games, m.pairs, m.wins, m.draws, m.losses)
         assert float(elo) == m.elo
     four = runner.invoke(app, ["report", str(LEADERBOARDS / "search-4p"), "--bootstrap", "0",
-                               "-o", str(tmp_path / "r4.html")])
+                               "--no-views", "-o", str(tmp_path / "r4.html")])
     assert four.exit_code == 0 and 'id="elo"' not in (tmp_path / "r4.html").read_text()

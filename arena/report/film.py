@@ -26,8 +26,8 @@ from arena.runner.game.clock import Clock, TimeControl
 from arena.runner.game.record import BY_FALLBACK, Decision, GameRecord
 from arena.runner.game.replay import states
 
-#: A start or end tag (or an empty element), with its slash before or after the name.
-_TAG = re.compile(r"<(/?)[A-Za-z][^>]*?(/?)>")
+#: A start or end tag, or an empty element.
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _ROOT = re.compile(r"\s*<svg\b[^>]*>")
 
 
@@ -43,11 +43,12 @@ def split_svg(svg: str) -> list[str]:
     parts = [svg[:root.end()]]
     depth = start = 0
     for tag in _TAG.finditer(body):
-        if tag.group(1):
+        text = tag.group()
+        if text[1] == "/":
             depth -= 1
             if depth < 0:
                 return [svg]
-        elif not tag.group(2):
+        elif text[-2] != "/":
             depth += 1
             continue
         if depth == 0:
