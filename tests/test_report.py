@@ -67,8 +67,11 @@ def synthetic(folder: Path, bots: int, players: int, games: int,
     return names, outcomes
 
 
-def report(folder: Path, *extra: str) -> str:
-    r = runner.invoke(app, ["report", str(folder), "--bootstrap", "20", *extra])
+def report(folder: Path, *extra: str, views: bool = False) -> str:
+    """``arena report`` of ``folder`` (without the replay pages unless ``views``: a
+    leaderboard's hundreds of games would each be replayed)."""
+    r = runner.invoke(app, ["report", str(folder), "--bootstrap", "20", *extra,
+                            "--views" if views else "--no-views"])
     assert r.exit_code == 0, r.output
     assert "wrote" in r.output
     return r.output
@@ -270,5 +273,5 @@ def test_two_player_elo_is_what_arena_compare_figures(tmp_path: Path) -> None:
             m.games, m.pairs, m.wins, m.draws, m.losses)
         assert float(elo) == m.elo
     four = runner.invoke(app, ["report", str(LEADERBOARDS / "search-4p"), "--bootstrap", "0",
-                               "-o", str(tmp_path / "r4.html")])
+                               "--no-views", "-o", str(tmp_path / "r4.html")])
     assert four.exit_code == 0 and 'id="elo"' not in (tmp_path / "r4.html").read_text()

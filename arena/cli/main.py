@@ -19,6 +19,7 @@ from arena.cli.league import league_app
 from arena.cli.report import report
 from arena.cli.stats import compare, stats
 from arena.cli.tournament import rebuild, run, standings
+from arena.cli.view import view
 
 if TYPE_CHECKING:
     from arena.engine.api import OptionSpec
@@ -86,6 +87,7 @@ def doctor() -> None:
 
 app.command()(play)
 app.command()(replay)
+app.command()(view)
 app.command("check-bot")(check_bot)
 app.command()(run)
 app.command()(rebuild)

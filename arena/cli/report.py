@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from arena.cli.common import fail, out
 
@@ -18,11 +19,16 @@ def report(
     bootstrap: Annotated[int, typer.Option(
         "--bootstrap", min=0, help="Bootstrap replicates of the Plackett–Luce fit.")] = 200,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.")] = 0,
+    views: Annotated[bool, typer.Option(
+        "--views/--no-views", help="Write each game's replay page under views/ beside the "
+        "report (those missing or out of date) and link it; --no-views links only the pages "
+        "already there.")] = True,
 ) -> None:
     """Write one self-contained HTML page of a tournament: standings, a crosstable heat map,
     ratings over the games, score distributions, strengths, seat advantage, and every game
-    linked to its record. Also while a run is going."""
+    linked to its record and its replay page. Also while a run is going."""
     from arena.report.html import build_report
+    from arena.report.pages import write_pages
     from arena.runner.game.disk import write_atomic
     from arena.runner.play.journal import JournalError, read_progress
     from arena.runner.play.outputs import run_complete
@@ -36,11 +42,17 @@ def report(
     if not progress.outcomes:
         fail(f"{folder}: no game has finished yet")
     target = output if output is not None else folder / "report.html"
+    if not target.parent.is_dir():  # before any replay page is written beside it
+        fail(f"cannot write {target}: no folder {target.parent}")
+    pages, problems = write_pages(folder, progress.records, target, write=views)
+    if problems:
+        out.print(f"{len(problems)} games have no replay page; the first: "
+                  f"{escape(problems[0])}")
     page = build_report(progress, folder, target, run_complete(folder, len(progress.outcomes)),
-                        replicates=bootstrap, seed=seed)
+                        replicates=bootstrap, seed=seed, pages=pages)
     try:
         write_atomic(target, page)
     except OSError as exc:
         fail(f"cannot write {target}: {exc.strerror or exc}")
     out.print(f"wrote {target} ({len(page.encode()) // 1024} KiB, "
-              f"{len(progress.outcomes)} games)")
+              f"{len(progress.outcomes)} games, {len(pages)} replay pages)")

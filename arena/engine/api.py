@@ -148,6 +148,11 @@ class State(ABC):
         or its score track), for records and reports only; None for a game without one."""
         return None
 
+    def breakdown_so_far(self) -> tuple[dict[str, int], ...] | None:
+        """Each seat's score by source as the game stands (what its scoring would give if it
+        ended now), for records and reports only; None for a game without one."""
+        return None
+
     @abstractmethod
     def legal_keys(self) -> Sequence[Hashable]:
         """Hashable keys of the legal actions, in the same order as :meth:`legal_actions`.
@@ -336,6 +341,19 @@ class Game(ABC):
         Sent to bots once at the start of a game. Empty unless the game has such tables.
         """
         return {}
+
+    def draw(self, position: Mapping[str, Any], seat: int | None) -> str | None:
+        """A picture of a position as SVG text, for the replay page; None (the default) for a
+        game that does not draw itself, whose positions the page shows as a tree of data.
+
+        ``position`` is what one viewer saw: seat ``seat``'s observation
+        (:meth:`State.observation`) or, for ``seat`` None, the referee's, the saved state
+        (:meth:`State.to_dict`); so a seat's picture can show nothing that seat did not see.
+        Pure: no I/O, and the same position gives the same text. Text from the position goes
+        through XML escaping, and the picture is one ``<svg>`` element whose children are
+        groups that each draw one part of the board (the page stores a part once however many
+        steps show it, so a part that does not change costs nothing)."""
+        return None
 
     def describe(self) -> dict[str, Any]:
         """The static description as plain data."""

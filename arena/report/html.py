@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 from urllib.parse import quote
@@ -94,9 +94,11 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 
 
 def build_report(progress: Progress, folder: Path, output: Path, complete: bool,
-                 replicates: int = 200, seed: int = 0) -> str:
+                 replicates: int = 200, seed: int = 0,
+                 pages: Mapping[str, Path] | None = None) -> str:
     """The page of the tournament whose journal gave ``progress`` (read with its records),
-    to be written at ``output``: record links are relative to ``output``'s folder."""
+    to be written at ``output``: record links are relative to ``output``'s folder, and so are
+    the links to the games' replay ``pages`` (game id -> file; a game without one has none)."""
     outcomes = progress.outcomes
     bots = list(dict.fromkeys([*progress.bots, *(b for o in outcomes for b in o.bots)]))
     curves, standings = rating_curves(bots, outcomes)
@@ -117,7 +119,7 @@ def build_report(progress: Progress, folder: Path, output: Path, complete: bool,
         _strengths(stats),
         _elo(stats.matches),
         _seats(stats),
-        _games(outcomes, progress.records, folder, output),
+        _games(outcomes, progress.records, folder, output, pages or {}),
         f"<script>{_SCRIPT}</script></body></html>",
     ]
     return "\n".join(parts) + "\n"
@@ -363,13 +365,17 @@ def _seats(stats: TournamentStats) -> str:
 def record_link(folder: Path, record: str, output: Path) -> str:
     """The URL of a game record (``record`` relative to the tournament ``folder``) as seen
     from a page written at ``output``."""
-    target = os.path.abspath(folder / record)
-    rel = os.path.relpath(target, os.path.dirname(os.path.abspath(output)))
+    return file_link(folder / record, output)
+
+
+def file_link(target: Path, output: Path) -> str:
+    """The relative URL of the file ``target`` as seen from a page written at ``output``."""
+    rel = os.path.relpath(os.path.abspath(target), os.path.dirname(os.path.abspath(output)))
     return quote(rel.replace(os.sep, "/"))
 
 
 def _games(outcomes: Sequence[GameOutcome], records: dict[str, str], folder: Path,
-           output: Path) -> str:
+           output: Path, pages: Mapping[str, Path]) -> str:
     rows = []
     for o in outcomes:
         record = records.get(o.game_id)
@@ -379,10 +385,17 @@ def _games(outcomes: Sequence[GameOutcome], records: dict[str, str], folder: Pat
         seats = ", ".join(
             f"{escape(b)} {s} ({r}{'' if t == Termination.OK else ', ' + escape(str(t))})"
             for b, s, r, t in zip(o.bots, o.scores, o.ranks, o.terminations, strict=True))
-        rows.append(f"<tr><td>{o.index}<td>{cell}<td>{seats}")
+        page = pages.get(o.game_id)
+        watch = (f'<a class="view" href="{escape(file_link(page, output))}">replay</a>'
+                 if page is not None else "")
+        rows.append(f"<tr><td>{o.index}<td>{cell}<td>{watch}<td>{seats}")
     return (f'<h2 id="games">Games</h2><details{" open" if len(rows) <= 50 else ""}>'
-            f"<summary>All {len(rows)} finished games, each linked to its record</summary>"
+            f"<summary>All {len(rows)} finished games, each linked to its record and its "
+            "replay page</summary>"
             '<p class="note">Seats in order: bot, final score and (rank, and how its part '
-            'ended if not normally).</p><table class="games" id="games-table"><thead><tr>'
-            '<th>#</th><th class="l">Game</th><th class="l">Seats: bot score (rank)</th></tr>'
+            "ended if not normally). A replay page steps through the game decision by "
+            "decision (<code>arena view</code> writes one for any record).</p>"
+            '<table class="games" id="games-table"><thead><tr>'
+            '<th>#</th><th class="l">Game</th><th class="l">Replay</th>'
+            '<th class="l">Seats: bot score (rank)</th></tr>'
             f"</thead><tbody>{''.join(rows)}</tbody></table></details>")

@@ -18,6 +18,7 @@ from arena.engine.agricola.components import (
     NUM_PLAYERS_MIN,
     NUM_ROUNDS,
 )
+from arena.engine.agricola.draw import draw
 from arena.engine.agricola.state import AgricolaState
 from arena.engine.agricola.tables import components
 from arena.engine.api import Game, OptionSpec
@@ -79,6 +80,9 @@ class AgricolaGame(Game):
 
     def components(self) -> dict[str, Any]:
         return components()
+
+    def draw(self, position: Mapping[str, Any], seat: int | None) -> str:
+        return draw(position, seat)
 
     def _new_state(self, num_players: int, chance: Chance,
                    options: dict[str, str]) -> AgricolaState:

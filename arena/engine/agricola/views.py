@@ -50,6 +50,10 @@ class AgricolaViews(AgricolaStateBase):
         ranks = final_ranks(list(zip(scores, tiebreak, strict=True)))
         return GameResult(scores, ranks, breakdown, tiebreak)
 
+    def breakdown_so_far(self) -> tuple[dict[str, int], ...]:
+        """Every seat's score by category if the game ended now."""
+        return tuple(self.breakdown(p) for p in range(self._n))
+
     # ------------------------------------------------------------------ views and saving
 
     def observation(self, seat: int) -> dict[str, Any]:

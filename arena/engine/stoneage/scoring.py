@@ -71,6 +71,11 @@ class Scoring(StoneAgeStateBase):
         """The score track of every seat (final scoring adds the cards' bottoms and goods)."""
         return tuple(self.running_score(p) for p in range(self._n))
 
+    def breakdown_so_far(self) -> tuple[dict[str, int], ...]:
+        """Every seat's score by source if the game ended now: the score track's parts and
+        what final scoring would add (the cards' bottoms, the goods)."""
+        return tuple(self._breakdown(p) for p in range(self._n))
+
     def tiebreak(self, p: int) -> int:
         """Agriculture + permanent tool values + people (ruling 11)."""
         return self._agri[p] + sum(TOOL_VALUES[self._step[p]]) + self._people[p]
