@@ -3,11 +3,13 @@ seeded random games played here through the engine, with a seat that fails if as
 
 from __future__ import annotations
 
+import functools
 import random
 from pathlib import Path
 from typing import Any
 
 from arena.engine import get_game
+from arena.report.view import view_page
 from arena.runner.game.clock import TimeControl
 from arena.runner.game.record import BY_BOT, BY_FALLBACK, Decision, GameRecord
 
@@ -45,3 +47,10 @@ def played(name: str, players: int, seed: int, options: dict[str, Any] | None = 
         decisions=decisions, terminations=ends, result=result.to_dict(),
         ranks=list(result.ranks), rounds=state.progress,
         options=game.canonical_options(options))
+
+
+@functools.cache
+def page_of(path: Path) -> str:
+    """The replay page of the committed record at ``path``, made once per test process (a
+    4-player Stone Age page takes seconds to draw, and several tests open it)."""
+    return view_page(GameRecord.load(path))

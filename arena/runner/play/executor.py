@@ -28,6 +28,7 @@ import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import os
 import signal
+import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,11 @@ from arena.runner.game.stable import Stable
 from arena.runner.play.affinity import MIN_KEEP, WorkerView, choose_worker
 from arena.runner.play.job import GameJob, JobResult, JobStatus, file_result, referee_job
 from arena.runner.play.supervise import supervise
+
+# The temporary folder is found here, in the fork server that preloads this module, so that
+# every worker inherits it: Python finds it by writing a probe file and removing it at once,
+# and a worker stopped between the two (Ctrl-C, SIGTERM) would leave that file behind.
+tempfile.gettempdir()
 
 #: The fewest idle bot processes a worker keeps for its next games (one per bot, oldest stopped
 #: first) when it keeps any; a tournament sizes it to memory
