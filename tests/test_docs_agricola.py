@@ -294,7 +294,8 @@ def test_every_json_example_parses_and_matches_the_engine(page: str, played: dic
                 assert item["board"].keys() == real["board"].keys()
                 seen["observation"] += 1
             elif "kind" in item:
-                assert frozenset(item) in decision_keys[item["kind"]], item
+                kinds = card_played["decisions"] if item["kind"] == "card" else decision_keys
+                assert frozenset(item) in kinds[item["kind"]], item
                 seen["decision"] += 1
             elif "type" in item:
                 check_action(item)
@@ -377,9 +378,15 @@ def card_played() -> dict[str, Any]:
                     fields["seen"].update(entry)
             for action in legal:
                 actions[action["type"]].add(frozenset(action))
+            assert obs["decision"]["seat"] == state.current_player
             if cards["pending"]:
-                seat, card, tag, _ = cards["pending"][0]
+                seat, card, tag, data = cards["pending"][0]
                 assert seat == state.current_player == obs["seat"]
+                assert obs["decision"] == {"kind": "card", "seat": seat, "card": card or None,
+                                           "tag": tag, "data": data,
+                                           "under": obs["decision"]["under"]}
+                under = obs["decision"]["under"]
+                assert under is None or under["seat"] == cards["turn"]
                 tags[card].add(tag)
             for action in legal:
                 if action["type"] in CARD_DECISIONS and not (
@@ -433,10 +440,13 @@ def test_the_protocol_summary_names_card_mode(card_played: dict) -> None:
 
 def test_every_card_mode_decision_kind_and_field_is_documented(cards_section: str,
                                                                card_played: dict) -> None:
-    assert set(card_played["decisions"]) == {"draft", "place", "action", "feed", "breed"}
-    for field in set().union(*card_played["decisions"]["draft"]):
-        assert f"`{field}`" in cards_section or f'"{field}"' in cards_section, field
+    assert set(card_played["decisions"]) == {"draft", "card", "place", "action", "feed",
+                                             "breed"}
+    for kind in ("draft", "card"):
+        for field in set().union(*card_played["decisions"][kind]):
+            assert f"`{field}`" in cards_section or f'"{field}"' in cards_section, field
     assert '"kind": "draft"' in cards_section and '`phase` `"draft"`' in cards_section
+    assert '"kind": "card"' in cards_section
 
 
 def test_every_card_mode_observation_field_is_documented(cards_section: str,
