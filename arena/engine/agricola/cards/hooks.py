@@ -451,23 +451,6 @@ class CardHooks(AgricolaState):
         answer(self, pd, action)
 
     # ------------------------------------------------------------------ saving
-    def _decision(self) -> dict[str, Any] | None:
-        """The card decision waiting first, when one waits (``under``: the decision of the flow
-        of play it came before, asked again once the card decisions are taken); otherwise the
-        flow's own."""
-        under = super()._decision()
-        if not self._pending:
-            return under
-        pd = self._pending[0]
-        return {"kind": "card", "seat": pd.seat, "card": pd.card or None, "tag": pd.tag,
-                "data": list(pd.data), "under": under}
-
-    @classmethod
-    def _underneath(cls, decision: Any) -> Any:
-        if decision is not None and decision.get("kind") == "card":
-            return decision["under"]
-        return decision
-
     @classmethod
     def _keeping(cls, d: Mapping[str, Any]) -> set[int]:
         return {int(x[0]) for x in d.get("cards", {}).get("pending", ()) if not x[1]}
