@@ -33,7 +33,8 @@ class StoneAgeGame(Game):
     def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> StoneAgeState:
         return determinize(self, observation, rng)
 
-    def components(self) -> dict[str, Any]:
+    def components(self, options: Mapping[str, str] | None = None) -> dict[str, Any]:
+        self.validate_options(options)  # the tables are the same whatever the options
         return components()
 
     def _new_state(self, num_players: int, chance: Chance,
