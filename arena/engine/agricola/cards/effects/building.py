@@ -85,12 +85,30 @@ def chosen(state: CardState, seat: int, kind: str, action: dict[str, Any]) -> Go
 
 def room_options(state: CardState, seat: int) -> list[dict[str, Any]]:
     spots = state._farms[seat].room_spots()
-    return [{"type": "build_room", "cell": c, **f}
-            for c in spots for f, _ in ways(state, seat, "room")]
+    if not spots:
+        return []
+    paid = ways(state, seat, "room")  # the same ways for every spot: worked out once
+    return [{"type": "build_room", "cell": c, **f} for c in spots for f, _ in paid]
 
 
 def renovation_options(state: CardState, seat: int) -> list[dict[str, Any]]:
     return [{"type": "renovate", **f} for f, _ in ways(state, seat, "renovation")]
+
+
+def one_cost(state: CardState, seat: int, thing: Thing, base: Goods) -> Goods | None:
+    """What ``thing`` costs ``seat`` after its cards' cost rules, those replacing the cost
+    first (None: not allowed)."""
+    cards = state.hooked(seat, Moment.COST)
+    if not cards:
+        return base
+    cost = base
+    for e in sorted((EFFECTS[c] for c in cards), key=lambda e: not e.cost_first):
+        assert e.cost is not None
+        got = e.cost(thing, cost)
+        if got is None:
+            return None
+        cost = got
+    return cost
 
 
 def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Goods]:
