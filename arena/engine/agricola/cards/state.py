@@ -20,7 +20,11 @@ from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
 from arena.engine.agricola.cards.draft_sample import sample_cards
 from arena.engine.agricola.cards.effects.base import Thing
-from arena.engine.agricola.cards.effects.building import BUILDING_KINDS, building_options
+from arena.engine.agricola.cards.effects.building import (
+    BUILDING_KINDS,
+    MAY_FORBID,
+    building_options,
+)
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
 from arena.engine.agricola.cards.play import (
@@ -171,9 +175,13 @@ class CardState(DraftFlow):
 
     def _building_usable(self, p: int, free: int, usable: int) -> int:
         """``usable`` with the spaces of rooms, renovation and fences decided by ``p``'s cost
-        cards."""
+        cards. A space the printed costs allow stays usable unless a card of ``p`` may forbid
+        building work: every other cost card leaves a way to pay no dearer than the printed
+        one (:data:`~.effects.building.MAY_FORBID`)."""
         h, board = self.holding(p), self._board
         known: dict[Part, bool] = {}  # a building part offers the same on every space
+        if MAY_FORBID.isdisjoint(self.hooked(p, Moment.COST)):
+            free &= ~usable
         for space, deciding in _BUILDING_SPACES:
             if free >> space & 1:
                 usable &= ~(1 << space)

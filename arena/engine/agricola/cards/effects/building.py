@@ -38,6 +38,10 @@ HEDGE_FREE: Final = 3
 #: The part kinds whose cost cards may change.
 BUILDING_KINDS: Final = frozenset({BUILD_ROOMS, RENOVATE, BUILD_FENCES})
 _FENCE_CARDS: Final = frozenset({HEDGE_KEEPER, RAMMED_CLAY})
+#: The cost cards that may forbid building work (Mantlepiece: no renovation). Every other cost
+#: card leaves a room, a renovation or a fence a way to pay no dearer than the printed cost
+#: (a test holds it), so a space the printed costs allow stays usable whatever they add.
+MAY_FORBID: Final = frozenset({"B033"})
 #: The cards whose cost rule is a "may": a way to pay beside the cost without it.
 OPTIONAL_COSTS: Final = frozenset(
     c.id for c in BASE_DECK if any(x.moment == Moment.COST and x.optional for x in c.clauses))
