@@ -11,6 +11,7 @@ not payable is not offered.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
+from operator import sub
 from typing import Any, Final, NamedTuple
 
 from arena.engine.agricola.board import Board
@@ -154,11 +155,10 @@ def _payable(hand: tuple[str, ...], s: Seat, board: Board,
         cost = minor_cost(c, s.people) if cost_of is None else cost_of(c)
         if cost is None:
             continue
-        rest = tuple(g - n if i != FOOD else g for i, (g, n) in enumerate(zip(goods, cost,
-                                                                               strict=True)))
-        if min(rest) < 0:
+        left = tuple(map(sub, goods, cost))
+        if min(left[:FOOD]) < 0 or min(left[FOOD + 1:]) < 0:
             continue
-        yield c, rest, cost
+        yield c, (*left[:FOOD], goods[FOOD], *left[FOOD + 1:]), cost
 
 
 __all__ = ["FACTS", "PLAY_MINOR", "PLAY_OCCUPATION", "Facts", "Seat", "can_play_minor",
