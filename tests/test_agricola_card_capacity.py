@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from agricola_cards import play_out, stacked
+from agricola_cards_helpers import play_out, stacked
 from test_agricola_card_effects import (
     DAY_LABORER,
     Data,

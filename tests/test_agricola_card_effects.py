@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from agricola_cards import load, play_out, stacked
+from agricola_cards_helpers import load, play_out, stacked
 
 from arena.engine.agricola.cards.card import MODIFIERS, Moment
 from arena.engine.agricola.cards.deck import BASE_DECK, BY_ID

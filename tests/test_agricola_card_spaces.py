@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from agricola_cards import play_out, stacked
+from agricola_cards_helpers import play_out, stacked
 from test_agricola_card_effects import (
     Data,
     _at_round,

@@ -13,7 +13,7 @@ import random
 from collections import Counter
 
 import pytest
-from agricola_cards import play_out
+from agricola_cards_helpers import play_out
 
 from arena.engine.agricola.cards.hands import pool
 from arena.engine.agricola.cards.state import CardState
