@@ -4,12 +4,12 @@ playouts with the whole group's cards dealt."""
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from agricola_cards_helpers import play_out, stacked
 from test_agricola_card_effects import (
     DAY_LABORER,
     Data,
@@ -39,10 +39,7 @@ from test_agricola_card_harvest import (
 )
 
 from arena.engine.agricola.cards.deck import BY_ID
-from arena.engine.agricola.cards.hands import pool
 from arena.engine.agricola.cards.state import CardState
-from arena.engine.agricola.game import AGRICOLA, new_card_state
-from arena.engine.chance import SeededChance
 
 # --- the field phase ----------------------------------------------------------------------------
 
@@ -295,42 +292,7 @@ def test_harvest_row(card: str, what: str) -> None:
 
 # --- playouts with these cards dealt ------------------------------------------------------------
 
-def _dealt(n: int, seed: int) -> CardState:
-    d = json.loads(json.dumps(new_card_state(n, SeededChance(seed)).to_dict()))
-    rng = random.Random(seed)
-    for kind, key in (("occupation", "hand_occupations"), ("minor", "hand_minors")):
-        mine = [c for c in pool(kind, n) if c in MINE]
-        rest = [c for c in pool(kind, n) if c not in MINE]
-        rng.shuffle(mine)
-        rng.shuffle(rest)
-        deck = mine + rest
-        for p in range(n):
-            d["cards"]["players"][p][key] = sorted(deck[p * 7:(p + 1) * 7])
-    return _load(d)
-
-
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_random_games_with_these_cards(n: int) -> None:
-    every = sorted([*pool("occupation", n), *pool("minor", n)])
     for seed in range(2):
-        s = _dealt(n, seed)
-        rng = random.Random(100 + seed)
-        steps = 0
-        while not s.is_terminal:
-            k = s.num_legal()
-            assert k >= 1
-            if steps % 17 == 0:
-                d = s.to_dict()
-                back = AGRICOLA.state_from_dict(json.loads(json.dumps(d)))
-                assert back.to_dict() == d and back.legal_actions() == s.legal_actions()
-                seat = s.current_player
-                assert seat is not None
-                obs = s.observation(seat)
-                assert AGRICOLA.determinize(obs, rng).observation(seat) == obs
-            s.apply_index(rng.randrange(k))
-            steps += 1
-            assert all(min(g) >= 0 for g in s._goods)
-            held = [c for p in range(n) for h in (*s.hands(p), *s.played(p)) for c in h]
-            assert sorted(held + [c for b in s.box() for c in b]) == every
-        r = s.result()
-        assert [sum(b.values()) for b in r.breakdown] == list(r.scores)
+        play_out(stacked(n, seed, MINE), random.Random(100 + seed), save_every=17)

@@ -353,3 +353,34 @@ def test_the_rows_cover_exactly_this_group() -> None:
 @pytest.mark.parametrize(("card", "what"), sorted(COST_ROWS))
 def test_cost_row(card: str, what: str) -> None:
     COST_ROWS[(card, what)]()
+
+
+def test_only_the_forbidding_cards_can_make_building_work_dearer() -> None:
+    """``MAY_FORBID`` (what the usable spaces rely on): every other cost card leaves a room, a
+    renovation or fences a way to pay no dearer than the printed cost, whatever the house."""
+    from arena.engine.agricola.cards.effects import EFFECTS
+    from arena.engine.agricola.cards.effects.base import Thing
+    from arena.engine.agricola.cards.effects.building import MAY_FORBID, OPTIONAL_COSTS
+    from arena.engine.agricola.components import GOODS
+
+    def row(**amounts: int) -> tuple[int, ...]:
+        return tuple(amounts.get(g, 0) for g in GOODS)
+
+    materials = ("wood", "clay", "stone")
+    things = []
+    for rooms in range(2, 6):
+        for m, name in enumerate(materials):
+            things.append((Thing("room", "", rooms, m), row(**{name: 5}, reed=2)))
+            if m < 2:
+                things.append((Thing("renovation", "", rooms, m),
+                               row(**{materials[m + 1]: rooms}, reed=1)))
+        things.append((Thing("fences", "", rooms, 0), row(wood=rooms)))
+    cost_cards = [c for c, e in EFFECTS.items() if e.cost is not None]
+    assert "B033" in cost_cards and len(cost_cards) > 5
+    for card in cost_cards:
+        rule = EFFECTS[card].cost
+        assert rule is not None
+        for thing, base in things:
+            got = rule(thing, base)
+            cheaper = got is not None and all(a <= b for a, b in zip(got, base, strict=True))
+            assert cheaper or card in OPTIONAL_COSTS or card in MAY_FORBID, (card, thing)

@@ -10,16 +10,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from agricola_cards_helpers import load, play_out, stacked
 
 from arena.engine.agricola.cards.card import MODIFIERS, Moment
 from arena.engine.agricola.cards.deck import BASE_DECK, BY_ID
 from arena.engine.agricola.cards.effects import EFFECTS
-from arena.engine.agricola.cards.hands import pool
 from arena.engine.agricola.cards.spaces import LESSONS, MEETING_PLACE
 from arena.engine.agricola.cards.state import CardState
 from arena.engine.agricola.components import GOODS, SPACE_ID
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.game import AGRICOLA, new_card_state
+from arena.engine.agricola.game import new_card_state
 from arena.engine.chance import SeededChance
 
 DAY_LABORER = SPACE_ID["day_laborer"]
@@ -37,10 +37,7 @@ def _data(n: int = 4, seed: int = 1) -> Data:
     return d
 
 
-def _load(d: Data) -> CardState:
-    s = AGRICOLA.state_from_dict(d)
-    assert isinstance(s, CardState)
-    return s
+_load = load
 
 
 def _take_out(d: Data, card: str) -> None:
@@ -705,45 +702,8 @@ def test_card_row(card: str, what: str) -> None:
 
 # --- playouts with the implemented cards in hand ------------------------------------------------
 
-def _biased(n: int, seed: int) -> CardState:
-    """A new game whose hands hold the implemented cards first."""
-    d = json.loads(json.dumps(new_card_state(n, SeededChance(seed)).to_dict()))
-    rng = random.Random(seed)
-    for kind, key in (("occupation", "hand_occupations"), ("minor", "hand_minors")):
-        cards = [c for c in pool(kind, n) if c in EFFECTS]
-        rest = [c for c in pool(kind, n) if c not in EFFECTS]
-        rng.shuffle(cards)
-        rng.shuffle(rest)
-        deck = cards + rest
-        for p in range(n):
-            d["cards"]["players"][p][key] = sorted(deck[p * 7:(p + 1) * 7])
-    return _load(d)
-
-
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_random_games_with_effects(n: int) -> None:
+    """Playouts whose hands hold the cards with effects first."""
     for seed in range(3):
-        s = _biased(n, seed)
-        rng = random.Random(seed)
-        steps = 0
-        while not s.is_terminal:
-            k = s.num_legal()
-            assert k >= 1
-            if steps % 23 == 0:
-                d = s.to_dict()
-                back = AGRICOLA.state_from_dict(json.loads(json.dumps(d)))
-                assert back.to_dict() == d and back.legal_actions() == s.legal_actions()
-                seat = s.current_player
-                assert seat is not None
-                obs = s.observation(seat)
-                assert AGRICOLA.determinize(obs, rng).observation(seat) == obs
-            s.apply_index(rng.randrange(k))
-            steps += 1
-            assert all(min(g) >= 0 for g in s._goods)
-            held = sorted(c for p in range(n) for h in s.hands(p) for c in h)
-            played = sorted(c for p in range(n) for h in s.played(p) for c in h)
-            box = sorted(c for b in s.box() for c in b)
-            assert sorted(held + played + box) == sorted(
-                [*pool("occupation", n), *pool("minor", n)])
-        r = s.result()
-        assert [sum(b.values()) for b in r.breakdown] == list(r.scores)
+        play_out(stacked(n, seed, EFFECTS), random.Random(seed), save_every=23)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from agricola_cards_helpers import play_out, stacked
 from test_agricola_card_effects import (
     Data,
     _at_round,
@@ -30,11 +31,9 @@ from test_agricola_card_effects import (
 )
 
 from arena.engine.agricola.cards.effects import EFFECTS
-from arena.engine.agricola.cards.hands import pool
 from arena.engine.agricola.cards.state import CardState
 from arena.engine.agricola.components import SPACE_ID
-from arena.engine.agricola.game import AGRICOLA, new_card_state
-from arena.engine.chance import SeededChance
+from arena.engine.agricola.game import AGRICOLA
 
 S = SPACE_ID
 Row = Callable[[], None]
@@ -584,51 +583,16 @@ def test_a_decision_held_saves_and_loads() -> None:
     assert back.to_dict() == d and back.legal_actions() == s.legal_actions()
 
 
-def _stacked(n: int, seed: int) -> CardState:
-    """A new game whose hands hold this group's cards first."""
-    d = json.loads(json.dumps(new_card_state(n, SeededChance(seed)).to_dict()))
-    rng = random.Random(seed)
-    for kind, key in (("occupation", "hand_occupations"), ("minor", "hand_minors")):
-        cards = [c for c in pool(kind, n) if c in MINE]
-        rest = [c for c in pool(kind, n) if c not in MINE]
-        rng.shuffle(cards)
-        rng.shuffle(rest)
-        deck = cards + rest
-        for p in range(n):
-            d["cards"]["players"][p][key] = sorted(deck[p * 7:(p + 1) * 7])
-    return _load(d)
+def _keen(s: CardState, rng: random.Random) -> int:
+    """Play a card whenever one can be played, so the effects come into play."""
+    plays = [i for i, a in enumerate(s.legal_actions())
+             if a["type"] in ("play_occupation", "play_minor")]
+    return rng.choice(plays) if plays and rng.random() < 0.8 else rng.randrange(s.num_legal())
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_random_games_with_space_cards(n: int) -> None:
     for seed in range(3):
-        s = _stacked(n, seed)
-        rng = random.Random(100 + seed)
-        steps = 0
-        while not s.is_terminal:
-            k = s.num_legal()
-            assert k >= 1
-            if steps % 17 == 0:
-                d = s.to_dict()
-                back = AGRICOLA.state_from_dict(json.loads(json.dumps(d)))
-                assert back.to_dict() == d and back.legal_actions() == s.legal_actions()
-                seat = s.current_player
-                assert seat is not None
-                obs = s.observation(seat)
-                assert AGRICOLA.determinize(obs, rng).observation(seat) == obs
-            # Play a card whenever one can be played, so the effects come into play.
-            plays = [i for i, a in enumerate(s.legal_actions())
-                     if a["type"] in ("play_occupation", "play_minor")]
-            s.apply_index(rng.choice(plays) if plays and rng.random() < 0.8
-                          else rng.randrange(k))
-            steps += 1
-            assert all(min(g) >= 0 for g in s._goods)
-            held = sorted(c for p in range(n) for h in s.hands(p) for c in h)
-            played = sorted(c for p in range(n) for h in s.played(p) for c in h)
-            box = sorted(c for b in s.box() for c in b)
-            assert sorted(held + played + box) == sorted(
-                [*pool("occupation", n), *pool("minor", n)])
-        r = s.result()
-        assert [sum(b.values()) for b in r.breakdown] == list(r.scores)
+        play_out(stacked(n, seed, MINE), random.Random(100 + seed), save_every=17, choose=_keen)
 
 

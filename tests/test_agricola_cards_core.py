@@ -258,3 +258,31 @@ def test_saved_card_states_round_trip() -> None:
 def test_family_states_hold_no_cards() -> None:
     s = AGRICOLA.new_state(2, seed=3)
     assert "cards" not in s.to_dict() and "cards" not in s.observation(0)
+
+
+def test_a_waiting_card_decision_is_the_observations_decision() -> None:
+    """While a card decision waits, ``decision`` names it, its seat the one asked, with the
+    decision it interrupted under it; the saved form and determinize read it back."""
+    game = AGRICOLA
+    rng = random.Random(0)
+    found = 0
+    for seed in range(20):
+        state = game.new_state(3, seed=seed, options={"cards": "base"})
+        while not state.is_terminal and found < 3:
+            seat = state.current_player
+            obs = state.observation(seat)
+            dec = obs["decision"]
+            assert dec["seat"] == seat
+            if obs["cards"]["pending"]:
+                p_seat, card, tag, data = obs["cards"]["pending"][0]
+                assert dec == {"kind": "card", "seat": p_seat, "card": card or None, "tag": tag,
+                               "data": data, "under": dec["under"]}
+                assert dec["under"]["seat"] == obs["cards"]["turn"]
+                assert obs["phase"] == dec["under"]["kind"]
+                assert game.state_from_dict(state.to_dict()).to_dict() == state.to_dict()
+                assert game.determinize(obs, rng).observation(seat) == obs
+                found += dec["under"]["seat"] != seat
+            state.apply_index(rng.randrange(state.num_legal()))
+        if found >= 3:
+            break
+    assert found >= 3  # card decisions of a seat other than the placing one came up

@@ -9,11 +9,11 @@ takes a few seconds; ``--run-slow`` plays hundreds of games, every step saved an
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 
 import pytest
+from agricola_cards_helpers import play_out
 
 from arena.engine.agricola.cards.hands import pool
 from arena.engine.agricola.cards.state import CardState
@@ -32,15 +32,14 @@ def _choose(state: CardState, rng: random.Random) -> int:
     return rng.randrange(len(acts))
 
 
-def _check(state: CardState, n: int, deck: list[str]) -> None:
-    assert all(min(g) >= 0 for g in state._goods)
-    held = [c for p in range(n) for h in state.hands(p) for c in h]
-    played = [c for p in range(n) for h in state.played(p) for c in h]
-    box = [c for b in state.box() for c in b]
-    assert Counter(held + played + box) == Counter(deck)
+def _check(state: CardState) -> None:
+    """Beyond the playout's invariants: 7 + 7 cards a seat once the hands are complete, and
+    every traveling minor passed is in a hand or played, never in the box."""
+    n = state.num_players
     if state.phase != "draft":
-        assert len(held) + len(played) == 14 * n
-    minors = set(pool("minor", n))
+        assert sum(len(h) for p in range(n) for h in (*state.hands(p), *state.played(p))) \
+            == 14 * n
+    minors, box = set(pool("minor", n)), {c for b in state.box() for c in b}
     assert all(c in minors and c not in box for c, _ in state.to_dict()["cards"]["passed"])
 
 
@@ -48,32 +47,19 @@ def play(games: int, save_every: int, seed0: int = 0) -> Counter[str]:
     """``games`` random card games, cycling player counts 2-4 and deal/draft; the counts of
     the action types taken."""
     seen: Counter[str] = Counter()
+
+    def choose(state: CardState, rng: random.Random) -> int:
+        i = _choose(state, rng)
+        seen[str(state.legal_actions()[i].get("type"))] += 1
+        return i
+
     for g in range(games):
         n, draft = 2 + g % 3, ("deal", "app")[g // 3 % 2]
         seed = seed0 + g
         state = AGRICOLA.new_state(n, seed=seed, options={"cards": "base", "draft": draft})
         assert isinstance(state, CardState)
-        deck = [*pool("occupation", n), *pool("minor", n)]
-        rng = random.Random(seed)
-        steps = 0
-        while not state.is_terminal:
-            assert state.num_legal() >= 1, state
-            if steps % save_every == 0:
-                d = state.to_dict()
-                back = AGRICOLA.state_from_dict(json.loads(json.dumps(d)))
-                assert back.to_dict() == d and back.legal_actions() == state.legal_actions()
-                seat = state.current_player
-                assert seat is not None
-                obs = state.observation(seat)
-                assert AGRICOLA.determinize(obs, rng).observation(seat) == obs
-            i = _choose(state, rng)
-            seen[str(state.legal_actions()[i].get("type"))] += 1
-            state.apply_index(i)
-            steps += 1
-            _check(state, n, deck)
+        steps = play_out(state, random.Random(seed), save_every, choose, _check)
         assert steps <= AGRICOLA.max_decisions(n)
-        r = state.result()
-        assert [sum(b.values()) for b in r.breakdown] == list(r.scores)
     return seen
 
 

@@ -25,6 +25,7 @@ import pytest
 from arena.engine import get_game
 from arena.engine.agricola.cards.spaces import CARD_SPACES, CHANGED
 from arena.engine.agricola.cards.table import CARDS, card_data, markdown_table
+from arena.engine.agricola.components import SPACE_KEYS
 from arena.engine.agricola.game import CARD_OPTIONS, AgricolaGame
 from arena.engine.api import OptionSpec
 
@@ -294,7 +295,8 @@ def test_every_json_example_parses_and_matches_the_engine(page: str, played: dic
                 assert item["board"].keys() == real["board"].keys()
                 seen["observation"] += 1
             elif "kind" in item:
-                assert frozenset(item) in decision_keys[item["kind"]], item
+                kinds = card_played["decisions"] if item["kind"] == "card" else decision_keys
+                assert frozenset(item) in kinds[item["kind"]], item
                 seen["decision"] += 1
             elif "type" in item:
                 check_action(item)
@@ -377,9 +379,15 @@ def card_played() -> dict[str, Any]:
                     fields["seen"].update(entry)
             for action in legal:
                 actions[action["type"]].add(frozenset(action))
+            assert obs["decision"]["seat"] == state.current_player
             if cards["pending"]:
-                seat, card, tag, _ = cards["pending"][0]
+                seat, card, tag, data = cards["pending"][0]
                 assert seat == state.current_player == obs["seat"]
+                assert obs["decision"] == {"kind": "card", "seat": seat, "card": card or None,
+                                           "tag": tag, "data": data,
+                                           "under": obs["decision"]["under"]}
+                under = obs["decision"]["under"]
+                assert under is None or under["seat"] == cards["turn"]
                 tags[card].add(tag)
             for action in legal:
                 if action["type"] in CARD_DECISIONS and not (
@@ -433,10 +441,13 @@ def test_the_protocol_summary_names_card_mode(card_played: dict) -> None:
 
 def test_every_card_mode_decision_kind_and_field_is_documented(cards_section: str,
                                                                card_played: dict) -> None:
-    assert set(card_played["decisions"]) == {"draft", "place", "action", "feed", "breed"}
-    for field in set().union(*card_played["decisions"]["draft"]):
-        assert f"`{field}`" in cards_section or f'"{field}"' in cards_section, field
+    assert set(card_played["decisions"]) == {"draft", "card", "place", "action", "feed",
+                                             "breed"}
+    for kind in ("draft", "card"):
+        for field in set().union(*card_played["decisions"][kind]):
+            assert f"`{field}`" in cards_section or f'"{field}"' in cards_section, field
     assert '"kind": "draft"' in cards_section and '`phase` `"draft"`' in cards_section
+    assert '"kind": "card"' in cards_section
 
 
 def test_every_card_mode_observation_field_is_documented(cards_section: str,
@@ -496,9 +507,35 @@ def test_the_card_table_is_the_one_the_card_data_makes(cards_section: str) -> No
     assert len(CARDS) == 96 and len({c.id for c in CARDS}) == 96
 
 
+def test_the_card_mode_components_differ_only_where_the_page_says(
+        game: Any, components: dict, cards_section: str) -> None:
+    """``components(options)`` in card mode: the Family tables but for the spaces card mode
+    changes (and Side Job, out of every board), plus every card's data; the fields and part
+    kinds it adds are documented."""
+    family = game.components({"cards": "none", "draft": "app"})
+    assert family == components == game.components(None)
+    cards = game.components({"cards": "base", "draft": "app"})
+    assert cards == game.components({"cards": "base"})
+    assert {k for k in cards if cards[k] != family.get(k)} == {"spaces", "board_spaces", "cards"}
+    assert [i for i, (a, b) in enumerate(zip(family["spaces"], cards["spaces"], strict=True))
+            if a != b] == sorted(CHANGED)
+    side_job = SPACE_KEYS.index("side_job")
+    assert cards["board_spaces"] == {n: [s for s in ids if s != side_job]
+                                     for n, ids in family["board_spaces"].items()}
+    assert cards["cards"] == [card_data(c) for c in CARDS]
+    section = cards_section.split("### The card-mode components", 1)[1].split("\n### ", 1)[0]
+    for kind in {p["kind"] for s in cards["spaces"] for p in s["parts"]} - {
+            p["kind"] for s in family["spaces"] for p in s["parts"]}:
+        assert f"`{kind}`" in section, kind
+    for field in {k for c in cards["cards"] for k in c}:
+        assert f"`{field}`" in section, field
+    for moment in {cl["moment"] for c in cards["cards"] for cl in c["clauses"]}:
+        assert f"`{moment}`" in section, moment
+
+
 def test_the_card_mode_parts_of_the_changed_spaces_are_documented(cards_section: str) -> None:
     """The five spaces card mode changes, with their parts and combination, as the engine has
-    them (``components()`` describes the Family game's)."""
+    them (``components(options)`` in card mode has them too)."""
     for space in sorted(CHANGED):
         s = CARD_SPACES[space]
         cells = _row(cards_section, f"| {space} | ")

@@ -328,3 +328,35 @@ def test_a_failed_seat_forfeits_last_place_whatever_its_score() -> None:
     end = next(m for m in started[0].peer.messages() if m["type"] == "game_end")
     assert end["ranks"] == record.ranks
     assert [t["reason"] for t in end["terminations"]] == ["ok", "crash", "ok"]
+
+
+class StartKeeper(InProcessBot):
+    """A random bot that keeps the ``game_start`` messages it was sent."""
+
+    starts: ClassVar[list[dict[str, Any]]] = []
+
+    def on_frame(self, peer: MemoryPeer, frame: bytes) -> None:
+        message = decode(frame, REFEREE_MESSAGES)
+        if message["type"] == "game_start":
+            self.starts.append(message)
+        super().on_frame(peer, frame)
+
+
+def test_game_start_carries_the_components_of_the_options_played() -> None:
+    """An Agricola card game: each seat's ``game_start`` has the card-mode components (the
+    card board's spaces and every card), not the Family game's."""
+    agricola = get_game("agricola")
+    StartKeeper.starts = []
+    stable, _ = in_memory(kinds={"random-py": StartKeeper})
+    try:
+        record = play_game(agricola, 5, [RANDOM_PY, RANDOM_PY], FAST, stable=stable,
+                           options={"cards": "base"})
+    finally:
+        stable.close()
+    assert verify(record).ok
+    assert len(StartKeeper.starts) == 2
+    cards = agricola.components({"cards": "base", "draft": "deal"})
+    assert cards != agricola.components() and len(cards["cards"]) == 96
+    for start in StartKeeper.starts:
+        assert start["options"] == {"cards": "base", "draft": "deal"}
+        assert start["components"] == cards

@@ -335,11 +335,16 @@ class Game(ABC):
         """
         raise NotImplementedError(f"{self.name} cannot build a state from an observation")
 
-    def components(self) -> dict[str, Any]:
-        """Static data of the game that observations refer to by id, as plain data.
+    def components(self, options: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """Static data of the game played with ``options`` (None: the defaults; the referee
+        passes the validated options of the game it runs) that observations refer to by id, as
+        plain data.
 
-        Sent to bots once at the start of a game. Empty unless the game has such tables.
+        Sent to bots once at the start of a game (``game_start.components``). Empty unless the
+        game has such tables; a game whose tables do not depend on its options ignores them.
+        ValueError for options the game does not take (:meth:`validate_options`).
         """
+        self.validate_options(options)
         return {}
 
     def draw(self, position: Mapping[str, Any], seat: int | None) -> str | None:

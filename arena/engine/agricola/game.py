@@ -12,6 +12,7 @@ from arena.engine.agricola.cards.deck import HAND_SIZE
 from arena.engine.agricola.cards.spaces import CardBoard
 from arena.engine.agricola.cards.state import CardState, determinize_cards
 from arena.engine.agricola.cards.state import new_card_state as _new_card_state
+from arena.engine.agricola.cards.table import card_components
 from arena.engine.agricola.components import (
     MAX_PEOPLE,
     NUM_PLAYERS_MAX,
@@ -78,7 +79,11 @@ class AgricolaGame(Game):
             raise ValueError(f"not an Agricola observation: {e!r}") from e
         return AgricolaState.from_data(self, observation, board)
 
-    def components(self) -> dict[str, Any]:
+    def components(self, options: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The Family game's tables; in card mode (``cards`` "base") the card board's spaces
+        and every card of the deck (:func:`~.cards.table.card_components`)."""
+        if self.validate_options(options)["cards"] == "base":
+            return card_components()
         return components()
 
     def draw(self, position: Mapping[str, Any], seat: int | None) -> str:

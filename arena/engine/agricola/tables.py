@@ -31,6 +31,7 @@ from arena.engine.agricola.components import (
     UNUSED_SPACE_POINTS,
     VEGETABLES_ROW,
     Cost,
+    Space,
     spaces_for,
 )
 from arena.engine.agricola.pastures import COLS, NUM_EDGES, ROWS
@@ -44,11 +45,12 @@ def _goods(pairs: tuple[tuple[int, int], ...]) -> dict[str, int]:
     return {GOODS[g]: n for g, n in pairs}
 
 
-def space_info(space: int) -> dict[str, Any]:
-    """An action space as plain data: id, key, name, stage (0: printed on a board), its parts in
-    the order of the card, how they combine, what accumulates on it, and whether it is dead
-    (a Lessons space of the card game, never usable in the Family game)."""
-    s = SPACES[space]
+def space_info(space: int, spaces: tuple[Space, ...] = SPACES) -> dict[str, Any]:
+    """An action space of ``spaces`` (the Family game's by default) as plain data: id, key,
+    name, stage (0: printed on a board), its parts in the order of the card, how they combine,
+    what accumulates on it, and whether it is dead (a Lessons space of the card game, never
+    usable in the Family game)."""
+    s = spaces[space]
     parts = []
     for part in s.parts:
         entry: dict[str, Any] = {"kind": part.kind}
@@ -90,7 +92,8 @@ def major_info(major: int) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def _components() -> dict[str, Any]:
+def family_components() -> dict[str, Any]:
+    """The Family game's tables, made once: callers copy before changing them."""
     return {
         "goods": list(GOODS),
         "spaces": [space_info(i) for i in range(len(SPACES))],
@@ -116,4 +119,4 @@ def _components() -> dict[str, Any]:
 
 def components() -> dict[str, Any]:
     """The static tables (a fresh copy each call: callers may change it)."""
-    return copy.deepcopy(_components())
+    return copy.deepcopy(family_components())

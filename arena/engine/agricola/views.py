@@ -126,6 +126,12 @@ class AgricolaViews(AgricolaStateBase):
         }
 
     @classmethod
+    def _underneath(cls, decision: Any) -> Any:
+        """The decision of the flow of play in a saved ``decision`` (card mode: the one under
+        a card decision); here the decision itself."""
+        return decision
+
+    @classmethod
     def _keeping(cls, d: Mapping[str, Any]) -> set[int]:
         """Seats a mode asks which animals to keep outside the decision (card mode: a card
         decision); none here."""
@@ -166,7 +172,6 @@ class AgricolaViews(AgricolaStateBase):
             s._newborns.append(pd["newborns"])
             s._home.append(pd["people_to_place"])
             s._begging.append(pd["begging"])
-        dec = d["decision"]
         s._phase = PHASE_NAMES.index(d["phase"])
         s._round_start = d["round_start_player"]
         cur = d["current_player"]
@@ -174,7 +179,7 @@ class AgricolaViews(AgricolaStateBase):
         if not 0 <= s._round_start < n or not (cur is None or 0 <= cur < n):
             raise ValueError("no such seat as the starting or current player")
         s._clear_action()
-        dec = d["decision"]
+        dec = cls._underneath(d["decision"])
         if s._phase == ACT:
             s._space = dec["space"]
             s._part = -1 if dec["part"] is None else dec["part"]

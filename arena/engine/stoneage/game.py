@@ -37,7 +37,8 @@ class StoneAgeGame(Game):
     def draw(self, position: Mapping[str, Any], seat: int | None) -> str:
         return draw(self, position, seat)
 
-    def components(self) -> dict[str, Any]:
+    def components(self, options: Mapping[str, str] | None = None) -> dict[str, Any]:
+        self.validate_options(options)  # the tables are the same whatever the options
         return components()
 
     def _new_state(self, num_players: int, chance: Chance,

@@ -321,7 +321,8 @@ class DiceRaceGame(Game):
             "options": self.canonical_options(obs.get("options")),
         })
 
-    def components(self) -> dict[str, Any]:
+    def components(self, options: Mapping[str, str] | None = None) -> dict[str, Any]:
+        self.validate_options(options)
         return {"cards": [{"id": c, "value": card_value(c)} for c in range(NUM_CARDS)]}
 
 

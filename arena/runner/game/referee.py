@@ -217,7 +217,7 @@ class Referee:
     def start_game(self) -> State:
         state = self.game.new_state(len(self.seats), seed=self.seed, options=self.options)
         self.state = state
-        components = self.game.components()
+        components = self.game.components(self.options)
         for seat in self.seats:
             if seat.live and seat.connection is not None:
                 seat.connection.send(game_start(

@@ -1063,6 +1063,8 @@ def _scores(obs: dict[str, Any], legal: list[dict[str, Any]]) -> list[float]:
     """A value per legal action: the higher the better."""
     seat = obs["seat"]
     dec = obs["decision"]
+    if dec["kind"] == "card":  # a card's question: valued in the position it interrupted
+        dec = dec["under"] or {"kind": "breed"}
     kind = dec["kind"]
     me = obs["players"][seat]
     f = _farm_of(me, seat, obs["board"], obs.get("cards"))

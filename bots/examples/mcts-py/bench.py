@@ -249,7 +249,8 @@ def main() -> None:
 
     game = get_game(args.game)
     mine = Tally(f"this search {configure(search, args.game, args.set)}".strip())
-    guide = search.guide_for(game, game.components())  # after configure: it reads TUNING
+    # After configure: the guide reads TUNING.
+    guide = search.guide_for(game, game.components(args.options))
     other_module = load(args.versus.resolve()) if args.versus else None
     other = None
     if other_module is not None:

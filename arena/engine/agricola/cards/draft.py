@@ -219,11 +219,25 @@ class DraftFlow(CardHooks):
             self._cur = nxt[1]
 
     def _decision(self) -> dict[str, Any] | None:
-        if self._phase != DRAFT:
-            return super()._decision()
-        assert self._draft is not None
-        k, seat, kind = self._draft.turn()  # type: ignore[misc]
-        return {"kind": "draft", "seat": seat, "pick": KINDS[kind], "pass": k}
+        """The decision asked: the draft's pick; the card decision waiting first, when one
+        waits (``under``: the decision of the flow of play it came before, asked again once
+        the card decisions are taken); otherwise the flow's own."""
+        if self._phase == DRAFT:
+            assert self._draft is not None
+            k, seat, kind = self._draft.turn()  # type: ignore[misc]
+            return {"kind": "draft", "seat": seat, "pick": KINDS[kind], "pass": k}
+        under = super()._decision()
+        if not self._pending:
+            return under
+        pd = self._pending[0]
+        return {"kind": "card", "seat": pd.seat, "card": pd.card or None, "tag": pd.tag,
+                "data": list(pd.data), "under": under}
+
+    @classmethod
+    def _underneath(cls, decision: Any) -> Any:
+        if decision is not None and decision.get("kind") == "card":
+            return decision["under"]
+        return decision
 
 
 __all__ = ["FIELDS", "KINDS", "PASSES", "Draft", "DraftFlow", "hands_after"]

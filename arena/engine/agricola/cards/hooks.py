@@ -6,7 +6,9 @@ Family game does no work for cards):
 
 - ``_index``: per seat, moment -> the played cards whose effect has an event or a rule at that
   moment, in the order played. Rebuilt when a card is played or a state is read, shared by
-  clones (immutable). Dispatch at a moment looks at nothing else.
+  clones (immutable). Dispatch at a moment looks at nothing else. ``_listen``: the same for
+  every seat at once, moment -> (seat, card) in seat order, so that a moment no played card
+  listens to costs one lookup (the placements' SPACE_USED, the sub-actions, Claypipe's watch).
 - ``_pending``: the card decisions waiting, first asked first (:class:`Pending`). While one
   waits it is the decision: its seat is the current player and its legal actions are the
   effect's ``ask``; the decision under it (``_phase``, ``_cur``) resumes afterwards.
@@ -38,6 +40,7 @@ from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pend
 from arena.engine.agricola.cards.effects.building import (
     all_costs,
     fence_budget,
+    one_cost,
     paid_part,
     pays_fences,
 )
@@ -71,15 +74,17 @@ M_ANY: Final = 10
 #: The sub-actions whose cost cards may change what they cost.
 _PAID: Final = frozenset({"build_room", "renovate", "pasture"})
 _NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
+_NO_LISTEN: Final[Mapping[Moment, tuple[tuple[int, str], ...]]] = {}
 
 
 class CardHooks(AgricolaState):
     """Card mode's state below the hands: the effects' index, decisions, marks and promises."""
 
-    __slots__ = ("_guests", "_hold", "_index", "_marks", "_pending", "_promised", "_seen", "_sub",
-                 "_turn", "_use")
+    __slots__ = ("_guests", "_hold", "_index", "_listen", "_marks", "_pending", "_promised",
+                 "_seen", "_sub", "_turn", "_use")
 
     _index: list[Mapping[Moment, tuple[str, ...]]]
+    _listen: Mapping[Moment, tuple[tuple[int, str], ...]]
     _pending: tuple[Pending, ...]
     _marks: Mapping[str, tuple[int, ...]]
     _promised: tuple[tuple[int, int, int, int], ...]
@@ -105,6 +110,7 @@ class CardHooks(AgricolaState):
         self._marks = {}
         self._promised = ()
         self._index = [_NO_INDEX] * self._n
+        self._listen = _NO_LISTEN
         self._sub = ()
         self._seen = None
         self._turn = ()
@@ -123,6 +129,11 @@ class CardHooks(AgricolaState):
                       *((Moment.CAPACITY,) if e.capacity else ())):
                 index[m] = (*index.get(m, ()), card)
         self._index[seat] = index
+        listen: dict[Moment, tuple[tuple[int, str], ...]] = {}
+        for p, per_seat in enumerate(self._index):
+            for m, cards in per_seat.items():
+                listen[m] = (*listen.get(m, ()), *((p, c) for c in cards))
+        self._listen = listen
         caps = index.get(Moment.CAPACITY, ())
         farm = self._farms[seat]
         if caps or isinstance(farm, CardFarm):
@@ -179,18 +190,7 @@ class CardHooks(AgricolaState):
 
     def cost(self, seat: int, thing: Thing, base: Goods) -> Goods | None:
         """What ``thing`` costs ``seat`` after its cards' cost rules (None: not allowed)."""
-        cards = self.hooked(seat, Moment.COST)
-        if not cards:
-            return base
-        rules = sorted((EFFECTS[c] for c in cards), key=lambda e: not e.cost_first)
-        cost = base
-        for e in rules:
-            assert e.cost is not None
-            got = e.cost(thing, cost)
-            if got is None:
-                return None
-            cost = got
-        return cost
+        return one_cost(self, seat, thing, base)
 
     def costs(self, seat: int, thing: Thing, base: Goods) -> list[Goods]:
         """Every way ``seat`` may pay for ``thing`` after its cards' cost rules
@@ -225,14 +225,14 @@ class CardHooks(AgricolaState):
     def used(self, space: int, user: int, when: int) -> None:
         """Fire SPACE_USED for ``user``'s use of ``space`` at ``when`` (AT_USE or AT_END): every
         seat's cards, the user's first, then clockwise."""
-        n = self._n
-        for i in range(n):
-            seat = (user + i) % n
-            cards = self._index[seat].get(Moment.SPACE_USED)
-            if cards:
-                for c in cards:
-                    self._use = (space, user, when)
-                    EFFECTS[c].events[Moment.SPACE_USED](self, seat, c)
+        listening = self._listen.get(Moment.SPACE_USED)
+        if not listening:
+            return
+        # The user's cards and those of the seats after it, then the seats before it.
+        for seat, c in (*(x for x in listening if x[0] >= user),
+                        *(x for x in listening if x[0] < user)):
+            self._use = (space, user, when)
+            EFFECTS[c].events[Moment.SPACE_USED](self, seat, c)
 
     def placement(self, seat: int, usable: int) -> int:
         """The spaces ``seat`` may place a person on, after its cards' placement rules."""
@@ -295,10 +295,10 @@ class CardHooks(AgricolaState):
     def sub_action(self, sub: tuple[Any, ...]) -> None:
         """Fire SUB_ACTION for every seat's cards after the sub-action ``sub`` = (what, seat
         who did it, *numbers) (:mod:`.effects.sub_action`), the doer's cards first."""
+        if Moment.SUB_ACTION not in self._listen:
+            return
         n, doer = self._n, sub[1]
         seats = [(doer + i) % n for i in range(n)]
-        if not any(self._index[p].get(Moment.SUB_ACTION) for p in seats):
-            return
         self._sub = sub
         for p in seats:
             self.fire(Moment.SUB_ACTION, p)
@@ -411,8 +411,8 @@ class CardHooks(AgricolaState):
             assert answer is not None
             answer(self, Pending(seat, pay[1], "anytime"), pay[2])
             return
-        if self._phase == PLACE or self._phase == ACT:
-            watch = [p for p in range(self._n) if "A053" in self.hooked(p, Moment.RETURN_HOME)]
+        if (self._phase == PLACE or self._phase == ACT) and Moment.RETURN_HOME in self._listen:
+            watch = [p for p, c in self._listen[Moment.RETURN_HOME] if c == "A053"]
             self._seen = {p: self._goods[p] for p in watch} if watch else None
         if kind != M_CARD:
             p = self._cur
@@ -482,6 +482,7 @@ class CardHooks(AgricolaState):
                 or any(not 0 <= p < n for _, p in self._guests):
             raise ValueError("impossible turn under way")
         self._index = [_NO_INDEX] * n
+        self._listen = _NO_LISTEN
         self._sub = ()
         self._seen = None
         for p in range(n):

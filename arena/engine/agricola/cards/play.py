@@ -10,7 +10,8 @@ not payable is not offered.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from operator import sub
 from typing import Any, Final, NamedTuple
 
 from arena.engine.agricola.board import Board
@@ -20,7 +21,7 @@ from arena.engine.agricola.components import CLAY, FOOD, GOODS, SHEEP, SPACE_ID
 from arena.engine.agricola.farm import GRAIN as FIELD_GRAIN
 from arena.engine.agricola.farm import VEGETABLE as FIELD_VEGETABLE
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.food import food_covers
+from arena.engine.agricola.food import food_covers, food_value
 
 Goods = tuple[int, ...]
 PLAY_OCCUPATION: Final = "play_occupation"
@@ -111,7 +112,9 @@ def occupation_plays(hand: tuple[str, ...], food: int, s: Seat
 
 
 def can_play_occupation(hand: tuple[str, ...], food: int, s: Seat) -> bool:
-    return bool(hand) and bool(food_covers(s.goods, s.majors, food))
+    """Whether :func:`occupation_plays` offers anything: a card in hand, and the supply with
+    every conversion worth ``food`` (then a minimal way to raise it exists)."""
+    return bool(hand) and food_value(s.goods, s.majors) >= food
 
 
 def minor_plays(hand: tuple[str, ...], s: Seat, board: Board,
@@ -121,6 +124,28 @@ def minor_plays(hand: tuple[str, ...], s: Seat, board: Board,
     pay, food included through conversions: (action, goods after), hand order. ``cost_of``:
     the cost after the player's cards (None: may not be played); default :func:`minor_cost`."""
     out = []
+    for c, rest, cost in _payable(hand, s, board, cost_of):
+        for x, after in food_covers(rest, s.majors, cost[FOOD]):
+            out.append((_action(PLAY_MINOR, c, x), after))
+    return out
+
+
+def can_play_minor(hand: tuple[str, ...], s: Seat, board: Board,
+                   cost_of: Callable[[str], Goods | None] | None = None) -> bool:
+    """Whether :func:`minor_plays` would offer anything, stopping at the first minor that can
+    be played, without working out the ways to raise its food (the supply with every
+    conversion worth the food is enough)."""
+    for _, rest, cost in _payable(hand, s, board, cost_of):
+        if rest[FOOD] >= cost[FOOD] or food_value(rest, s.majors) >= cost[FOOD]:
+            return True
+    return False
+
+
+def _payable(hand: tuple[str, ...], s: Seat, board: Board,
+             cost_of: Callable[[str], Goods | None] | None
+             ) -> Iterator[tuple[str, Goods, Goods]]:
+    """The minors of ``hand`` whose prerequisite ``s`` meets and whose goods but food it has:
+    (card, goods after paying all but the food, cost)."""
     goods = s.goods
     for c in hand:
         f = FACTS[c]
@@ -130,14 +155,12 @@ def minor_plays(hand: tuple[str, ...], s: Seat, board: Board,
         cost = minor_cost(c, s.people) if cost_of is None else cost_of(c)
         if cost is None:
             continue
-        rest = tuple(g - n if i != FOOD else g for i, (g, n) in enumerate(zip(goods, cost,
-                                                                               strict=True)))
-        if min(rest) < 0:
+        left = tuple(map(sub, goods, cost))
+        if min(left[:FOOD]) < 0 or min(left[FOOD + 1:]) < 0:
             continue
-        for x, after in food_covers(rest, s.majors, cost[FOOD]):
-            out.append((_action(PLAY_MINOR, c, x), after))
-    return out
+        yield c, (*left[:FOOD], goods[FOOD], *left[FOOD + 1:]), cost
 
 
-__all__ = ["FACTS", "PLAY_MINOR", "PLAY_OCCUPATION", "Facts", "Seat", "can_play_occupation",
+__all__ = ["FACTS", "PLAY_MINOR", "PLAY_OCCUPATION", "Facts", "Seat", "can_play_minor",
+           "can_play_occupation",
            "count", "minor_cost", "minor_plays", "occupation_plays"]

@@ -12,7 +12,7 @@ immutable tuple, so a clone copies four short lists.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.board import Board, from_observation, new_board
@@ -20,7 +20,11 @@ from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
 from arena.engine.agricola.cards.draft_sample import sample_cards
 from arena.engine.agricola.cards.effects.base import Thing
-from arena.engine.agricola.cards.effects.building import BUILDING_KINDS, building_options
+from arena.engine.agricola.cards.effects.building import (
+    BUILDING_KINDS,
+    MAY_FORBID,
+    building_options,
+)
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
 from arena.engine.agricola.cards.play import (
@@ -28,6 +32,7 @@ from arena.engine.agricola.cards.play import (
     PLAY_MINOR,
     PLAY_OCCUPATION,
     Seat,
+    can_play_minor,
     can_play_occupation,
     minor_cost,
     minor_plays,
@@ -93,6 +98,7 @@ class CardState(DraftFlow):
         c._log = self._log
         c._draft = self._draft
         c._index = self._index[:]
+        c._listen = self._listen
         c._pending = self._pending
         c._marks = self._marks
         c._promised = self._promised
@@ -153,25 +159,41 @@ class CardState(DraftFlow):
         if not extra:
             return usable
         s = self.seat_view(p)
-        for space in LESSONS_SPACES:
-            if extra >> space & 1 and can_play_occupation(
-                    self._hand_o[p], lessons_cost(space, s.occupations), s):
-                usable |= 1 << space
+        if self._hand_o[p] and extra & _LESSONS_MASK:
+            food, played = s.goods[FOOD], s.occupations
+            for space in LESSONS_SPACES:
+                if extra >> space & 1:
+                    # The supply's food pays at once; else the conversions' total decides.
+                    cost = lessons_cost(space, played)
+                    if food >= cost or can_play_occupation(self._hand_o[p], cost, s):
+                        usable |= 1 << space
         if extra >> MAJOR_IMPROVEMENT & 1 and (
-                self._minor_plays(p, s, board) or (self.hooked(p, Moment.COST) and any(
+                self._can_play_minor(p, s, board) or (self.hooked(p, Moment.COST) and any(
                     self._credit(p, m) is not None for m in board.majors()))):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
 
     def _building_usable(self, p: int, free: int, usable: int) -> int:
         """``usable`` with the spaces of rooms, renovation and fences decided by ``p``'s cost
-        cards."""
+        cards. A space the printed costs allow stays usable unless a card of ``p`` may forbid
+        building work: every other cost card leaves a way to pay no dearer than the printed
+        one (:data:`~.effects.building.MAY_FORBID`)."""
         h, board = self.holding(p), self._board
+        known: dict[Part, bool] = {}  # a building part offers the same on every space
+        if MAY_FORBID.isdisjoint(self.hooked(p, Moment.COST)):
+            free &= ~usable
         for space, deciding in _BUILDING_SPACES:
             if free >> space & 1:
                 usable &= ~(1 << space)
-                if any(self._part_options(part, h, board, space, 0) for part in deciding):
-                    usable |= 1 << space
+                for part in deciding:
+                    ok = known.get(part)
+                    if ok is None:
+                        ok = bool(self._part_options(part, h, board, space, 0))
+                        if part.kind in BUILDING_KINDS:
+                            known[part] = ok
+                    if ok:
+                        usable |= 1 << space
+                        break
         return usable
 
     def _part_options(self, part: Part, h: Holding, board: Board, space: int,
@@ -206,14 +228,23 @@ class CardState(DraftFlow):
 
     def _minor_plays(self, p: int, s: Seat, board: Board
                      ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
+        return minor_plays(self._hand_m[p], s, board, self._minor_cost(p, s))
+
+    def _can_play_minor(self, p: int, s: Seat, board: Board) -> bool:
+        """Whether ``p`` can play a minor of its hand now (the first one found is enough)."""
+        return bool(self._hand_m[p]) and can_play_minor(self._hand_m[p], s, board,
+                                                        self._minor_cost(p, s))
+
+    def _minor_cost(self, p: int, s: Seat) -> Callable[[str], tuple[int, ...] | None] | None:
+        """What a minor costs ``p`` after its cost cards (None: the printed cost)."""
         if not self.hooked(p, Moment.COST):
-            return minor_plays(self._hand_m[p], s, board)
+            return None
         farm = self._farms[p]
 
         def cost(card: str) -> tuple[int, ...] | None:
             return self.cost(p, Thing("minor", card, farm.num_rooms(), farm.material),
                              minor_cost(card, s.people))
-        return minor_plays(self._hand_m[p], s, board, cost)
+        return cost
 
     def _credit(self, p: int, major: int) -> tuple[int, ...] | None:
         """What ``p``'s cost cards take off ``major``'s cost, as goods (None: forbidden)."""
@@ -355,6 +386,7 @@ class CardState(DraftFlow):
 
 _EFFECT_KEYS: Final = ("turn", "pending", "marks", "promised", "used", "hold", "guests")
 _CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
+_LESSONS_MASK: Final = sum(1 << s for s in LESSONS_SPACES)
 _CARD_ONLY_MASK: Final = sum(1 << s for s in (*LESSONS_SPACES, MAJOR_IMPROVEMENT))
 #: (space, its deciding parts) of the spaces where rooms, renovation or fences decide whether
 #: a seat with cost cards may use it (ruling P1).

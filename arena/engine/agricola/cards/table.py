@@ -8,14 +8,18 @@ equal to it); ``--json`` prints the cards as one JSON list instead.
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Card, Clause, Kind, Moment
 from arena.engine.agricola.cards.minors import MINORS
 from arena.engine.agricola.cards.occupations import OCCUPATIONS
+from arena.engine.agricola.cards.spaces import CARD_SPACES, SIDE_JOB
+from arena.engine.agricola.tables import family_components, space_info
 
 #: Every card of the base deck: the occupations, then the minor improvements, by deck and
 #: printed number.
@@ -100,6 +104,27 @@ def card_data(card: Card) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=1)
+def _card_components() -> dict[str, Any]:
+    family = family_components()
+    return {
+        **family,
+        "spaces": [space_info(i, CARD_SPACES) for i in range(len(CARD_SPACES))],
+        "board_spaces": {n: [s for s in ids if s != SIDE_JOB]
+                         for n, ids in family["board_spaces"].items()},
+        "cards": [card_data(c) for c in CARDS],
+    }
+
+
+def card_components() -> dict[str, Any]:
+    """Card mode's ``game_start.components``: the Family game's tables with the card board's
+    spaces (Lessons alive, Meeting Place without food, the minor improvements of Basic Wish,
+    Major Improvement and House Redevelopment; Side Job in no player count's printed spaces)
+    and ``cards``, every card of the base deck as :func:`card_data` gives it (a fresh copy each
+    call: callers may change it)."""
+    return copy.deepcopy(_card_components())
+
+
 def main(argv: list[str]) -> str:
     """What ``python -m`` prints: the table, or with ``--json`` every card's data."""
     if argv == ["--json"]:
@@ -113,4 +138,4 @@ if __name__ == "__main__":
     sys.stdout.write(main(sys.argv[1:]) + "\n")
 
 
-__all__ = ["CARDS", "card_data", "markdown_table"]
+__all__ = ["CARDS", "card_components", "card_data", "markdown_table"]

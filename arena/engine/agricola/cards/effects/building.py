@@ -38,6 +38,10 @@ HEDGE_FREE: Final = 3
 #: The part kinds whose cost cards may change.
 BUILDING_KINDS: Final = frozenset({BUILD_ROOMS, RENOVATE, BUILD_FENCES})
 _FENCE_CARDS: Final = frozenset({HEDGE_KEEPER, RAMMED_CLAY})
+#: The cost cards that may forbid building work (Mantlepiece: no renovation). Every other cost
+#: card leaves a room, a renovation or a fence a way to pay no dearer than the printed cost
+#: (a test holds it), so a space the printed costs allow stays usable whatever they add.
+MAY_FORBID: Final = frozenset({"B033"})
 #: The cards whose cost rule is a "may": a way to pay beside the cost without it.
 OPTIONAL_COSTS: Final = frozenset(
     c.id for c in BASE_DECK if any(x.moment == Moment.COST and x.optional for x in c.clauses))
@@ -85,12 +89,30 @@ def chosen(state: CardState, seat: int, kind: str, action: dict[str, Any]) -> Go
 
 def room_options(state: CardState, seat: int) -> list[dict[str, Any]]:
     spots = state._farms[seat].room_spots()
-    return [{"type": "build_room", "cell": c, **f}
-            for c in spots for f, _ in ways(state, seat, "room")]
+    if not spots:
+        return []
+    paid = ways(state, seat, "room")  # the same ways for every spot: worked out once
+    return [{"type": "build_room", "cell": c, **f} for c in spots for f, _ in paid]
 
 
 def renovation_options(state: CardState, seat: int) -> list[dict[str, Any]]:
     return [{"type": "renovate", **f} for f, _ in ways(state, seat, "renovation")]
+
+
+def one_cost(state: CardState, seat: int, thing: Thing, base: Goods) -> Goods | None:
+    """What ``thing`` costs ``seat`` after its cards' cost rules, those replacing the cost
+    first (None: not allowed)."""
+    cards = state.hooked(seat, Moment.COST)
+    if not cards:
+        return base
+    cost = base
+    for e in sorted((EFFECTS[c] for c in cards), key=lambda e: not e.cost_first):
+        assert e.cost is not None
+        got = e.cost(thing, cost)
+        if got is None:
+            return None
+        cost = got
+    return cost
 
 
 def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Goods]:
