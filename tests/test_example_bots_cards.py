@@ -36,6 +36,8 @@ def test_random_py_and_random_js_play_a_card_game(draft: str, tmp_path: Path) ->
     _play(bots, draft, tmp_path)
 
 
+@pytest.mark.slow  # the search is slow to play out a card game; it is searched in-process in
+# test_mcts_bot_cards, and the random bots' card games through the referee stay on
 def test_greedy_py_and_the_search_bot_play_a_drafted_card_game(tmp_path: Path) -> None:
     mcts = BotManifest.load(example("mcts-py"))
     fixed = replace(mcts, command=("{python}", "bot.py", "--iterations", "2"))

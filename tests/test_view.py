@@ -96,7 +96,7 @@ def test_each_step_has_the_decision_its_options_the_scores_and_the_bank() -> Non
 
 
 def test_a_failure_shows_where_the_fallback_took_over() -> None:
-    record = played("stoneage", 3, seed=5, failing=1, fail_at=7)
+    record = played("stoneage", 2, seed=5, failing=1, fail_at=7)
     f = film(record)
     first = next(k for k, d in enumerate(record.decisions) if d.by == "fallback")
     flagged = [k for k, s in enumerate(f.steps) if "failures" in s]
