@@ -16,6 +16,22 @@ from arena.engine.chance import SeededChance
 
 #: Chooses the index to play in a playout.
 Chooser = Callable[[CardState, random.Random], int]
+#: One scenario of a card's clause, asserting as it runs.
+Row = Callable[[], None]
+#: Scenarios by (card, what): a clause's moment (it fires) or "quiet" (it must not).
+Rows = dict[tuple[str, str], Row]
+
+
+def registrar(table: Rows) -> Callable[[str, str], Callable[[Row], Row]]:
+    """The decorator a scenario file registers its rows in ``table`` with: ``@row(card,
+    what)``; a (card, what) registered twice is a mistake in the file."""
+    def row(card: str, what: str) -> Callable[[Row], Row]:
+        def wrap(f: Row) -> Row:
+            assert (card, what) not in table, (card, what)
+            table[(card, what)] = f
+            return f
+        return wrap
+    return row
 
 
 def load(d: dict) -> CardState:

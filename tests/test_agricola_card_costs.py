@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from agricola_cards_helpers import Rows, registrar
 from test_agricola_card_effects import (
     Data,
     _can,
@@ -32,18 +33,12 @@ from arena.engine.agricola.cards.state import CardState
 from arena.engine.agricola.components import HOUSE_STONE, SPACE_ID
 
 S = SPACE_ID
-Row = Callable[[], None]
-COST_ROWS: dict[tuple[str, str], Row] = {}
+COST_ROWS: Rows = {}
+row = registrar(COST_ROWS)
 MINE = ("A016", "A087", "A088", "A123", "A143", "B002", "B013", "B033", "B036", "B097",
         "B126", "B145")
 
 
-def row(card: str, what: str) -> Callable[[Row], Row]:
-    def wrap(f: Row) -> Row:
-        assert (card, what) not in COST_ROWS
-        COST_ROWS[(card, what)] = f
-        return f
-    return wrap
 
 
 def _at(cards: tuple[str, ...], setup: Callable[[Data], None], space: str) -> CardState:

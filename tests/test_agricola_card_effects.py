@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from agricola_cards_helpers import load, play_out, stacked
+from agricola_cards_helpers import Row, Rows, load, play_out, registrar, stacked
 
 from arena.engine.agricola.cards.card import MODIFIERS, Moment
 from arena.engine.agricola.cards.deck import BASE_DECK, BY_ID
@@ -128,18 +128,10 @@ OCCS = frozenset(c.id for c in BASE_DECK if c.kind.value == "occupation")
 
 # --- the scenario table -------------------------------------------------------------------------
 
-Row = Callable[[], None]
-ROWS: dict[tuple[str, str], Row] = {}
+ROWS: Rows = {}
+row = registrar(ROWS)
 
 
-def row(card: str, what: str) -> Callable[[Row], Row]:
-    """Register a scenario for ``card``: ``what`` is a clause's moment (it fires) or
-    "quiet" (it must not)."""
-    def wrap(f: Row) -> Row:
-        assert (card, what) not in ROWS
-        ROWS[(card, what)] = f
-        return f
-    return wrap
 
 
 def _played_gives(card: str, setup: Callable[[Data], None], delta: dict[str, int],

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agricola_cards_helpers import Rows, registrar
 from test_agricola_card_effects import (
     Data,
     _at_round,
@@ -29,8 +30,8 @@ from arena.engine.agricola.cards.spaces import LESSONS
 from arena.engine.agricola.cards.state import CardState
 from arena.engine.agricola.components import SPACE_ID
 
-Row = Callable[[], None]
-HARVEST_ROWS: dict[tuple[str, str], Row] = {}
+HARVEST_ROWS: Rows = {}
+row = registrar(HARVEST_ROWS)
 MINE: frozenset[str] = frozenset({
     "A086", "A092", "A102", "A110", "A111", "A112", "A120", "A165", "B104", "B107", "B109",
     "B163", "A012", "A053", "A055", "A063", "A071", "A083", "B010", "B016", "B025", "B039",
@@ -40,12 +41,6 @@ S = SPACE_ID
 USE, NO = "use_card", "decline"
 
 
-def row(card: str, what: str) -> Callable[[Row], Row]:
-    def wrap(f: Row) -> Row:
-        assert (card, what) not in HARVEST_ROWS
-        HARVEST_ROWS[(card, what)] = f
-        return f
-    return wrap
 
 
 def _round_of(d: Data, space: str) -> int:

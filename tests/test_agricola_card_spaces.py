@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from agricola_cards_helpers import play_out, stacked
+from agricola_cards_helpers import Rows, play_out, registrar, stacked
 from test_agricola_card_effects import (
     Data,
     _at_round,
@@ -36,20 +36,14 @@ from arena.engine.agricola.components import SPACE_ID
 from arena.engine.agricola.game import AGRICOLA
 
 S = SPACE_ID
-Row = Callable[[], None]
-SPACE_ROWS: dict[tuple[str, str], Row] = {}
+SPACE_ROWS: Rows = {}
+row = registrar(SPACE_ROWS)
 #: The cards of this group: every card with a SPACE_USED clause.
 MINE = ("A024", "A026", "A050", "A056", "A067", "A078", "A080", "A108", "A114", "A116", "A119",
         "A138", "A147", "A155", "A160", "B019", "B024", "B047", "B056", "B062", "B077", "B087",
         "B091", "B108", "B121", "B142", "B156", "B166")
 
 
-def row(card: str, what: str) -> Callable[[Row], Row]:
-    def wrap(f: Row) -> Row:
-        assert (card, what) not in SPACE_ROWS
-        SPACE_ROWS[(card, what)] = f
-        return f
-    return wrap
 
 
 # --- positions ----------------------------------------------------------------------------------
