@@ -19,7 +19,8 @@ the others. Game ``g`` is played on seed ``--seed + g // players`` with the sear
 ``search.py`` at PATH, with the same ``search()`` signature), right after the first, so that
 both meet the same seeds under the same load; it prints both versions' results and their
 paired difference, game by game. ``--set NAME=VALUE`` changes one of the search's constants
-for the run (``margin_scale`` is the game's entry in TUNING); ``--versus-set`` the other
+for the run (``margin_scale`` and ``horizon`` are the game's entry in TUNING; ``horizon=none``
+plays rollouts to the end); ``--versus-set`` the other
 version's. So a setting is tuned against the current one with
 ``--versus search.py --versus-set ROOT_CANDIDATES=3``.
 """
@@ -124,9 +125,13 @@ def configure(module: ModuleType, game: str, settings: list[str]) -> str:
     """Apply ``NAME=VALUE`` settings to a search module; a description of them."""
     for setting in settings:
         name, _, text = setting.partition("=")
+        tuning = module.TUNING.get(game, module.DEFAULT_TUNING)
         if name == "margin_scale":
-            tuning = module.TUNING.get(game, module.DEFAULT_TUNING)
             module.TUNING[game] = dataclasses.replace(tuning, margin_scale=float(text))
+            continue
+        if name == "horizon":  # a whole number of searched decisions, or none
+            value = None if text.lower() == "none" else int(text)
+            module.TUNING[game] = dataclasses.replace(tuning, horizon=value)
             continue
         old = getattr(module, name)  # AttributeError for a name the module does not have
         if isinstance(old, bool):
