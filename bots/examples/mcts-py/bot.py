@@ -51,7 +51,7 @@ class SearchBot(Bot):
 def main() -> None:
     parser = argparse.ArgumentParser(
         description="Information-set MCTS bot for Stone Age and Agricola.")
-    parser.add_argument("--ms", type=int, default=200, help="most milliseconds per decision")
+    parser.add_argument("--ms", type=int, default=500, help="most milliseconds per decision")
     parser.add_argument("--iterations", type=int, default=None,
                         help="a fixed number of iterations per decision instead of a time")
     args = parser.parse_args()

@@ -15,8 +15,8 @@ game's TUNING names ("place": where a person goes, in both games; in Agricola's 
 which card to play and which to draft). They are told by the legal actions, not by the
 observation's ``decision``, so a decision is searched however the game describes it.
 
-Where whole rollouts are too long for the time (Agricola's card game), TUNING may set a
-horizon: a rollout stops once this seat has made that many searched decisions, and the reward
+Where whole rollouts are too long for the time (Agricola), TUNING may set a horizon: a
+rollout stops once this seat has made that many placements after the root, and the reward
 is taken from the policy's ``estimate`` of each seat's final score instead of the real one.
 
 The root holds the few actions the policy likes best. Every sampled world is played once from
@@ -76,19 +76,23 @@ class Tuning:
     #: The action types that make a decision searched (any legal action of one of them): the
     #: policy answers every other decision.
     searched: frozenset[str] = frozenset({"place"})
-    #: A rollout stops when this seat is about to make its ``horizon``-th searched decision
-    #: after the root, and the reward comes from the policy's ``estimate(observation)`` (this
-    #: seat's final score as the policy expects it) of every seat. None: rollouts play to the
-    #: end and the reward comes from the real final scores.
+    #: A rollout stops when this seat is about to make its ``horizon``-th decision after the
+    #: root that offers an action of type ``horizon_unit`` (a placement: the horizon is in
+    #: rounds, roughly, and a draft before the first round is played out whole), and the
+    #: reward comes from the policy's ``estimate(observation)`` (a seat's final score as the
+    #: policy expects it) of every seat. None: rollouts play to the end and the reward comes
+    #: from the real final scores.
     horizon: int | None = None
+    horizon_unit: str = "place"
 
 
 #: Stone Age: final margins between good players are tens of points (scores 100-250), and a
 #: placement names a place and how many people go there. Agricola: scores run about -20..50
 #: and games are won by a few points; a placement names its space only. Its card game adds
-#: the choice of card to play (and to draft) to the placements searched; its rollouts, about
-#: twice as slow as the Family game's, stop after HORIZON placements: a full game's rollout
-#: takes tens of milliseconds early on, too long for more than one sweep of the candidates.
+#: the choice of card to play (and to draft) to the placements searched. Rollouts stop after
+#: AGRICOLA_HORIZON placements of this seat (about three rounds early on, two late): a whole
+#: game's rollout takes tens of milliseconds early in a card game (about twice a Family game's),
+#: which left time for one sweep of the candidates, never enough to overrule the policy.
 AGRICOLA_HORIZON = 8
 TUNING = {
     "stoneage": Tuning(margin_scale=20.0, amount="people"),
@@ -277,18 +281,18 @@ def _play_out(state: State, path: list[Node], seat: int, guide: Guide) -> None:
     Nodes walked are appended to ``path``."""
     node = path[-1]
     policy, components = guide.policy, guide.components
-    types = guide.tuning.searched
+    types, unit = guide.tuning.searched, guide.tuning.horizon_unit
     horizon = guide.tuning.horizon if guide.estimate is not None else None
-    depth = 0  # this seat's searched decisions so far
+    depth = 0  # this seat's decisions of the horizon's unit so far
     while not state.is_terminal:
         player = state.current_player
         assert player is not None
         obs = state.observation(player)
         actions = guide.actions(state)
         mine = player == seat and searched(actions, types)
-        if mine:
+        if horizon is not None and player == seat and any(a["type"] == unit for a in actions):
             depth += 1
-            if horizon is not None and depth >= horizon:
+            if depth >= horizon:
                 return
         if not mine or node.visits < EXPAND_AFTER:
             state.apply_index(policy.choose(obs, actions, components))
