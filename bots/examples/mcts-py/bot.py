@@ -21,7 +21,7 @@ from arena.protocol.client import Bot, run
 
 class SearchBot(Bot):
     name = "mcts-py"
-    version = "2.0"
+    version = "2.1"
 
     def __init__(self, ms: int, iterations: int | None) -> None:
         self.ms = ms
