@@ -1,6 +1,6 @@
 """The search against greedy-py, in-process: its strength, its speed, and where its time goes.
 
-    python bots/examples/mcts-py/bench.py --game agricola --players 2 --ms 200 --games 100
+    python bots/examples/mcts-py/bench.py --game agricola --players 2 --ms 500 --games 100
     python bots/examples/mcts-py/bench.py --game agricola --option cards=base --players 2 ...
 
 Plays ``--games`` games in-process, the search in one seat and greedy-py's policy for the game in
@@ -234,7 +234,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="stoneage")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--ms", type=int, default=200, help="search time per searched decision")
+    parser.add_argument("--ms", type=int, default=500, help="search time per searched decision")
     parser.add_argument("--iterations", type=int, default=None,
                         help="also stop each search after this many iterations")
     parser.add_argument("--games", type=int, default=2)
