@@ -147,10 +147,11 @@ def test_rewards_are_in_range_and_favour_the_seat_ahead(name: str) -> None:
         state.apply_index(rng.randrange(state.num_legal()))
     scores = state.result().scores
     ahead = 0 if scores[0] > scores[1] else 1
+    guide = search.guide_for(game, game.components())
     scale = search.TUNING[name].margin_scale
-    assert 1.0 > search.reward(state, ahead, scale) > 0.5 > search.reward(state, 1 - ahead, scale)
+    assert 1.0 > search.reward(state, ahead, guide) > 0.5 > search.reward(state, 1 - ahead, guide)
     lead = abs(scores[0] - scores[1])
-    assert search.reward(state, ahead, scale) == pytest.approx(1 / (1 + 2.718281828 ** (-lead
+    assert search.reward(state, ahead, guide) == pytest.approx(1 / (1 + 2.718281828 ** (-lead
                                                                                         / scale)))
 
 

@@ -57,3 +57,27 @@ def test_the_search_answers_every_card_position(draft: str) -> None:
     assert {"play_occupation", "use_card"} <= seen
     if draft == "app":
         assert "draft" in seen
+
+
+def test_card_plays_are_searched_with_rollouts_cut_at_the_horizon() -> None:
+    """In the card game the choice of card to play is searched like a placement (told by the
+    legal actions' types, whatever the observation's ``decision`` says), and a rollout cut at
+    the tuning's horizon is rewarded from the policy's estimates: in (0, 1)."""
+    guide = search.guide_for(GAME, COMPONENTS)
+    assert guide.estimate is not None and search.TUNING["agricola"].horizon
+    rng = random.Random(2)
+    for seed in range(20, 30):
+        state = GAME.new_state(2, seed=seed, options={"cards": "base"})
+        while not state.is_terminal:
+            seat = state.current_player
+            obs, legal = state.observation(seat), state.legal_actions()
+            plays = [a for a in legal if a["type"] in ("play_occupation", "play_minor")]
+            if plays and len(legal) > 1:
+                index, iterations = search.search(GAME, obs, legal, COMPONENTS, rng, 60.0, 4)
+                assert 0 <= index < len(legal) and iterations >= 4
+                world = GAME.determinize(obs, rng)
+                assert not world.is_terminal
+                assert 0.0 < search.reward(world, seat, guide) < 1.0
+                return
+            state.apply_index(guide.move(state))
+    raise AssertionError("no card play with a choice in ten games")

@@ -1151,6 +1151,25 @@ def _fed(f: Farm, a: dict[str, Any], need: int) -> Farm:
     return h
 
 
+def estimate(observation: dict) -> float:
+    """The observing seat's final score as this policy expects it: the value of its farm (the
+    rounds after this one included), the actions of the people it has still to place this
+    round, and the cards it has played (their printed points and their ongoing effect by the
+    rounds left). Not used by this bot; the search bot cuts long rollouts short with it."""
+    seat = observation["seat"]
+    me = observation["players"][seat]
+    decision = observation["decision"] or {}
+    hands = observation.get("cards")
+    x = Ctx(observation, me["people_to_place"], decision.get("kind", "place"))
+    pts = value(_farm_of(me, seat, observation["board"], hands), x)
+    pts += ACTION * me["people_to_place"]
+    if hands:
+        played = hands["players"][seat]
+        for card in (*played["occupations"], *played["minors"]):
+            pts += cards.CARDS[card].points + cards.WORTH.get(card, cards.UNKNOWN)[1] * x.rl
+    return pts
+
+
 def preferences(observation: dict, legal_actions: list[dict], components: dict) -> list[int]:
     """Every legal index, best first by this policy's values; ``choose`` is the first."""
     scores = _scores(observation, legal_actions)

@@ -1,6 +1,6 @@
 """The search against greedy-py, in-process: its strength, its speed, and where its time goes.
 
-    python bots/examples/mcts-py/bench.py --game agricola --players 2 --ms 200 --games 100
+    python bots/examples/mcts-py/bench.py --game agricola --players 2 --ms 500 --games 100
     python bots/examples/mcts-py/bench.py --game agricola --option cards=base --players 2 ...
 
 Plays ``--games`` games in-process, the search in one seat and greedy-py's policy for the game in
@@ -19,7 +19,8 @@ the others. Game ``g`` is played on seed ``--seed + g // players`` with the sear
 ``search.py`` at PATH, with the same ``search()`` signature), right after the first, so that
 both meet the same seeds under the same load; it prints both versions' results and their
 paired difference, game by game. ``--set NAME=VALUE`` changes one of the search's constants
-for the run (``margin_scale`` is the game's entry in TUNING); ``--versus-set`` the other
+for the run (``margin_scale`` and ``horizon`` are the game's entry in TUNING; ``horizon=none``
+plays rollouts to the end); ``--versus-set`` the other
 version's. So a setting is tuned against the current one with
 ``--versus search.py --versus-set ROOT_CANDIDATES=3``.
 """
@@ -124,9 +125,13 @@ def configure(module: ModuleType, game: str, settings: list[str]) -> str:
     """Apply ``NAME=VALUE`` settings to a search module; a description of them."""
     for setting in settings:
         name, _, text = setting.partition("=")
+        tuning = module.TUNING.get(game, module.DEFAULT_TUNING)
         if name == "margin_scale":
-            tuning = module.TUNING.get(game, module.DEFAULT_TUNING)
             module.TUNING[game] = dataclasses.replace(tuning, margin_scale=float(text))
+            continue
+        if name == "horizon":  # a whole number of searched decisions, or none
+            value = None if text.lower() == "none" else int(text)
+            module.TUNING[game] = dataclasses.replace(tuning, horizon=value)
             continue
         old = getattr(module, name)  # AttributeError for a name the module does not have
         if isinstance(old, bool):
@@ -229,7 +234,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="stoneage")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--ms", type=int, default=200, help="search time per searched decision")
+    parser.add_argument("--ms", type=int, default=500, help="search time per searched decision")
     parser.add_argument("--iterations", type=int, default=None,
                         help="also stop each search after this many iterations")
     parser.add_argument("--games", type=int, default=2)

@@ -21,7 +21,7 @@ from arena.protocol.client import Bot, run
 
 class SearchBot(Bot):
     name = "mcts-py"
-    version = "2.0"
+    version = "2.1"
 
     def __init__(self, ms: int, iterations: int | None) -> None:
         self.ms = ms
@@ -51,7 +51,7 @@ class SearchBot(Bot):
 def main() -> None:
     parser = argparse.ArgumentParser(
         description="Information-set MCTS bot for Stone Age and Agricola.")
-    parser.add_argument("--ms", type=int, default=200, help="most milliseconds per decision")
+    parser.add_argument("--ms", type=int, default=500, help="most milliseconds per decision")
     parser.add_argument("--iterations", type=int, default=None,
                         help="a fixed number of iterations per decision instead of a time")
     args = parser.parse_args()

@@ -10,8 +10,14 @@ What it knows of a game comes from greedy-py's policy for that game (``policies.
 ``preferences`` (every legal action, best first) picks the few actions worth searching, and
 ``choose`` is the model of every move the search does not search: the other seats' moves, this
 seat's minor decisions, and the rollout to the end of the game. The final scores of the
-rollout give the reward. The decisions searched are those whose observation's
-``decision.kind`` is in SEARCHED ("place": where a person goes, in both games).
+rollout give the reward. The decisions searched are those offering an action of a type the
+game's TUNING names ("place": where a person goes, in both games; in Agricola's card game also
+which card to play and which to draft). They are told by the legal actions, not by the
+observation's ``decision``, so a decision is searched however the game describes it.
+
+Where whole rollouts are too long for the time (Agricola), TUNING may set a horizon: a
+rollout stops once this seat has made that many placements after the root, and the reward
+is taken from the policy's ``estimate`` of each seat's final score instead of the real one.
 
 The root holds the few actions the policy likes best. Every sampled world is played once from
 each of them (a *sweep*), so the candidates are always compared on the same hidden cards and
@@ -53,7 +59,6 @@ EXPLORATION = 0.4
 PRUNE_EVERY = 3  # every this many sweeps the worst root candidate is dropped (0: never)
 SHRINK = True  # when a whole sweep no longer fits in the time, sweep the best that fit
 CONFIDENCE = 1.0  # another action replaces the policy's only if better by this many std errors
-SEARCHED = frozenset({"place"})  # decision kinds searched; the policy answers the others
 ACTION_CACHE = 200_000  # action dicts kept by key before the cache starts afresh
 
 
@@ -68,14 +73,31 @@ class Tuning:
     #: whose actions differ only in it are one choice, so that at most PER_CHOICE of them are
     #: searched and the rest of the budget goes to different choices. None: every action its own.
     amount: str | None = None
+    #: The action types that make a decision searched (any legal action of one of them): the
+    #: policy answers every other decision.
+    searched: frozenset[str] = frozenset({"place"})
+    #: A rollout stops when this seat is about to make its ``horizon``-th decision after the
+    #: root that offers an action of type ``horizon_unit`` (a placement: the horizon is in
+    #: rounds, roughly, and a draft before the first round is played out whole), and the
+    #: reward comes from the policy's ``estimate(observation)`` (a seat's final score as the
+    #: policy expects it) of every seat. None: rollouts play to the end and the reward comes
+    #: from the real final scores.
+    horizon: int | None = None
+    horizon_unit: str = "place"
 
 
 #: Stone Age: final margins between good players are tens of points (scores 100-250), and a
 #: placement names a place and how many people go there. Agricola: scores run about -20..50
-#: and games are won by a few points; a placement names its space only.
+#: and games are won by a few points; a placement names its space only. Its card game adds
+#: the choice of card to play (and to draft) to the placements searched. Rollouts stop after
+#: AGRICOLA_HORIZON placements of this seat (about three rounds early on, two late): a whole
+#: game's rollout takes tens of milliseconds early in a card game (about twice a Family game's),
+#: which left time for one sweep of the candidates, never enough to overrule the policy.
+AGRICOLA_HORIZON = 8
 TUNING = {
     "stoneage": Tuning(margin_scale=20.0, amount="people"),
-    "agricola": Tuning(margin_scale=8.0),
+    "agricola": Tuning(margin_scale=8.0, horizon=AGRICOLA_HORIZON,
+                       searched=frozenset({"place", "play_occupation", "play_minor", "draft"})),
 }
 DEFAULT_TUNING = Tuning(margin_scale=10.0)
 
@@ -90,6 +112,8 @@ class Guide:
         self.policy: ModuleType = policies.policy_for(game.name)
         self.components = components
         self.tuning = TUNING.get(game.name, DEFAULT_TUNING)
+        #: The policy's estimate of a seat's final score, where the tuning cuts rollouts short.
+        self.estimate = getattr(self.policy, "estimate", None) if self.tuning.horizon else None
         self._actions: dict[Hashable, dict[str, Any]] = {}
 
     def actions(self, state: State) -> list[dict[str, Any]]:
@@ -138,12 +162,22 @@ class Node:
         self.children: dict[Hashable, Node] = {}
 
 
-def reward(state: State, seat: int, scale: float) -> float:
+def reward(state: State, seat: int, guide: Guide) -> float:
     """In (0, 1): a logistic function of ``seat``'s final lead over the best other seat, in
-    units of ``scale`` points. ``state`` must be over."""
-    scores = state.result().scores
+    units of the game's margin scale. The final scores are the real ones once ``state`` is
+    over, the policy's estimates of them before (a rollout cut at the horizon)."""
+    if state.is_terminal:
+        scores: list[float] = list(state.result().scores)
+    else:
+        assert guide.estimate is not None
+        scores = [guide.estimate(state.observation(p)) for p in range(state.num_players)]
     lead = scores[seat] - max(s for p, s in enumerate(scores) if p != seat)
-    return 1.0 / (1.0 + math.exp(-lead / scale))
+    return 1.0 / (1.0 + math.exp(-lead / guide.tuning.margin_scale))
+
+
+def searched(actions: list[dict[str, Any]], types: frozenset[str]) -> bool:
+    """Whether a decision offering ``actions`` is one the search searches."""
+    return len(actions) > 1 and any(a["type"] in types for a in actions)
 
 
 def candidates(
@@ -183,14 +217,13 @@ def search(
     """
     guide = guide_for(game, components)
     policy = guide.policy
-    if len(legal_actions) == 1 or observation["decision"]["kind"] not in SEARCHED:
+    if not searched(legal_actions, guide.tuning.searched):
         return int(policy.choose(observation, legal_actions, components)), 0
     order = policy.preferences(observation, legal_actions, components)
     seat = observation["seat"]
     root = candidates(legal_actions, order, ROOT_CANDIDATES, guide.tuning.amount)
     if len(root) == 1:
         return root[0], 0
-    scale = guide.tuning.margin_scale
     nodes = [Node() for _ in root]
     rewards: list[list[float]] = [[] for _ in root]  # per candidate, per sweep it was in
     live = list(range(len(root)))  # the candidates still searched
@@ -205,7 +238,7 @@ def search(
             state.apply_index(root[i])
             path = [node]
             _play_out(state, path, seat, guide)
-            r = reward(state, seat, scale)
+            r = reward(state, seat, guide)
             for n in path:
                 n.visits += 1
                 n.value += r
@@ -243,18 +276,25 @@ def _better(mine: list[float], base: list[float]) -> bool:
 
 
 def _play_out(state: State, path: list[Node], seat: int, guide: Guide) -> None:
-    """Play ``state`` to the end from the node ``path[-1]``: the tree chooses this seat's
-    searched decisions while it can, the policy everything else. Nodes walked are appended to
-    ``path``."""
+    """Play ``state`` from the node ``path[-1]`` to the end, or to the tuning's horizon: the
+    tree chooses this seat's searched decisions while it can, the policy everything else.
+    Nodes walked are appended to ``path``."""
     node = path[-1]
     policy, components = guide.policy, guide.components
+    types, unit = guide.tuning.searched, guide.tuning.horizon_unit
+    horizon = guide.tuning.horizon if guide.estimate is not None else None
+    depth = 0  # this seat's decisions of the horizon's unit so far
     while not state.is_terminal:
         player = state.current_player
         assert player is not None
         obs = state.observation(player)
         actions = guide.actions(state)
-        if (player != seat or node.visits < EXPAND_AFTER
-                or obs["decision"]["kind"] not in SEARCHED):
+        mine = player == seat and searched(actions, types)
+        if horizon is not None and player == seat and any(a["type"] == unit for a in actions):
+            depth += 1
+            if depth >= horizon:
+                return
+        if not mine or node.visits < EXPAND_AFTER:
             state.apply_index(policy.choose(obs, actions, components))
             continue
         keys = state.legal_keys()
