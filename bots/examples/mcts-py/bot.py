@@ -18,7 +18,6 @@ from search import guide_for, search
 from arena.engine import Game, get_game
 from arena.protocol.client import Bot, run
 
-
 #: The most milliseconds a searched decision takes, by game, unless ``--ms`` says otherwise.
 #: Agricola's rollouts are long (a card game's twice a Family game's), so it needs more time
 #: for the search to overrule the policy; Stone Age is strong at 200 ms.
