@@ -195,9 +195,9 @@ async def serve(folder: Path, host: str, port: int,
     sockets = tornado.netutil.bind_sockets(port, address=host, family=socket.AF_UNSPEC)
     server = tornado.httpserver.HTTPServer(application(live))
     server.add_sockets(sockets)
+    # The address first: the watcher's first reading (the whole journal) follows at once.
     watcher = asyncio.create_task(live.watch_forever())
     try:
-        await live.refresh()
         bound = sockets[0].getsockname()
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
         started(f"http://{shown}:{bound[1]}/")
