@@ -132,7 +132,8 @@ class Browser:
 
     # ------------------------------------------------------------------ the page
     def load(self, url: str) -> None:
-        """Open ``url`` and wait for its load event."""
+        """Open ``url`` and wait for its load event (not an earlier page's)."""
+        self.events = [e for e in self.events if e["method"] != "Page.loadEventFired"]
         self.call("Page.navigate", session=self.session, url=url)
         self.wait_for("Page.loadEventFired")
 

@@ -253,7 +253,7 @@ def test_no_module_is_over_the_length_limit() -> None:
 #: and the stop rules behind it), Rich's live view and Dask. Every ``arena`` process, a test's
 #: or a user's ``arena --help``, would pay for them.
 NOT_AT_START = ("numpy", "zmq", "trueskill", "distributed", "rich.live", "arena.stats",
-                "arena.runner.game.sandbox", "arena.runner.play.config")
+                "arena.runner.game.sandbox", "arena.runner.play.config", "tornado")
 #: What the child prints: after ``import arena.cli.main``, and after each command, the modules
 #: loaded by then (a command that imported more would show it in its own and later steps).
 _STARTS = """

@@ -337,29 +337,23 @@ def _games_in(config: Any) -> int:
 
 
 def _read_standings(config: Any, ratings: Any = None) -> tuple[Any, int, dict[str, Any]]:
-    """The ratings, the number of games and the bot versions, from the journal. ``ratings``:
-    a :class:`~arena.league.runner.LeagueRatings` kept between the refreshes of a view, so
-    each reads only the games added since (None: read them all)."""
-    from arena.league.runner import LeagueRatings
+    from arena.league.standings import read_standings
+    from arena.runner.play.journal import JournalError
 
-    ratings = LeagueRatings() if ratings is None else ratings
-    journal = _journal(config, readonly=True)
     try:
-        ratings.update(journal)
-        entrants = {e.key: e for e in journal.entrants()}
-    finally:
-        journal.close()
-    return ratings.tracker.standings(), ratings.games, entrants
+        return read_standings(config, ratings)
+    except JournalError as exc:
+        fail(str(exc))
 
 
 def _standings_data(config: Any) -> dict[str, Any]:
-    table, games, entrants = _read_standings(config)
-    return {
-        "name": config.name, "game": config.game, "players": config.players, "games": games,
-        "standings": table.to_dict(),
-        "bots": [{"key": e.key, "name": e.name, "version": e.version, "digest": e.digest,
-                  "status": e.status, "reason": e.reason} for e in entrants.values()],
-    }
+    from arena.league.standings import standings_data
+    from arena.runner.play.journal import JournalError
+
+    try:
+        return standings_data(config)
+    except JournalError as exc:
+        fail(str(exc))
 
 
 def _standings_view(config: Any, group: Any, ratings: Any = None) -> Any:

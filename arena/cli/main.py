@@ -17,6 +17,7 @@ from arena.cli.common import fail, out, whole_paragraphs
 from arena.cli.game import check_bot, play, replay
 from arena.cli.league import league_app
 from arena.cli.report import report
+from arena.cli.serve import serve
 from arena.cli.stats import compare, stats
 from arena.cli.tournament import rebuild, run, standings
 from arena.cli.view import view
@@ -88,6 +89,7 @@ def doctor() -> None:
 app.command()(play)
 app.command()(replay)
 app.command()(view)
+app.command()(serve)
 app.command("check-bot")(check_bot)
 app.command()(run)
 app.command()(rebuild)

@@ -191,25 +191,20 @@ def standings(
     """Print a tournament's standings from its journal (also while it is running)."""
     from arena.runner.play.journal import JournalError, read_progress
     from arena.runner.play.live import standings_table
-    from arena.runner.play.outputs import run_complete
     from arena.runner.play.ratings import compute_standings
 
     try:
         progress = read_progress(folder)
     except JournalError as exc:
         fail(str(exc))
-    table = compute_standings(progress.bots, progress.outcomes)
-    games = len(progress.outcomes)
     if as_json:
+        from arena.runner.play.outputs import standings_data
         from arena.stats.common import rounded
 
-        # Why the stopping rule stopped the tournament, when it did (no key otherwise).
-        stopped = {} if progress.stopped_by is None else {"stopped_by": progress.stopped_by}
-        typer.echo(json.dumps(rounded({"name": progress.name, "games": games,
-                                       "issued": progress.issued, "total": progress.total,
-                                       "complete": run_complete(folder, games), **stopped,
-                                       **table.to_dict()})))
+        typer.echo(json.dumps(rounded(standings_data(folder, progress))))
         return
+    table = compute_standings(progress.bots, progress.outcomes)
+    games = len(progress.outcomes)
     out.print(standings_table(table, title=_standings_title(folder, progress.name, games,
                                                             progress.issued, progress.total)))
     if progress.stopped_by is not None:

@@ -144,6 +144,28 @@ def folder_in_place(target: Path, marker: str) -> Iterator[Path]:
 LOCK_FILE = ".arena-lock"
 
 
+def lock_held(folder: Path) -> bool | None:
+    """Whether a run holds ``folder``'s lock now, read without touching the lock (taking it,
+    even shared, would turn a run starting at that moment away): from the kernel's table of
+    locks, ``/proc/locks``, matched by the lock file's inode. None where that table cannot be
+    read (not Linux)."""
+    try:
+        inode = (folder / LOCK_FILE).stat().st_ino
+    except OSError:
+        return False
+    try:
+        table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    # A line: "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" (device major:minor:inode).
+    for line in table.splitlines():
+        fields = line.split()
+        if "FLOCK" in fields and any(f.count(":") == 2 and f.rsplit(":", 1)[1] == str(inode)
+                                     for f in fields):
+            return True
+    return False
+
+
 class FolderBusyError(RuntimeError):
     """Another run holds the output folder's lock; the message names it."""
 

@@ -15,6 +15,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
+import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +102,22 @@ _OUTCOMES = ("SELECT r.rowid AS mark, p.game_id, p.idx, p.round, p.tbl, p.bots, 
              "FROM results r JOIN pairings p USING (game_id) ")
 
 
+def readonly_uri(path: Path) -> str:
+    """The URI that opens the journal at ``path`` to read without creating a file beside it.
+
+    SQLite reads a WAL database through its ``-wal`` and ``-shm`` files, and a read-only
+    connection creates them when they are missing (and cannot remove them after). With both
+    there (a run has the journal open, or left them), ``mode=ro`` reads what the run has
+    committed; with no ``-wal``, no connection has the journal open and every committed
+    transaction is in the main file, which ``immutable=1`` reads without locks or side files.
+    A ``-wal`` without its ``-shm`` (removed by hand) still needs ``mode=ro``, which makes the
+    ``-shm``."""
+    where = urllib.parse.quote(str(path.resolve()))
+    if Path(f"{path}-wal").exists() or not path.exists():
+        return f"file:{where}?mode=ro"
+    return f"file:{where}?immutable=1"
+
+
 class JournalError(RuntimeError):
     """The journal cannot be used for this tournament (a different configuration, a newer
     format, a damaged file)."""
@@ -118,7 +135,7 @@ class Journal:
                 raise JournalError(f"{self.path}: no journal here")
             if self.path.stat().st_size == 0:
                 raise JournalError(damaged_message(self.path, "the file is empty"))
-            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+            self.db = sqlite3.connect(readonly_uri(self.path), uri=True, timeout=30)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if not rebuild:
@@ -271,9 +288,7 @@ class Journal:
 
     def pairings(self, status: str | None = None) -> list[Pairing]:
         sql = "SELECT * FROM pairings" + (" WHERE status = ?" if status else "") + " ORDER BY idx"
-        rows = self.db.execute(sql, (status,) if status else ()).fetchall()
-        return [Pairing(r["game_id"], r["idx"], r["round"], r["tbl"],
-                        tuple(json.loads(r["bots"])), r["seed"]) for r in rows]
+        return _pairings(self.db.execute(sql, (status,) if status else ()).fetchall())
 
     def pairing_count(self, status: str | None = None) -> int:
         """How many pairings were issued (with ``status``: how many have it)."""
@@ -290,6 +305,12 @@ class Journal:
         """Games that were handed out at least once."""
         return {r["game_id"] for r in
                 self.db.execute("SELECT game_id FROM pairings WHERE started > 0")}
+
+    def started_unfinished(self) -> list[Pairing]:
+        """Games handed out at least once and not finished, in the order issued: the games in
+        play while a run is going (after a run stopped, the games it will play again)."""
+        return _pairings(self.db.execute("SELECT * FROM pairings WHERE started > 0 AND "
+                                         "status = 'scheduled' ORDER BY idx").fetchall())
 
     def record_void(self, game_id: str, reason: str) -> int:
         """Count a void attempt of a game; returns how many it has had."""
@@ -366,9 +387,10 @@ class Journal:
             raise JournalError(f"{self.path}: {exc}") from None
 
     def records(self) -> dict[str, str]:
-        """Every finished game's record path, relative to the tournament folder, by game id."""
+        """Every finished game's record path, relative to the tournament folder, by game id,
+        in the order the games finished."""
         return {r["game_id"]: r["record"]
-                for r in self.db.execute("SELECT game_id, record FROM results")}
+                for r in self.db.execute("SELECT game_id, record FROM results ORDER BY rowid")}
 
     def progress(self, records: bool = False) -> Progress:
         """The tournament's name and bots, its finished games, how many were issued and, for
@@ -386,6 +408,7 @@ class Journal:
             stopped_by=meta.get(STOPPED_BY),
             identity=identity if isinstance(identity, dict) else {},
             records=self.records() if records else {},
+            unfinished=self.started_unfinished(),
         )
 
     def _tx(self) -> _Transaction:
@@ -398,7 +421,9 @@ class Progress:
     the games of a schedule fixed from the start (None for Swiss, or a journal that has none);
     ``stopped_by``: why its stopping rule stopped it, if it did. ``identity``: the
     tournament's settings as the journal holds them (game, format, seed...). ``records``: each
-    finished game's record path relative to the folder, when asked for."""
+    finished game's record path relative to the folder, when asked for, in the order the
+    games finished. ``unfinished``: the games handed out and not finished (in play while a run
+    is going)."""
 
     name: str
     bots: list[str]
@@ -408,6 +433,7 @@ class Progress:
     stopped_by: dict[str, Any] | None = None
     identity: dict[str, Any] = field(default_factory=dict)
     records: dict[str, str] = field(default_factory=dict)
+    unfinished: list[Pairing] = field(default_factory=list)
 
 
 def read_progress(folder: str | Path, records: bool = False) -> Progress:
@@ -433,6 +459,11 @@ def _read_progress(path: Path, shown_as: Path, records: bool) -> Progress:
         raise JournalError(damaged_message(shown_as, str(exc))) from None
     finally:
         journal.close()
+
+
+def _pairings(rows: Sequence[sqlite3.Row]) -> list[Pairing]:
+    return [Pairing(r["game_id"], r["idx"], r["round"], r["tbl"], tuple(json.loads(r["bots"])),
+                    r["seed"]) for r in rows]
 
 
 class _Transaction:

@@ -21,7 +21,8 @@ from typing import Any
 
 from arena.protocol.messages import FAILURES, Termination
 from arena.runner.game.disk import write_atomic
-from arena.runner.play.ratings import Standings
+from arena.runner.play.journal import Progress
+from arena.runner.play.ratings import Standings, compute_standings
 from arena.stats import text
 from arena.stats.common import rounded
 from arena.stats.summary import TournamentStats
@@ -86,6 +87,19 @@ def run_complete(folder: Path, games: int) -> bool:
         return meta.get("complete") is True and meta.get("games") == games
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
+
+
+def standings_data(folder: Path, progress: Progress) -> dict[str, Any]:
+    """A tournament's standings as one JSON-ready object (``arena standings --json``), from
+    its journal's ``progress``: name, games finished, issued and scheduled (``total``, None
+    when only the issued are known), whether a run completed it, why its stopping rule
+    stopped it (``stopped_by``, only when it did), and the standings' own keys."""
+    table = compute_standings(progress.bots, progress.outcomes)
+    games = len(progress.outcomes)
+    stopped = {} if progress.stopped_by is None else {"stopped_by": progress.stopped_by}
+    return {"name": progress.name, "games": games, "issued": progress.issued,
+            "total": progress.total, "complete": run_complete(folder, games), **stopped,
+            **table.to_dict()}
 
 
 def standings_json(standings: Standings, meta: Mapping[str, Any],
