@@ -62,9 +62,11 @@ def raw_status(url: str, path: str) -> int:
 
 @pytest.fixture
 def finished(tmp_path: Path) -> Path:
-    """A copy of a committed, finished tournament (no -wal or -shm beside its journal)."""
+    """A copy of a committed, finished tournament as a clone has it: without the -wal, -shm,
+    lock and logs that earlier reads and runs in this checkout may have left beside it."""
     folder = tmp_path / "reference"
-    shutil.copytree(REFERENCE, folder)
+    shutil.copytree(REFERENCE, folder, ignore=shutil.ignore_patterns(
+        "*.sqlite-wal", "*.sqlite-shm", ".arena-lock", "logs"))
     assert not list(folder.glob("journal.sqlite-*"))
     return folder
 
