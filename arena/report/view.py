@@ -71,10 +71,10 @@ def view_page(record: GameRecord) -> str:
         f'<p class="note">{escape(record.game)} ({escape(record.rules_version)}{options}), '
         f"seed {record.seed}, {len(record.decisions)} decisions; {seats}. Keys: ← → step, "
         "Home/End, space plays or pauses.</p>",
-        '<div class="bar"><button id="first" title="first step (Home)">⏮</button>'
+        '<div class="bar"><button id="first" title="first step (Home)">|◀</button>'
         '<button id="prev" title="back one step (←)">◀</button>'
         '<button id="next" title="on one step (→)">▶</button>'
-        '<button id="last" title="last step (End)">⏭</button>'
+        '<button id="last" title="last step (End)">▶|</button>'
         '<input id="slider" type="range" min="0" max="0" value="0" aria-label="step">'
         '<button id="play" title="play or pause (space)">▶ play</button>'
         '<select id="speed" aria-label="speed"><option value="1">1 step/s</option>'
