@@ -292,10 +292,10 @@ REACHED = ["five people", "15 fences", "4 stables", "fenced stable", "stone hous
 
 
 def test_random_games_keep_every_invariant() -> None:
-    """40 games, 10 at each player count: every step checked; at a quarter of the steps up
+    """20 games, 5 at each player count: every step checked; at a quarter of the steps up
     to 8 legal actions tried on copies; saving and observations every fourth decision (the
     slow run below plays 2000, each step tried and saved)."""
-    seen = run(40, tries=8, try_rate=0.25, save_every=4)
+    seen = run(20, tries=8, try_rate=0.25, save_every=4)
     missing = [k for k in REACHED if not seen.counts[k]]
     assert not missing, (missing, seen.counts)
 

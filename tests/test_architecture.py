@@ -250,10 +250,11 @@ def test_no_module_is_over_the_length_limit() -> None:
 
 #: What the command line must not import before a command needs it: the numerical and wire
 #: libraries, the statistics, the sandbox and the tournament files' parser (with the schedules
-#: and the stop rules behind it), Rich's live view and Dask. Every ``arena`` process, a test's
-#: or a user's ``arena --help``, would pay for them.
+#: and the stop rules behind it), Rich's live view, Dask, and the web server and asyncio of
+#: ``arena serve``. Every ``arena`` process, a test's or a user's ``arena --help``, would pay
+#: for them.
 NOT_AT_START = ("numpy", "zmq", "trueskill", "distributed", "rich.live", "arena.stats",
-                "arena.runner.game.sandbox", "arena.runner.play.config", "tornado")
+                "arena.runner.game.sandbox", "arena.runner.play.config", "tornado", "asyncio")
 #: What the child prints: after ``import arena.cli.main``, and after each command, the modules
 #: loaded by then (a command that imported more would show it in its own and later steps).
 _STARTS = """

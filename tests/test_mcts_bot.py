@@ -299,7 +299,7 @@ def test_the_bot_replays_its_agricola_game_exactly_with_fixed_iterations(tmp_pat
 def test_the_bot_replays_its_stone_age_game_exactly_with_fixed_iterations(
     tmp_path: Path,
 ) -> None:
-    _referee_replays("stoneage", tmp_path, 3)
+    _referee_replays("stoneage", tmp_path, 2)
 
 
 @pytest.mark.slow

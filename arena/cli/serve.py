@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from pathlib import Path
 from typing import Annotated
@@ -29,6 +28,8 @@ def serve(
     """Serve a live page of a tournament or league: its standings, progress and games in
     play, updated as games finish (also while `arena run` or `arena league run` is writing),
     each finished game linked to its replay. It only reads the folder. Ctrl-C stops it."""
+    import asyncio  # here, not at the top: every other command would pay its import
+
     from arena.runner.play.config import ConfigError
     from arena.runner.play.journal import JournalError
 
