@@ -289,6 +289,20 @@ def test_bench_protocol_json_compares_both_paths() -> None:
     assert data["sandbox"] == "bwrap"  # the bot as a tournament runs it
 
 
+def test_bench_game_sets_whole_refereed_games_against_their_floor() -> None:
+    r = runner.invoke(app, ["bench", "game", "--games", "1", "--players", "2", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert (data["players"], data["games"], data["sandbox"]) == (2, 1, "bwrap")
+    assert data["decisions"] > 50
+    assert data["refereed_ms_per_decision"] > 0 and data["floor_ms_per_decision"] > 0
+    assert abs(data["ratio"] - data["refereed_ms_per_decision"]
+               / data["floor_ms_per_decision"]) < 0.05
+    assert data["target_ratio"] == 2.0
+    bad = runner.invoke(app, ["bench", "game", "--players", "5"])
+    assert bad.exit_code != 0 and "--players must be 2-4" in bad.output
+
+
 def test_bench_start_times_each_bot_both_ways() -> None:
     r = runner.invoke(app, ["bench", "start", "--starts", "2", "--json",
                             "--bot", str(EXAMPLES / "random-py")])

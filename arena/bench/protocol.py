@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from statistics import median
 from typing import Any
 
 from arena.engine import Game
 
-_ECHO_PEER = r"""
+ECHO_PEER = r"""
 import sys, zmq
 ctx = zmq.Context()
 s = ctx.socket(zmq.DEALER)
@@ -44,11 +45,17 @@ def bench_protocol(game: Game, games: int, seed: int, sandbox: str = "bwrap") ->
     ``sandbox``: how the bot runs ("bwrap", the default: over the sandbox's ipc endpoint;
     "none": over loopback TCP, like the bare path).
     """
+    return pinned(lambda: _bench_protocol_pinned(game, games, seed, sandbox))
+
+
+def pinned(measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``measure()`` with this process (and so every process it starts) on one core; its
+    figures with ``pinned_core`` added."""
     original = os.sched_getaffinity(0)
     core = min(original)
     os.sched_setaffinity(0, {core})
     try:
-        figures = _bench_protocol_pinned(game, games, seed, sandbox)
+        figures = measure()
     finally:
         os.sched_setaffinity(0, original)
     figures["pinned_core"] = core
@@ -73,7 +80,7 @@ def _bench_protocol_pinned(game: Game, games: int, seed: int, sandbox: str) -> d
     sock.setsockopt(zmq.LINGER, 0)
     port = sock.bind_to_random_port("tcp://127.0.0.1")
     peer = subprocess.Popen(
-        [sys.executable, "-c", _ECHO_PEER, f"tcp://127.0.0.1:{port}", str(reply_size)],
+        [sys.executable, "-c", ECHO_PEER, f"tcp://127.0.0.1:{port}", str(reply_size)],
         start_new_session=True,
     )
     referee_ms: list[float] = []

@@ -173,6 +173,43 @@ def bench_protocol_cmd(
     )
 
 
+@bench_app.command("game")
+def bench_game_cmd(
+    players: Annotated[int, typer.Option("--players", "-n")] = 4,
+    games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 10,
+    seed: Seed = 0,
+    as_json: AsJson = False,
+    sandbox: Annotated[
+        bool, typer.Option("--sandbox/--no-sandbox",
+                           help="Run the bots sandboxed, over the sandbox's ipc endpoints.")
+    ] = True,
+) -> None:
+    """Whole refereed Stone Age games of random Python SDK bots against the wire's floor (the
+    same requests, encoded beforehand, to bare pyzmq echo peers), in the same run: time per
+    decision for both and their ratio, beside the target (at most 2)."""
+    from arena.bench.game import bench_game
+
+    if games_ < 1:
+        fail("--games must be at least 1")
+    g = game_named("stoneage")
+    if not g.min_players <= players <= g.max_players:
+        fail(f"--players must be {g.min_players}-{g.max_players} for {g.name}")
+    figures = bench_game(g, players, games_, seed, sandbox_mode(sandbox))
+    endpoint = "sandboxed, ipc" if sandbox else "unsandboxed, tcp"
+    _print_figures(
+        f"refereed games: {games_} {players}-player games, {figures['decisions']} decisions "
+        f"(bots {endpoint}; pinned to core {figures['pinned_core']})",
+        figures,
+        [
+            ("refereed game, per decision", f"{figures['refereed_ms_per_decision'] * 1000:.0f} µs"),
+            ("the wire's floor, per decision",
+             f"{figures['floor_ms_per_decision'] * 1000:.0f} µs"),
+            ("ratio (target: at most 2)", f"{figures['ratio']:.2f}"),
+        ],
+        as_json,
+    )
+
+
 @bench_app.command("tournament")
 def bench_tournament_cmd(games_: GamesPerRun = 48, seed: Seed = 0, as_json: AsJson = False) -> None:
     """A small tournament of random bots at concurrency 1 and at one game per core: games per
