@@ -64,6 +64,39 @@ class _StuckGame(StoneAgeGame):
         return 10  # far shorter than any real game: the kit must notice
 
 
+class _RenamingState(StoneAgeState):
+    """A broken game: the same key names a different action from one round to the next (its
+    actions carry the round), which would make a referee send stale encodings."""
+
+    __slots__ = ()
+
+    def action_of(self, key: Any) -> dict[str, Any]:
+        return {**super().action_of(key), "round": self._round}
+
+    def legal_actions(self) -> list[dict[str, Any]]:
+        return [self.action_of(k) for k in self.legal_keys()]
+
+    def clone(self) -> StoneAgeState:
+        c = super().clone()
+        c.__class__ = _RenamingState
+        return c
+
+
+class _RenamingGame(StoneAgeGame):
+    name = "renaming"
+
+    def _new_state(self, num_players: int, chance: Any,
+                   options: dict[str, str]) -> StoneAgeState:
+        s = StoneAgeState.new(self, num_players, chance)  # type: ignore[arg-type]
+        s.__class__ = _RenamingState
+        return s
+
+
+def test_the_kit_rejects_keys_that_name_different_actions_in_different_states() -> None:
+    with pytest.raises(ConformanceError, match="equal keys must mean equal actions"):
+        check_game(_RenamingGame(), seeds=[0])
+
+
 def test_the_kit_rejects_observations_that_are_not_plain_data() -> None:
     with pytest.raises(ConformanceError, match="observation"):
         check_game(_LeakyGame(), seeds=[0])

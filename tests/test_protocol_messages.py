@@ -411,3 +411,45 @@ def test_a_constructor_given_a_mistyped_field_raises_naming_it() -> None:
         messages.request("g", 1, {}, [], 1000.5, 500)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="'ping' field 'nonce' must be int, got bool"):
         messages.ping(True)
+
+
+@pytest.mark.parametrize(("name", "options"), [
+    ("stoneage", None), ("agricola", None), ("agricola", {"cards": "base", "draft": "app"})])
+def test_a_request_of_packed_actions_is_the_request_byte_for_byte(
+        name: str, options: dict[str, str] | None) -> None:
+    """The referee's requests join each action's cached encoding; the bytes are those of
+    encoding the whole request, at every decision of random games, also after the packer
+    started afresh at its limit (40 keys here)."""
+    import random
+
+    from arena.engine import get_game
+
+    game = get_game(name)
+    packer = messages.ActionPacker(limit=40)
+    n = 0
+    for seed in range(2):
+        state = game.new_state(3, seed=seed, options=options)
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            obs = state.observation(state.current_player)
+            whole = encode(messages.request("g1", n, obs, state.legal_actions(), 1200, 5000))
+            packed = packer.pack(state.legal_keys(), state.action_of)
+            assert messages.encode_request("g1", n, obs, packed, 1200, 5000) == whole
+            n += 1
+            state.apply_index(rng.randrange(state.num_legal()))
+    assert n > 100
+
+
+@pytest.mark.parametrize("count", [0, 15, 16, 65535, 65536])
+def test_packed_action_lists_of_every_length_decode_as_the_list(count: int) -> None:
+    actions = [{"type": "pick", "n": k} for k in range(count)]
+    packed = messages.ActionPacker().pack(range(count), actions.__getitem__)
+    assert msgpack.unpackb(packed) == actions
+
+
+def test_a_request_with_mistyped_fields_is_refused_before_it_is_sent() -> None:
+    packed = messages.ActionPacker().pack([0], lambda k: {"type": "x"})
+    with pytest.raises(TypeError):
+        messages.encode_request("g", 1, {"a": 1}, [{"type": "x"}], 10, 10)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        messages.encode_request("g", "1", {"a": 1}, packed, 10, 10)  # type: ignore[arg-type]

@@ -14,6 +14,7 @@ from arena.protocol.messages import (
     MAX_CONTAINER_LEN,
     MAX_MESSAGE_BYTES,
     MAX_NESTING,
+    ActionPacker,
     Termination,
     encode,
 )
@@ -31,6 +32,8 @@ from arena.protocol.transport import Breach, Event, MemoryPeer, MemoryTransport
 
 TOKEN = "0123456789abcdef0123456789abcdef"
 ACTIONS = [{"type": "decline"}, {"type": "pick_die", "face": 6}]
+#: The list as the referee hands it to a connection: encoded from each action's bytes.
+PACKED = ActionPacker().pack(range(len(ACTIONS)), ACTIONS.__getitem__)
 
 
 class FakeProcess:
@@ -81,7 +84,7 @@ class Rig:
         return peer
 
     def ask(self, deadline_ms: float = 500) -> Reply | Failure:
-        return self.connection.ask("g1", {"round": 1}, ACTIONS, 1000, 400, deadline_ms)
+        return self.connection.ask("g1", {"round": 1}, PACKED, 1000, 400, deadline_ms)
 
 
 def hello(**fields: Any) -> dict[str, Any]:
@@ -287,7 +290,7 @@ def test_request_ids_are_unique_across_the_games_of_an_endpoint_so_old_answers_n
     peer = first.transport.connect(respond=answering(old.request_id))
     peer.send_message(hello(token="f" * 32))
     second.receive(None, 0)
-    got = connection.ask("g2", {}, ACTIONS, 1000, 400, 25)
+    got = connection.ask("g2", {}, PACKED, 1000, 400, 25)
     assert isinstance(got, Failure) and got.reason == Termination.TIMEOUT
     assert connection.request_id > old.request_id
     assert f"it answered request ids [{old.request_id}]" in got.detail

@@ -35,9 +35,9 @@ from arena.protocol.messages import (
     Termination,
     decode,
     encode,
+    encode_request,
     error,
     ping,
-    request,
     shutdown,
     welcome,
 )
@@ -355,12 +355,13 @@ class Connection:
         self,
         game_id: str,
         observation: dict[str, Any],
-        legal_actions: list[dict[str, Any]],
+        legal_actions: bytes,
         time_left_ms: int,
         decision_ms: int,
         deadline_ms: float,
     ) -> Reply | Failure:
-        """Send a request and wait up to ``deadline_ms`` for its answer.
+        """Send a request and wait up to ``deadline_ms`` for its answer. ``legal_actions``:
+        the list already encoded (by an :class:`~arena.protocol.messages.ActionPacker`).
 
         Meanwhile every other message is dealt with (other bots' too). A crash, a send that
         fails, a protocol breach or no valid answer in time ends in a :class:`Failure`
@@ -378,8 +379,8 @@ class Connection:
             return self.fail(Termination.CRASH, process.describe_exit())
         server = self.server
         self.request_id = request_id = next(server.endpoint.request_ids)
-        payload = encode(request(game_id, request_id, observation, legal_actions,
-                                 time_left_ms, decision_ms))
+        payload = encode_request(game_id, request_id, observation, legal_actions,
+                                 time_left_ms, decision_ms)
         self.unanswered = 0
         self.stale_ids.clear()
         assert self.identity is not None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 import msgpack
@@ -87,7 +87,9 @@ def replay(game: Game, players: int, seed: int, choices: Iterable[int]) -> State
 def check_playouts(game: Game, players: int, seeds: Iterable[int]) -> None:
     """Random games end within the declared maximum; every state keeps the invariants; every
     offered action applies; progress, if the game counts it, never goes back; the result is
-    well formed."""
+    well formed; a key names the same action wherever it is offered (the referee encodes each
+    key's action once and reuses it)."""
+    named: dict[Hashable, dict[str, Any]] = {}
     for seed in seeds:
         rng = random.Random(seed)
         state = game.new_state(players, seed=seed)
@@ -96,7 +98,7 @@ def check_playouts(game: Game, players: int, seeds: Iterable[int]) -> None:
 
         def step(
             s: State, k: int, seed: int = seed, rng: random.Random = rng,
-            progress: list[int] = progress,
+            progress: list[int] = progress, named: dict[Hashable, dict[str, Any]] = named,
         ) -> None:
             cur = s.current_player
             if cur is None or not 0 <= cur < players:
@@ -110,8 +112,14 @@ def check_playouts(game: Game, players: int, seeds: Iterable[int]) -> None:
             actions = s.legal_actions()
             if not actions:
                 raise _fail(game, players, seed, k, "no legal action in a live state")
-            if len(s.legal_keys()) != len(actions):
+            keys = s.legal_keys()
+            if len(keys) != len(actions):
                 raise _fail(game, players, seed, k, "legal_keys and legal_actions differ")
+            for key, a in zip(keys, actions, strict=True):
+                first = named.setdefault(key, a)
+                if first != a or s.action_of(key) != a:
+                    raise _fail(game, players, seed, k, f"key {key!r} names {a!r} here but "
+                                f"{first!r} before: equal keys must mean equal actions")
             for a in actions:
                 if not isinstance(a.get("type"), str):
                     raise _fail(game, players, seed, k, f"action without a type: {a!r}")

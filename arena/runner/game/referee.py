@@ -25,7 +25,13 @@ from typing import Any
 
 from arena import __version__
 from arena.engine import Game, State
-from arena.protocol.messages import PROTOCOL_VERSION, Termination, game_end, game_start
+from arena.protocol.messages import (
+    PROTOCOL_VERSION,
+    ActionPacker,
+    Termination,
+    game_end,
+    game_start,
+)
 from arena.protocol.server import Connection, Failure, Server, new_token
 from arena.protocol.transport import POLL_SLICE_MS
 from arena.results import SeatResult
@@ -143,6 +149,9 @@ class Referee:
         self._games_before: dict[int, int] = {}
         self.finished = False
         self.state: State | None = None
+        # Each legal action's encoding, made once a game (its keys name the same action in
+        # every state): the requests join them instead of building and encoding every list.
+        self.actions = ActionPacker()
 
     @property
     def refusals(self) -> list[str]:
@@ -231,17 +240,18 @@ class Referee:
         """Request a decision from ``seat``'s bot. Returns (index, ms) or None if it failed."""
         connection, clock = seat.connection, seat.clock
         assert connection is not None
-        actions = state.legal_actions()
-        got = connection.ask(self.game_id, state.observation(seat.seat), actions,
+        keys = state.legal_keys()
+        got = connection.ask(self.game_id, state.observation(seat.seat),
+                             self.actions.pack(keys, state.action_of),
                              int(clock.bank_ms), clock.allowance_ms(), clock.deadline_ms())
         if isinstance(got, Failure):
             return None
         # The connection held the bot to the clock's deadline: the reply is in time, and the
         # clock only takes what it used from the bank.
         clock.charge(got.ms)
-        if not 0 <= got.index < len(actions):
+        if not 0 <= got.index < len(keys):
             connection.fail(Termination.ILLEGAL,
-                            f"index {got.index} is not in 0..{len(actions) - 1}")
+                            f"index {got.index} is not in 0..{len(keys) - 1}")
             return None
         return got.index, got.ms
 
