@@ -357,7 +357,16 @@ class Game(ABC):
         Pure: no I/O, and the same position gives the same text. Text from the position goes
         through XML escaping, and the picture is one ``<svg>`` element whose children are
         groups that each draw one part of the board (the page stores a part once however many
-        steps show it, so a part that does not change costs nothing)."""
+        steps show it, so a part that does not change costs nothing). A game that implements
+        :meth:`draw_parts` gets this from it."""
+        parts = self.draw_parts(position, seat)
+        return None if parts is None else "".join(parts)
+
+    def draw_parts(self, position: Mapping[str, Any], seat: int | None) -> list[str] | None:
+        """:meth:`draw`'s picture as the pieces the page stores it by, which join to the SVG
+        text: the ``<svg>`` opening tag, each top-level child, and the closing tag. None (the
+        default): the page cuts :meth:`draw`'s text at its top-level elements itself, which
+        costs more than a game that built the pieces handing them over."""
         return None
 
     def describe(self) -> dict[str, Any]:

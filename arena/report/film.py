@@ -78,9 +78,13 @@ class Film:
     _part_ids: dict[str, int] = field(default_factory=dict, repr=False)
     _frame_ids: dict[tuple[int, ...], int] = field(default_factory=dict, repr=False)
 
-    def add(self, viewer: int, picture: str) -> None:
-        """One more step's picture for ``viewer``."""
-        pieces = split_svg(picture) if self.drawn else [picture]
+    def add(self, viewer: int, picture: str | list[str]) -> None:
+        """One more step's picture for ``viewer``: its text, or the pieces the game drew it
+        in (:meth:`~arena.engine.api.Game.draw_parts`)."""
+        if isinstance(picture, list):
+            pieces = picture
+        else:
+            pieces = split_svg(picture) if self.drawn else [picture]
         ids = []
         for piece in pieces:
             part = self._part_ids.get(piece)
@@ -187,7 +191,11 @@ def _step(out: Film, game: Game, state: State, k: int, decision: Decision | None
     out.steps.append(step)
     for v, seat in enumerate([None, *range(state.num_players)]):
         position = state.to_dict() if seat is None else state.observation(seat)
-        picture = game.draw(position, seat) if out.drawn else None
+        picture: str | list[str] | None = None
+        if out.drawn:
+            picture = game.draw_parts(position, seat)
+            if picture is None:
+                picture = game.draw(position, seat)
         if picture is None:
             if out.drawn:
                 raise ValueError(f"{game.name} drew some positions and not others")

@@ -267,8 +267,9 @@ def _seat_cards(position: Mapping[str, Any], seat: int | None) -> list[dict[str,
     return out + [None] * (n - len(out))
 
 
-def draw(position: Mapping[str, Any], seat: int | None) -> str:
-    """The SVG of ``position``: seat ``seat``'s observation, or the referee's saved state."""
+def draw_parts(position: Mapping[str, Any], seat: int | None) -> list[str]:
+    """The SVG of ``position`` (seat ``seat``'s observation, or the referee's saved state) as
+    its top-level pieces, which join to the picture."""
     board, players = position["board"], position["players"]
     cards = _seat_cards(position, seat)
     parts, y = _board(board)
@@ -281,7 +282,7 @@ def draw(position: Mapping[str, Any], seat: int | None) -> str:
         parts.append(_farm(p, cards[i], (i % 2) * FARM_W, y + (i // 2) * tall,
                            position.get("current_player") == p["seat"]))
     height = y + ((len(players) + 1) // 2) * tall + 8
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:g}" '
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:g}" '
             f'width="{WIDTH}" height="{height:g}" font-family="system-ui,sans-serif" '
-            f'data-game="agricola" data-viewer="{"referee" if seat is None else seat}">'
-            + "".join(parts) + "</svg>")
+            f'data-game="agricola" data-viewer="{"referee" if seat is None else seat}">',
+            *parts, "</svg>"]

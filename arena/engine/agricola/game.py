@@ -19,7 +19,7 @@ from arena.engine.agricola.components import (
     NUM_PLAYERS_MIN,
     NUM_ROUNDS,
 )
-from arena.engine.agricola.draw import draw
+from arena.engine.agricola.draw import draw_parts
 from arena.engine.agricola.state import AgricolaState
 from arena.engine.agricola.tables import components
 from arena.engine.api import Game, OptionSpec
@@ -86,8 +86,8 @@ class AgricolaGame(Game):
             return card_components()
         return components()
 
-    def draw(self, position: Mapping[str, Any], seat: int | None) -> str:
-        return draw(position, seat)
+    def draw_parts(self, position: Mapping[str, Any], seat: int | None) -> list[str]:
+        return draw_parts(position, seat)
 
     def _new_state(self, num_players: int, chance: Chance,
                    options: dict[str, str]) -> AgricolaState:

@@ -11,7 +11,7 @@ counted against the position.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -184,8 +184,9 @@ def _player(p: Mapping[str, Any], x: float, y: float, to_act: bool) -> str:
     return "".join(out)
 
 
-def draw(game: Game, position: Mapping[str, Any], seat: int | None) -> str:
-    """The SVG of ``position``: seat ``seat``'s observation, or the referee's saved state."""
+def draw_parts(game: Game, position: Mapping[str, Any], seat: int | None) -> list[str]:
+    """The SVG of ``position`` (seat ``seat``'s observation, or the referee's saved state) as
+    its top-level pieces, which join to the picture."""
     referee = None
     if seat is None:
         referee = position
@@ -204,10 +205,39 @@ def draw(game: Game, position: Mapping[str, Any], seat: int | None) -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
              f'width="{WIDTH}" height="{height}" font-family="system-ui,sans-serif" '
              f'data-game="stoneage" data-viewer="{"referee" if seat is None else seat}">',
-             *_village(obs["board"]), *_display(obs["board"], referee),
+             *_board(obs["board"], referee),
              f"<g>{_text(4, 240, head, 13)}</g>"]
     for i, p in enumerate(players):
-        parts.append(_player(p, (i % 2) * WIDTH / 2, 250 + (i // 2) * BOARD_H,
-                             obs["current_player"] == p["seat"]))
+        parts.append(_player_panel(p, (i % 2) * WIDTH / 2, 250 + (i // 2) * BOARD_H,
+                                   obs["current_player"] == p["seat"]))
     parts.append("</svg>")
-    return "".join(parts)
+    return parts
+
+
+#: Pieces drawn before, by what they show: the board is the same for every seat's view of a
+#: step, and a seat's panel the same for most viewers and from one step to the next, so most
+#: of a replay's pictures are pieces drawn already. Cleared when full.
+_DRAWN: dict[str, Any] = {}
+_DRAWN_KEPT = 20_000
+
+
+def _remembered(key: str, make: Callable[[], Any]) -> Any:
+    drawn = _DRAWN.get(key)
+    if drawn is None:
+        if len(_DRAWN) >= _DRAWN_KEPT:
+            _DRAWN.clear()
+        drawn = _DRAWN[key] = make()
+    return drawn
+
+
+def _player_panel(p: Mapping[str, Any], x: float, y: float, to_act: bool) -> str:
+    """:func:`_player`, remembered."""
+    return str(_remembered(f"panel {x:g} {y:g} {to_act} {p!r}", lambda: _player(p, x, y, to_act)))
+
+
+def _board(board: Mapping[str, Any], referee: Mapping[str, Any] | None) -> list[str]:
+    """The village and the display (with what the referee alone sees under the piles' tops),
+    remembered."""
+    under = None if referee is None else (referee["piles"], referee["pile_pos"])
+    return list(_remembered(f"board {under!r} {board!r}",
+                            lambda: (*_village(board), *_display(board, referee))))

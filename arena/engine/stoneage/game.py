@@ -9,7 +9,7 @@ from typing import Any
 from arena.engine.api import Game
 from arena.engine.chance import Chance
 from arena.engine.stoneage.determinize import determinize
-from arena.engine.stoneage.draw import draw
+from arena.engine.stoneage.draw import draw_parts
 from arena.engine.stoneage.phases import MAX_ROUNDS
 from arena.engine.stoneage.state import StoneAgeState
 from arena.engine.stoneage.views import components
@@ -34,8 +34,8 @@ class StoneAgeGame(Game):
     def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> StoneAgeState:
         return determinize(self, observation, rng)
 
-    def draw(self, position: Mapping[str, Any], seat: int | None) -> str:
-        return draw(self, position, seat)
+    def draw_parts(self, position: Mapping[str, Any], seat: int | None) -> list[str]:
+        return draw_parts(self, position, seat)
 
     def components(self, options: Mapping[str, str] | None = None) -> dict[str, Any]:
         self.validate_options(options)  # the tables are the same whatever the options
