@@ -24,6 +24,8 @@ bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=T
 
 Seed = Annotated[int, typer.Option()]
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+#: ``arena bench league`` simulates settling leagues of at most this many bots by default.
+SETTLE_MAX_BOTS = 64
 GamesPerRun = Annotated[int, typer.Option("--games", "-g", help="Games per run.")]
 
 
@@ -385,13 +387,29 @@ def bench_league_cmd(
     spread: Annotated[list[float] | None, typer.Option(
         "--spread", help="The standard deviation of the bots' log-strengths (repeatable; "
                          "default 1, a field of near equals, and 2, a wider one).")] = None,
+    settle: Annotated[bool | None, typer.Option(
+        "--settle/--no-settle", help="Simulate the leagues until every sigma is settled "
+        f"(default: with at most {SETTLE_MAX_BOTS} bots; a larger league takes hours).")] = None,
+    tables: Annotated[int, typer.Option(
+        "--tables", min=0, help="Duplicate sets the league runner plays at scale (0: no "
+        "runner).")] = 100,
+    journal: Annotated[Path | None, typer.Option(
+        "--journal", help="Also write a simulated league journal of --journal-games games "
+        "(uniformly random tables) into this new folder, to time the commands that read one "
+        "(a million games take several minutes).")] = None,
+    journal_games: Annotated[int, typer.Option(
+        "--journal-games", min=1, help="Games in the journal --journal writes.")] = 1_000_000,
     seed: Seed = 0,
     as_json: AsJson = False,
 ) -> None:
     """Simulate leagues of synthetic bots of known strengths under informative matchmaking
     and under random tables: games until every sigma is under --sigma for each, random ÷
     informative (the goal is at least 2), and the order recovered at the informative budget;
-    with the whole field from the start, and with half of it joining a settled league."""
+    with the whole field from the start, and with half of it joining a settled league.
+    And the league at scale, at --bots entrants: a table choice's time (target 10 ms at
+    1,000), screened and in full; the league runner playing --tables duplicate sets (each
+    table's issue time, the journal's size, its peak memory); with --journal, a long journal
+    written."""
     from arena.bench.league import bench_league
 
     sizes = sorted(set(players or [2, 4]))
@@ -405,10 +423,20 @@ def bench_league_cmd(
     spreads = sorted(set(spread or [1.0, 2.0]))
     if any(x <= 0 for x in spreads):
         fail("--spread must be above 0")
-    f = bench_league(bots, sizes, sigma, replicates, seed, in_flight=in_flight,
-                     spreads=spreads)
+    if journal is not None and journal.exists():
+        fail(f"--journal {journal}: give a folder that does not exist yet")
+    settling = bots <= SETTLE_MAX_BOTS if settle is None else settle
+    f = (bench_league(bots, sizes, sigma, replicates, seed, in_flight=in_flight,
+                      spreads=spreads) if settling else {"bots": bots})
+    f["scale"] = _league_scale(bots, max(sizes), tables, seed, journal, journal_games,
+                               quiet=as_json)
     if as_json:
         typer.echo(json.dumps(f))
+        return
+    _print_scale(f["scale"])
+    if not settling:
+        out.print(f"(settling not simulated: more than {SETTLE_MAX_BOTS} bots; --settle to "
+                  "run it)")
         return
     from rich.table import Table
 
@@ -464,3 +492,49 @@ def _mean_games(policy: dict[str, Any]) -> str:
     if policy["order_reached"] < len(policy["games_to_sigma_each"]):
         text += f" ({policy['order_reached']} of {len(policy['games_to_sigma_each'])} leagues)"
     return text
+
+
+def _league_scale(bots: int, players: int, tables: int, seed: int, journal: Path | None,
+                  journal_games: int, quiet: bool) -> dict[str, Any]:
+    """The league at scale (:mod:`arena.bench.leaguescale`): table choice, the runner and,
+    with ``journal``, a long journal written."""
+    from arena.bench.leaguescale import choice_figures, runner_in_fresh_process, write_journal
+
+    scale: dict[str, Any] = {"choice": choice_figures(bots, players, seed, choices=20)}
+    if tables:
+        scale["runner"] = runner_in_fresh_process(bots, players, tables, seed)
+    if journal is not None:
+        def said(games: int) -> None:
+            if not quiet and games % 100_000 < players:
+                err.print(f"journal: {games:,} games written")
+
+        scale["journal"] = write_journal(journal, bots, players, journal_games, seed, said)
+    return scale
+
+
+def _print_scale(scale: dict[str, Any]) -> None:
+    c = scale["choice"]
+    rows = [(f"table choice at {c['entrants']:,} entrants, {c['players']}-player tables "
+             f"(median of {c['choices']})",
+             f"{c['screened_ms']:.2f} ms (target ≤ {c['target_ms']:g} ms: "
+             f"{'met' if c['met'] else 'not met'})"),
+            ("the same choices computed in full (before the screening)",
+             f"{c['full_ms']:.2f} ms (full ÷ screened × {c['speedup']:.1f})")]
+    if "runner" in scale:
+        r = scale["runner"]
+        rows += [(f"league runner, {r['entrants']:,} versions: a table issued, journal "
+                  "committed (median, most)",
+                  f"{r['issue_ms_median']:.1f} ms, {r['issue_ms_max']:.1f} ms"),
+                 ("league runner: the table's choice alone (median)",
+                  f"{r['choice_ms_median']:.2f} ms"),
+                 (f"league runner: its journal after {r['games']:,} games",
+                  f"{r['journal_bytes'] / 2**20:.1f} MiB"),
+                 ("league runner: peak memory (resident)",
+                  f"{r['peak_rss_bytes'] / 2**20:.0f} MiB")]
+    if "journal" in scale:
+        j = scale["journal"]
+        rows += [(f"journal written: {j['games']:,} games in {j['folder']}",
+                  f"{j['journal_bytes'] / 2**20:.0f} MiB "
+                  f"({j['journal_bytes'] / j['games']:.0f} bytes a game), "
+                  f"{j['seconds']:.0f} s")]
+    _print_figures("league at scale", scale, rows, as_json=False)

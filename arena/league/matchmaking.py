@@ -178,7 +178,8 @@ def choose_table(entrants: Sequence[Entrant], players: int, rng: random.Random,
             raise ValueError(f"entrant {a.name!r} is given twice")
     if rng.random() < explore:
         return Choice(tuple(sorted(rng.sample([e.name for e in field], players))), "explore")
-    needs = {e.name: need(e) for e in field}
+    needs = {e.name: e.sigma * e.sigma * (worth := e.games + PRIOR_GAMES)  # need(e), inline
+             / (worth + e.pending) for e in field}
     top = max(needs.values())
     weight = {e.name: 0.0 if target is not None and e.sigma < target
               else (needs[e.name] / top if top > 0 else 1.0) ** NEED_POWER for e in field}
@@ -188,7 +189,12 @@ def choose_table(entrants: Sequence[Entrant], players: int, rng: random.Random,
 
     best: tuple[float, list[Entrant]] | None = None
     build = _build_table if exhaustive else _Screen(field, weight).build
-    for focal in heapq.nsmallest(CANDIDATES, field, key=rank):
+    # The neediest first (equal needs: fewer games, then name: the field's order).
+    ranked = heapq.nsmallest(CANDIDATES, zip([-needs[e.name] for e in field],
+                                             [e.games for e in field], range(len(field)),
+                                             strict=True))
+    for *_, i in ranked:
+        focal = field[i]
         worth, table = build(focal, field, players, weight, drift, rng)
         if best is None or worth > best[0]:
             best = (worth, table)
@@ -266,7 +272,11 @@ class _Screen:
         self.s2 = sigma * sigma
         self.va = self.s2 + DRIFT
         self.weight = np.array([weight[e.name] for e in field])
-        self.alike = np.stack([self.mu, sigma, self.weight], axis=1)
+        self.sigma = sigma
+        # What the gains share whoever is seated: c² less the seated one's sigma², and the
+        # weighted square of the variance before the game.
+        self.c2_base = 2 * TRUESKILL_BETA * TRUESKILL_BETA + self.va + DRIFT
+        self.wva2 = self.weight * self.va * self.va
 
     def _gains(self, n: int) -> tuple[Any, Any]:
         """Every entrant's estimated gain from sitting with entrant ``n``, and the most the
@@ -274,12 +284,11 @@ class _Screen:
         np = self.np
         assert self._grid is not None
         steps, values = self._grid
-        beta2 = 2 * TRUESKILL_BETA * TRUESKILL_BETA
         gap = np.abs(self.mu - self.mu[n])
-        c2_in = beta2 + self.va + self.s2[n] + DRIFT  # each entrant's own shrink
-        c2_out = beta2 + self.va[n] + self.s2 + DRIFT  # and entrant n's
-        scale_in = self.weight * self.va * self.va / c2_in
-        scale_out = self.weight[n] * self.va[n] * self.va[n] / c2_out
+        c2_in = self.c2_base + self.s2[n]  # each entrant's own shrink
+        c2_out = self.s2 + self.c2_base[n]  # and entrant n's
+        scale_in = self.wva2 / c2_in
+        scale_out = self.wva2[n] / c2_out
         gain = (scale_in * np.interp(gap / np.sqrt(c2_in), steps, values, right=0.0)
                 + scale_out * np.interp(gap / np.sqrt(c2_out), steps, values, right=0.0))
         return gain, SCREEN_ERROR * (scale_in + scale_out)
@@ -304,15 +313,20 @@ class _Screen:
             slack = slack + error + 1e-12 * (np.abs(estimate) + gain)
             floor = np.max(np.where(open_, estimate - slack, -np.inf))
             reach = np.flatnonzero(open_ & (estimate + slack >= floor))
-            # Entrants alike (new ones, say) have the same gain: each kind computed once.
-            _, first, kind = np.unique(self.alike[reach], axis=0, return_index=True,
-                                       return_inverse=True)
-            gains = np.array([self._exact(field[reach[i]], table, weight, drift, exact)
-                              for i in first])[kind.ravel()]
-            most = gains.max()
-            tied = [int(i) for i in reach[gains == most]]
+            # Entrants alike (the same rating and weight: new ones, say) have the same gain:
+            # each kind is computed once.
+            kinds: dict[tuple[float, float, float], list[int]] = {}
+            columns = (self.mu[reach].tolist(), self.sigma[reach].tolist(),
+                       self.weight[reach].tolist())
+            for kind, i in zip(zip(*columns, strict=True), reach.tolist(), strict=True):
+                kinds.setdefault(kind, []).append(i)
+            gains = {kind: self._exact(field[alike[0]], table, weight, drift, exact)
+                     for kind, alike in kinds.items()}
+            most = max(gains.values())
+            tied = sorted(i for kind, alike in kinds.items() if gains[kind] == most
+                          for i in alike)
             pick = tied[0] if len(tied) == 1 else rng.choice(tied)
-            worth += float(most)
+            worth += most
             open_[pick] = False
             table.append(field[pick])
         return worth, table
