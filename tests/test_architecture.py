@@ -252,8 +252,11 @@ def test_no_module_is_over_the_length_limit() -> None:
 #: libraries, the statistics, the sandbox and the tournament files' parser (with the schedules
 #: and the stop rules behind it), Rich's live view and Dask. Every ``arena`` process, a test's
 #: or a user's ``arena --help``, would pay for them.
+#: Nor Rich's Markdown, its tracebacks and the parser and highlighter behind them, which
+#: Typer's help formatter imports and Arena's help never uses (arena.cli.common.HelpGroup).
 NOT_AT_START = ("numpy", "zmq", "trueskill", "distributed", "rich.live", "arena.stats",
-                "arena.runner.game.sandbox", "arena.runner.play.config")
+                "arena.runner.game.sandbox", "arena.runner.play.config", "rich.markdown",
+                "rich.traceback", "rich.syntax", "markdown_it", "pygments")
 #: What the child prints: after ``import arena.cli.main``, and after each command, the modules
 #: loaded by then (a command that imported more would show it in its own and later steps).
 _STARTS = """
@@ -271,6 +274,46 @@ for step, args in steps.items():
     loaded[step] = sorted(sys.modules)
 print(json.dumps(loaded))
 """
+
+
+def test_arena_help_in_a_fresh_interpreter_imports_none_of_the_heavy_modules() -> None:
+    """``python -m arena --help`` as a user runs it: the help is printed, rich (Typer's
+    formatter) and none of :data:`NOT_AT_START`."""
+    code = ("import runpy, sys, json\n"
+            "sys.argv = ['arena', '--help']\n"
+            "try:\n    runpy.run_module('arena', run_name='__main__')\n"
+            "except SystemExit:\n    pass\n"
+            "sys.stderr.write(json.dumps(sorted(sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60)
+    loaded = json.loads(done.stderr)
+    assert "Commands" in done.stdout and "check-bot" in done.stdout
+    assert "typer.rich_utils" in loaded  # the help was Typer's rich one
+    assert [m for m in loaded if any(_within(m, h) for h in NOT_AT_START)] == []
+
+
+def test_the_help_formatters_stand_ins_are_the_real_classes_once_used() -> None:
+    """After the help, Markdown and tracebacks still work (their modules are imported then),
+    and a later import of their modules gets the real ones."""
+    code = """
+import contextlib, io, sys
+from arena.cli.main import app
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+    app(["--help"], prog_name="arena")
+assert "rich.markdown" not in sys.modules and "rich.traceback" not in sys.modules
+from typer import rich_utils
+try:
+    raise ValueError("shown")
+except ValueError as exc:
+    tb = rich_utils.Traceback.from_exception(type(exc), exc, exc.__traceback__)
+md = rich_utils.Markdown("*x*")
+import rich.markdown, rich.traceback
+assert type(md) is rich.markdown.Markdown and type(tb) is rich.traceback.Traceback
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr
 
 
 def test_the_command_line_starts_without_the_library() -> None:

@@ -411,6 +411,13 @@ def bench_league_cmd(
     table's issue time, the journal's size, its peak memory); with --journal, a long journal
     written."""
     from arena.bench.league import bench_league
+    from arena.cli.bench_league import (
+        games_cell,
+        league_scale,
+        mean_games_cell,
+        ratio_cell,
+        scale_rows,
+    )
 
     sizes = sorted(set(players or [2, 4]))
     if any(not 2 <= p <= 4 for p in sizes):
@@ -426,14 +433,16 @@ def bench_league_cmd(
     if journal is not None and journal.exists():
         fail(f"--journal {journal}: give a folder that does not exist yet")
     settling = bots <= SETTLE_MAX_BOTS if settle is None else settle
-    f = (bench_league(bots, sizes, sigma, replicates, seed, in_flight=in_flight,
-                      spreads=spreads) if settling else {"bots": bots})
-    f["scale"] = _league_scale(bots, max(sizes), tables, seed, journal, journal_games,
+    f: dict[str, Any] = {"bots": bots}
+    if settling:
+        f = bench_league(bots, sizes, sigma, replicates, seed, in_flight=in_flight,
+                         spreads=spreads)
+    f["scale"] = league_scale(bots, max(sizes), tables, seed, journal, journal_games,
                                quiet=as_json)
     if as_json:
         typer.echo(json.dumps(f))
         return
-    _print_scale(f["scale"])
+    _print_figures("league at scale", f["scale"], scale_rows(f["scale"]), as_json=False)
     if not settling:
         out.print(f"(settling not simulated: more than {SETTLE_MAX_BOTS} bots; --settle to "
                   "run it)")
@@ -453,9 +462,9 @@ def bench_league_cmd(
         info, rand = s["informative"], s["random"]
         table.add_row(
             f"{s['spread']:g}", s["scenario"], str(s["players"]),
-            f"{_games(info)} / {_games(rand)}",
-            _ratio(s),
-            f"{_mean_games(info)} / {_mean_games(rand)}",
+            f"{games_cell(info)} / {games_cell(rand)}",
+            ratio_cell(s),
+            f"{mean_games_cell(info)} / {mean_games_cell(rand)}",
             f"{info['kendall_tau']:.2f} / {rand['kendall_tau']:.2f}",
             f"{info['adjacent_right']:.0%} / {rand['adjacent_right']:.0%}",
             f"{info['exact_order']:.0%} / {rand['exact_order']:.0%}")
@@ -468,73 +477,3 @@ def bench_league_cmd(
     out.print(f"goal, random ÷ informative at least 2: {goal}. TrueSkill rate(): {rates}; "
               f"{f['games_played']:,} games played in {f['seconds']:.1f} s "
               f"({f['games_per_second']:,.0f} a second)")
-
-
-def _ratio(setting: dict[str, Any]) -> str:
-    """random ÷ informative; a lower bound when random tables hit the cap, unknown when
-    informative ones did."""
-    if not setting["informative"]["all_reached"]:
-        return "? (capped)"
-    return ("" if setting["random"]["all_reached"] else "≥ ") + f"{setting['ratio']:.2f}"
-
-
-def _games(policy: dict[str, Any]) -> str:
-    """The mean games until every sigma was under the threshold (capped: not in every
-    league)."""
-    return f"{policy['games_to_sigma']:,.0f}" + ("" if policy["all_reached"] else " (capped)")
-
-
-def _mean_games(policy: dict[str, Any]) -> str:
-    """The mean games until the clear pairs were in order, and in how many leagues if not
-    in all of them."""
-    mean = policy["games_to_order"]
-    text = "never" if mean is None else f"{mean:,.0f}"
-    if policy["order_reached"] < len(policy["games_to_sigma_each"]):
-        text += f" ({policy['order_reached']} of {len(policy['games_to_sigma_each'])} leagues)"
-    return text
-
-
-def _league_scale(bots: int, players: int, tables: int, seed: int, journal: Path | None,
-                  journal_games: int, quiet: bool) -> dict[str, Any]:
-    """The league at scale (:mod:`arena.bench.leaguescale`): table choice, the runner and,
-    with ``journal``, a long journal written."""
-    from arena.bench.leaguescale import choice_figures, runner_in_fresh_process, write_journal
-
-    scale: dict[str, Any] = {"choice": choice_figures(bots, players, seed, choices=20)}
-    if tables:
-        scale["runner"] = runner_in_fresh_process(bots, players, tables, seed)
-    if journal is not None:
-        def said(games: int) -> None:
-            if not quiet and games % 100_000 < players:
-                err.print(f"journal: {games:,} games written")
-
-        scale["journal"] = write_journal(journal, bots, players, journal_games, seed, said)
-    return scale
-
-
-def _print_scale(scale: dict[str, Any]) -> None:
-    c = scale["choice"]
-    rows = [(f"table choice at {c['entrants']:,} entrants, {c['players']}-player tables "
-             f"(median of {c['choices']})",
-             f"{c['screened_ms']:.2f} ms (target ≤ {c['target_ms']:g} ms: "
-             f"{'met' if c['met'] else 'not met'})"),
-            ("the same choices computed in full (before the screening)",
-             f"{c['full_ms']:.2f} ms (full ÷ screened × {c['speedup']:.1f})")]
-    if "runner" in scale:
-        r = scale["runner"]
-        rows += [(f"league runner, {r['entrants']:,} versions: a table issued, journal "
-                  "committed (median, most)",
-                  f"{r['issue_ms_median']:.1f} ms, {r['issue_ms_max']:.1f} ms"),
-                 ("league runner: the table's choice alone (median)",
-                  f"{r['choice_ms_median']:.2f} ms"),
-                 (f"league runner: its journal after {r['games']:,} games",
-                  f"{r['journal_bytes'] / 2**20:.1f} MiB"),
-                 ("league runner: peak memory (resident)",
-                  f"{r['peak_rss_bytes'] / 2**20:.0f} MiB")]
-    if "journal" in scale:
-        j = scale["journal"]
-        rows += [(f"journal written: {j['games']:,} games in {j['folder']}",
-                  f"{j['journal_bytes'] / 2**20:.0f} MiB "
-                  f"({j['journal_bytes'] / j['games']:.0f} bytes a game), "
-                  f"{j['seconds']:.0f} s")]
-    _print_figures("league at scale", scale, rows, as_json=False)
