@@ -57,16 +57,18 @@ def scale_rows(scale: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [(f"table choice at {c['entrants']:,} entrants, {c['players']}-player tables "
              f"(median of {c['choices']})",
              f"{c['screened_ms']:.2f} ms (target ≤ {c['target_ms']:g} ms: "
-             f"{'met' if c['met'] else 'not met'})"),
+             f"{'met' if c['met'] else 'not met'}; processor {c['screened_cpu_ms']:.2f} ms)"),
             ("the same choices computed in full (before the screening)",
-             f"{c['full_ms']:.2f} ms (full ÷ screened × {c['speedup']:.1f})")]
+             f"{c['full_ms']:.2f} ms (full ÷ screened × {c['speedup']:.1f}; "
+             f"processor {c['full_cpu_ms']:.2f} ms)")]
     if "runner" in scale:
         r = scale["runner"]
         rows += [(f"league runner, {r['entrants']:,} versions: a table issued, journal "
                   "committed (median, most)",
                   f"{r['issue_ms_median']:.1f} ms, {r['issue_ms_max']:.1f} ms"),
                  ("league runner: the table's choice alone (median)",
-                  f"{r['choice_ms_median']:.2f} ms"),
+                  f"{r['choice_ms_median']:.2f} ms (processor "
+                  f"{r['choice_cpu_ms_median']:.2f} ms)"),
                  (f"league runner: its journal after {r['games']:,} games",
                   f"{r['journal_bytes'] / 2**20:.1f} MiB"),
                  ("league runner: peak memory (resident)",
