@@ -274,14 +274,63 @@ print(json.dumps(loaded))
 """
 
 
+#: Nor what the help does not need: Rich's Markdown, its tracebacks and the parser and
+#: highlighter behind them, which Typer's help formatter imports and Arena's help never uses
+#: (arena.cli.common.HelpGroup).
+NOT_IN_HELP = ("rich.markdown", "rich.traceback", "rich.syntax", "markdown_it", "pygments")
+
+
+def test_arena_help_in_a_fresh_interpreter_imports_none_of_the_heavy_modules() -> None:
+    """``python -m arena --help`` as a user runs it: the help is printed, rich (Typer's
+    formatter) and none of :data:`NOT_AT_START`."""
+    code = ("import runpy, sys, json\n"
+            "sys.argv = ['arena', '--help']\n"
+            "try:\n    runpy.run_module('arena', run_name='__main__')\n"
+            "except SystemExit:\n    pass\n"
+            "sys.stderr.write(json.dumps(sorted(sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60)
+    loaded = json.loads(done.stderr)
+    assert "Commands" in done.stdout and "check-bot" in done.stdout
+    assert "typer.rich_utils" in loaded  # the help was Typer's rich one
+    heavy = (*NOT_AT_START, *NOT_IN_HELP)
+    assert [m for m in loaded if any(_within(m, h) for h in heavy)] == []
+
+
+def test_the_help_formatters_stand_ins_are_the_real_classes_once_used() -> None:
+    """After the help, Markdown and tracebacks still work (their modules are imported then),
+    and a later import of their modules gets the real ones."""
+    code = """
+import contextlib, io, sys
+from arena.cli.main import app
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+    app(["--help"], prog_name="arena")
+assert "rich.markdown" not in sys.modules and "rich.traceback" not in sys.modules
+from typer import rich_utils
+try:
+    raise ValueError("shown")
+except ValueError as exc:
+    tb = rich_utils.Traceback.from_exception(type(exc), exc, exc.__traceback__)
+md = rich_utils.Markdown("*x*")
+import rich.markdown, rich.traceback
+assert type(md) is rich.markdown.Markdown and type(tb) is rich.traceback.Traceback
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr
+
+
 def test_the_command_line_starts_without_the_library() -> None:
     """``arena --help``, the commands' help and ``arena games`` import none of
-    :data:`NOT_AT_START`: the commands import what they use when they run."""
+    :data:`NOT_AT_START` nor :data:`NOT_IN_HELP`: the commands import what they use when they
+    run."""
     done = subprocess.run([sys.executable, "-c", _STARTS], capture_output=True, text=True,
                           check=True, timeout=60)
     loaded = json.loads(done.stdout)
     assert "arena.cli.stats" in loaded["import arena.cli.main"]  # every command group is read
     assert "stoneage" in done.stderr  # and the commands ran
-    heavy = {step: [m for m in modules if any(_within(m, h) for h in NOT_AT_START)]
+    heavy = {step: [m for m in modules
+                    if any(_within(m, h) for h in (*NOT_AT_START, *NOT_IN_HELP))]
              for step, modules in loaded.items()}
     assert heavy == {step: [] for step in loaded}, heavy

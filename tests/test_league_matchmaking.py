@@ -16,7 +16,11 @@ from arena.bench.league import bench_setting, clear_pairs, order_figures
 from arena.cli.main import app
 from arena.league.matchmaking import (
     CANDIDATES,
+    SCREEN_END,
+    SCREEN_ERROR,
+    SCREEN_STEP,
     Entrant,
+    _expected,
     choose_table,
     expected_shrink,
     need,
@@ -158,6 +162,53 @@ def test_explore_one_gives_uniform_random_tables() -> None:
     expected = draws / 15
     chi2 = sum((n - expected) ** 2 / expected for n in tables.values())
     assert chi2 < 36.1  # the 0.999 quantile of chi-square with 14 degrees of freedom
+
+
+def _fields(kind: str, n: int, seed: int) -> list[Entrant]:
+    """Fields the screening must choose in as the full computation does: assorted ratings,
+    a league's first tables (every bot new, some with games pending) and ratings rounded so
+    that many entrants are alike and gains tie exactly."""
+    rng = random.Random(seed)
+    if kind == "new":
+        return [Entrant(f"b{i:04d}", 25.0, 25 / 3, 0, rng.randrange(2)) for i in range(n)]
+    if kind == "alike":
+        return [Entrant(f"b{i:04d}", round(rng.gauss(25.0, 3.0)), round(rng.uniform(0.8, 1.6), 1),
+                        50, 0) for i in range(n)]
+    return [Entrant(f"b{i:04d}", rng.gauss(25.0, 5.0), rng.uniform(0.9, 8.3),
+                    rng.randrange(400), rng.randrange(3)) for i in range(n)]
+
+
+@pytest.mark.parametrize("kind", ["assorted", "new", "alike"])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_screened_choice_is_the_full_computations(kind: str, players: int) -> None:
+    """Same table, same focus, and the generator left in the same state (the same draws
+    among ties), with and without a target, from 5 entrants to 200."""
+    for n in (5, 40, 200):
+        field = _fields(kind, n, n * players)
+        for seed in range(3):
+            for target in (None, 2.0):
+                fast, full = random.Random(seed), random.Random(seed)
+                assert choose_table(field, players, fast, 0.0, target) == choose_table(
+                    field, players, full, 0.0, target, exhaustive=True), (n, seed, target)
+                assert fast.random() == full.random()
+
+
+def test_the_screenings_table_of_the_expected_shrink_is_within_its_error_bound() -> None:
+    """Linear interpolation in the table (and 0 past its end) stays within a quarter of
+    SCREEN_ERROR over [0, 40], so the bound the screening relies on holds with room."""
+    steps = [i * SCREEN_STEP for i in range(int(SCREEN_END / SCREEN_STEP) + 1)]
+    values = [_expected(t) for t in steps]
+    worst = 0.0
+    for k in range(40_001):
+        t = k / 1000
+        i = int(t / SCREEN_STEP)
+        if i + 1 < len(steps):
+            share = (t - steps[i]) / SCREEN_STEP
+            estimate = values[i] + share * (values[i + 1] - values[i])
+        else:
+            estimate = 0.0
+        worst = max(worst, abs(estimate - _expected(t)))
+    assert 0 < worst < SCREEN_ERROR / 4
 
 
 def test_bad_requests_are_refused_with_a_clear_message() -> None:

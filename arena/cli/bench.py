@@ -24,6 +24,8 @@ bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=T
 
 Seed = Annotated[int, typer.Option()]
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+#: ``arena bench league`` simulates settling leagues of at most this many bots by default.
+SETTLE_MAX_BOTS = 64
 GamesPerRun = Annotated[int, typer.Option("--games", "-g", help="Games per run.")]
 
 
@@ -422,14 +424,37 @@ def bench_league_cmd(
     spread: Annotated[list[float] | None, typer.Option(
         "--spread", help="The standard deviation of the bots' log-strengths (repeatable; "
                          "default 1, a field of near equals, and 2, a wider one).")] = None,
+    settle: Annotated[bool | None, typer.Option(
+        "--settle/--no-settle", help="Simulate the leagues until every sigma is settled "
+        f"(default: with at most {SETTLE_MAX_BOTS} bots; a larger league takes hours).")] = None,
+    tables: Annotated[int, typer.Option(
+        "--tables", min=0, help="Duplicate sets the league runner plays at scale (0: no "
+        "runner).")] = 100,
+    journal: Annotated[Path | None, typer.Option(
+        "--journal", help="Also write a simulated league journal of --journal-games games "
+        "(uniformly random tables) into this new folder, to time the commands that read one "
+        "(a million games take several minutes).")] = None,
+    journal_games: Annotated[int, typer.Option(
+        "--journal-games", min=1, help="Games in the journal --journal writes.")] = 1_000_000,
     seed: Seed = 0,
     as_json: AsJson = False,
 ) -> None:
     """Simulate leagues of synthetic bots of known strengths under informative matchmaking
     and under random tables: games until every sigma is under --sigma for each, random ÷
     informative (the goal is at least 2), and the order recovered at the informative budget;
-    with the whole field from the start, and with half of it joining a settled league."""
+    with the whole field from the start, and with half of it joining a settled league.
+    And the league at scale, at --bots entrants: a table choice's time (target 10 ms at
+    1,000), screened and in full; the league runner playing --tables duplicate sets (each
+    table's issue time, the journal's size, its peak memory); with --journal, a long journal
+    written."""
     from arena.bench.league import bench_league
+    from arena.cli.bench_league import (
+        games_cell,
+        league_scale,
+        mean_games_cell,
+        ratio_cell,
+        scale_rows,
+    )
 
     sizes = sorted(set(players or [2, 4]))
     if any(not 2 <= p <= 4 for p in sizes):
@@ -442,10 +467,22 @@ def bench_league_cmd(
     spreads = sorted(set(spread or [1.0, 2.0]))
     if any(x <= 0 for x in spreads):
         fail("--spread must be above 0")
-    f = bench_league(bots, sizes, sigma, replicates, seed, in_flight=in_flight,
-                     spreads=spreads)
+    if journal is not None and journal.exists():
+        fail(f"--journal {journal}: give a folder that does not exist yet")
+    settling = bots <= SETTLE_MAX_BOTS if settle is None else settle
+    f: dict[str, Any] = {"bots": bots}
+    if settling:
+        f = bench_league(bots, sizes, sigma, replicates, seed, in_flight=in_flight,
+                         spreads=spreads)
+    f["scale"] = league_scale(bots, max(sizes), tables, seed, journal, journal_games,
+                               quiet=as_json)
     if as_json:
         typer.echo(json.dumps(f))
+        return
+    _print_figures("league at scale", f["scale"], scale_rows(f["scale"]), as_json=False)
+    if not settling:
+        out.print(f"(settling not simulated: more than {SETTLE_MAX_BOTS} bots; --settle to "
+                  "run it)")
         return
     from rich.table import Table
 
@@ -462,9 +499,9 @@ def bench_league_cmd(
         info, rand = s["informative"], s["random"]
         table.add_row(
             f"{s['spread']:g}", s["scenario"], str(s["players"]),
-            f"{_games(info)} / {_games(rand)}",
-            _ratio(s),
-            f"{_mean_games(info)} / {_mean_games(rand)}",
+            f"{games_cell(info)} / {games_cell(rand)}",
+            ratio_cell(s),
+            f"{mean_games_cell(info)} / {mean_games_cell(rand)}",
             f"{info['kendall_tau']:.2f} / {rand['kendall_tau']:.2f}",
             f"{info['adjacent_right']:.0%} / {rand['adjacent_right']:.0%}",
             f"{info['exact_order']:.0%} / {rand['exact_order']:.0%}")
@@ -477,27 +514,3 @@ def bench_league_cmd(
     out.print(f"goal, random ÷ informative at least 2: {goal}. TrueSkill rate(): {rates}; "
               f"{f['games_played']:,} games played in {f['seconds']:.1f} s "
               f"({f['games_per_second']:,.0f} a second)")
-
-
-def _ratio(setting: dict[str, Any]) -> str:
-    """random ÷ informative; a lower bound when random tables hit the cap, unknown when
-    informative ones did."""
-    if not setting["informative"]["all_reached"]:
-        return "? (capped)"
-    return ("" if setting["random"]["all_reached"] else "≥ ") + f"{setting['ratio']:.2f}"
-
-
-def _games(policy: dict[str, Any]) -> str:
-    """The mean games until every sigma was under the threshold (capped: not in every
-    league)."""
-    return f"{policy['games_to_sigma']:,.0f}" + ("" if policy["all_reached"] else " (capped)")
-
-
-def _mean_games(policy: dict[str, Any]) -> str:
-    """The mean games until the clear pairs were in order, and in how many leagues if not
-    in all of them."""
-    mean = policy["games_to_order"]
-    text = "never" if mean is None else f"{mean:,.0f}"
-    if policy["order_reached"] < len(policy["games_to_sigma_each"]):
-        text += f" ({policy['order_reached']} of {len(policy['games_to_sigma_each'])} leagues)"
-    return text

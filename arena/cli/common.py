@@ -8,9 +8,12 @@ what the commands' signatures need. The library is imported inside the command t
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import signal
+import sys
 import time
+import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -19,6 +22,8 @@ from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
 if TYPE_CHECKING:
+    from typer._click import Context, HelpFormatter
+
     from arena.engine.api import Game
     from arena.runner.game.clock import TimeControl
     from arena.runner.game.manifest import BotManifest
@@ -52,11 +57,73 @@ out = WholeLines(highlight=False)
 err = WholeLines(stderr=True, highlight=False, soft_wrap=True)
 
 
+#: What Typer's help formatter (``typer.rich_utils``) imports and the help never uses: Rich's
+#: Markdown (for help written in Markdown; Arena's is in Rich's markup) and its tracebacks
+#: (for an uncaught error), with the Markdown parser and the syntax highlighter behind them,
+#: about 90 ms of the 150 ms of ``arena --help``.
+HELP_NEEDS_NOT = {"rich.markdown": "Markdown", "rich.traceback": "Traceback"}
+
+
+class _Deferred(type):
+    """A stand-in for a class whose module is imported only if the class is used."""
+
+    _module: str
+
+    def _real(cls) -> Any:
+        return getattr(importlib.import_module(cls._module), cls.__name__)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls._real()(*args, **kwargs)
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(cls._real(), name)
+
+
+def _import_help_formatter() -> None:
+    """Import ``typer.rich_utils`` with stand-ins for :data:`HELP_NEEDS_NOT`: each imports
+    its real module the first time it is used (a Markdown help, a traceback shown), and the
+    stand-in modules are gone once the formatter is in, so any other import gets the real
+    ones."""
+    if "typer.rich_utils" in sys.modules:
+        return
+    stand_ins = {}
+    for module, name in HELP_NEEDS_NOT.items():
+        if module not in sys.modules:
+            stand_in = types.ModuleType(module)
+            setattr(stand_in, name, _Deferred(name, (), {"_module": module}))
+            stand_ins[module] = sys.modules[module] = stand_in
+    try:
+        importlib.import_module("typer.rich_utils")
+    finally:
+        for module, stand_in in stand_ins.items():
+            if sys.modules.get(module) is stand_in:
+                del sys.modules[module]
+
+
+class HelpGroup(typer.core.TyperGroup):
+    """A command group whose help is Typer's, formatted without :data:`HELP_NEEDS_NOT`."""
+
+    def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
+        _import_help_formatter()
+        super().format_help(ctx, formatter)
+
+
+class HelpCommand(typer.core.TyperCommand):
+    """A command whose help is Typer's, formatted without :data:`HELP_NEEDS_NOT`."""
+
+    def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
+        _import_help_formatter()
+        super().format_help(ctx, formatter)
+
+
 def whole_paragraphs(app: typer.Typer) -> None:
     """Give every command of ``app`` and of its groups its docstring with each paragraph on
     one line, as its help: Typer keeps the source's line breaks in the paragraphs after the
-    first, and the help, wrapped again to the terminal, came out ragged."""
+    first, and the help, wrapped again to the terminal, came out ragged. And every command
+    and group its help formatted by :class:`HelpCommand` and :class:`HelpGroup`."""
+    app.info.cls = app.info.cls or HelpGroup
     for info in app.registered_commands:
+        info.cls = info.cls or HelpCommand
         doc = inspect.getdoc(info.callback) if info.callback is not None else None
         if info.help is None and doc:
             info.help = "\n\n".join(" ".join(p.split()) for p in doc.split("\n\n"))

@@ -61,18 +61,32 @@ The rule (in plain words):
 The table is given in a canonical order (names sorted); the league plays every cyclic seat
 rotation of it on one seed (a duplicate set). Everything is drawn from the caller's
 ``random.Random`` and entrants are read in name order, so the same entrants and generator
-state give the same table. One call costs O(n log n + n * players * CANDIDATES) for n
-entrants (about 12 ms for 200 at 4-player tables). How many games the rule saves against
-random tables is measured by ``arena bench league`` (:mod:`arena.bench.league`).
+state give the same table. How many games the rule saves against random tables, and what a
+choice costs, are measured by ``arena bench league`` (:mod:`arena.bench.league`).
+
+Choosing fast among many entrants: rule 3 needs the worth every other entrant would add to
+every candidate table, seat after seat, O(n * players * CANDIDATES) evaluations of
+:func:`expected_shrink` (about 110 ms for 1,000 entrants at 4-player tables, one at a time in
+Python). They are screened instead: the expected shrink is a function of one variable, the
+rating gap in units of c, so every entrant's gain is first estimated at once (numpy, the
+function read from a table, :data:`SCREEN_ERROR` its largest error) with a bound on how far
+the estimate can be from the exact gain; only the entrants whose bound reaches the best
+estimate's are then computed exactly, as the rule computes them, in the same order of
+operations. The exact best and its exact ties are among them, so the table, its worth and
+the generator's draws are those of the full computation (``exhaustive=True``, which the tests
+compare it with), bit for bit.
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
 
 from arena.runner.play.ratings import TRUESKILL_BETA, TRUESKILL_TAU
 from arena.stats.common import normal_cdf
@@ -88,6 +102,13 @@ CANDIDATES = 4
 DRIFT = TRUESKILL_TAU * TRUESKILL_TAU
 #: What the starting rating is worth, in games (rule 2).
 PRIOR_GAMES = 1.0
+#: The screening's table of the expected shrink's factor (:func:`_expected`): its step and
+#: its end, past which the factor is taken as 0 (it is under 1e-30 there), and the most its
+#: linear interpolation can be off (measured at under 1.5e-5 over [0, 40]; the tests hold it
+#: to a quarter of this bound).
+SCREEN_STEP = 1 / 64
+SCREEN_END = 12.0
+SCREEN_ERROR = 1e-4
 
 
 @dataclass(frozen=True)
@@ -133,11 +154,14 @@ def need(entrant: Entrant) -> float:
 
 
 def choose_table(entrants: Sequence[Entrant], players: int, rng: random.Random,
-                 explore: float = EXPLORE, target: float | None = None) -> Choice:
+                 explore: float = EXPLORE, target: float | None = None,
+                 exhaustive: bool = False) -> Choice:
     """The next table of ``players`` bots among ``entrants`` (the rule of the module
     docstring).
 
     ``target``: the sigma every bot should get under, if the league has one (rule 5).
+    ``exhaustive``: compute every entrant's gain exactly instead of screening them first
+    (the same choice, slower: what the screening is checked and timed against).
     Raises ValueError for fewer entrants than ``players``, fewer than two players, an
     ``explore`` outside [0, 1] or a name given twice.
     """
@@ -148,27 +172,34 @@ def choose_table(entrants: Sequence[Entrant], players: int, rng: random.Random,
     if len(entrants) < players:
         raise ValueError(f"a table of {players} needs at least {players} entrants, "
                          f"and the league has {len(entrants)}")
-    field = sorted(entrants, key=lambda e: e.name)
+    field = sorted(entrants, key=attrgetter("name"))
     for a, b in itertools.pairwise(field):
         if a.name == b.name:
             raise ValueError(f"entrant {a.name!r} is given twice")
     if rng.random() < explore:
         return Choice(tuple(sorted(rng.sample([e.name for e in field], players))), "explore")
-    needs = {e.name: need(e) for e in field}
+    needs = {e.name: e.sigma * e.sigma * (worth := e.games + PRIOR_GAMES)  # need(e), inline
+             / (worth + e.pending) for e in field}
     top = max(needs.values())
     weight = {e.name: 0.0 if target is not None and e.sigma < target
               else (needs[e.name] / top if top > 0 else 1.0) ** NEED_POWER for e in field}
     drift = 0.0 if target is not None else DRIFT
-    ranked = sorted(field, key=lambda e: (-needs[e.name], e.games, e.name))
+    def rank(e: Entrant) -> tuple[float, int, str]:
+        return -needs[e.name], e.games, e.name
+
     best: tuple[float, list[Entrant]] | None = None
-    for focal in ranked[:CANDIDATES]:
-        worth, table = _build_table(focal, field, players, weight, drift, rng)
+    build = _build_table if exhaustive else _Screen(field, weight).build
+    # The neediest first (equal needs: fewer games, then name: the field's order).
+    ranked = heapq.nsmallest(CANDIDATES, zip([-needs[e.name] for e in field],
+                                             [e.games for e in field], range(len(field)),
+                                             strict=True))
+    for *_, i in ranked:
+        focal = field[i]
+        worth, table = build(focal, field, players, weight, drift, rng)
         if best is None or worth > best[0]:
             best = (worth, table)
     assert best is not None
-    seated = {e.name for e in best[1]}
-    focus = next(e.name for e in ranked if e.name in seated)
-    return Choice(tuple(sorted(seated)), "focus", focus)
+    return Choice(tuple(sorted(e.name for e in best[1])), "focus", min(best[1], key=rank).name)
 
 
 def expected_shrink(a: Entrant, b: Entrant) -> float:
@@ -180,8 +211,13 @@ def expected_shrink(a: Entrant, b: Entrant) -> float:
     va = a.sigma * a.sigma + DRIFT
     c2 = 2 * TRUESKILL_BETA * TRUESKILL_BETA + va + b.sigma * b.sigma + DRIFT
     t = abs(a.mu - b.mu) / math.sqrt(c2)
-    expected = normal_cdf(t) * _w(t) + normal_cdf(-t) * _w(-t)
-    return va * va * expected / c2
+    return va * va * _expected(t) / c2
+
+
+def _expected(t: float) -> float:
+    """The factor of :func:`expected_shrink` for ratings ``t`` units of c apart: TrueSkill's
+    variance factor averaged over the win and the loss (0.64 at 0, falling to 0)."""
+    return normal_cdf(t) * _w(t) + normal_cdf(-t) * _w(-t)
 
 
 def _w(x: float) -> float:
@@ -215,3 +251,93 @@ def _build_table(focal: Entrant, field: list[Entrant], players: int, weight: dic
         worth += gains.pop(pick)
         table.append(left.pop(pick))
     return worth, table
+
+
+class _Screen:
+    """Rule 3's tables built with every entrant's gain screened (the module's doc): for one
+    call of :func:`choose_table`, the field's ratings and weights as arrays."""
+
+    _grid: tuple[Any, Any] | None = None  # the factor's table, made on first use
+
+    def __init__(self, field: list[Entrant], weight: dict[str, float]) -> None:
+        import numpy as np
+
+        self.np = np
+        if _Screen._grid is None:
+            steps = np.arange(0.0, SCREEN_END + SCREEN_STEP / 2, SCREEN_STEP)
+            _Screen._grid = steps, np.array([_expected(float(t)) for t in steps])
+        self.index = {e.name: i for i, e in enumerate(field)}
+        self.mu = np.array([e.mu for e in field])
+        sigma = np.array([e.sigma for e in field])
+        self.s2 = sigma * sigma
+        self.va = self.s2 + DRIFT
+        self.weight = np.array([weight[e.name] for e in field])
+        self.sigma = sigma
+        # What the gains share whoever is seated: c² less the seated one's sigma², and the
+        # weighted square of the variance before the game.
+        self.c2_base = 2 * TRUESKILL_BETA * TRUESKILL_BETA + self.va + DRIFT
+        self.wva2 = self.weight * self.va * self.va
+
+    def _gains(self, n: int) -> tuple[Any, Any]:
+        """Every entrant's estimated gain from sitting with entrant ``n``, and the most the
+        estimate can be off."""
+        np = self.np
+        assert self._grid is not None
+        steps, values = self._grid
+        gap = np.abs(self.mu - self.mu[n])
+        c2_in = self.c2_base + self.s2[n]  # each entrant's own shrink
+        c2_out = self.s2 + self.c2_base[n]  # and entrant n's
+        scale_in = self.wva2 / c2_in
+        scale_out = self.wva2[n] / c2_out
+        gain = (scale_in * np.interp(gap / np.sqrt(c2_in), steps, values, right=0.0)
+                + scale_out * np.interp(gap / np.sqrt(c2_out), steps, values, right=0.0))
+        return gain, SCREEN_ERROR * (scale_in + scale_out)
+
+    def build(self, focal: Entrant, field: list[Entrant], players: int,
+              weight: dict[str, float], drift: float,
+              rng: random.Random) -> tuple[float, list[Entrant]]:
+        """What :func:`_build_table` gives, computing exactly only the entrants whose gain
+        the screening cannot rule out."""
+        np = self.np
+        open_ = np.ones(len(field), dtype=bool)
+        open_[self.index[focal.name]] = False
+        estimate = -self.weight * drift
+        slack = np.zeros(len(field))
+        exact: dict[tuple[float, float, float], list[float]] = {}  # by mu, sigma, weight
+        worth = -weight[focal.name] * drift
+        table = [focal]
+        for _ in range(players - 1):
+            gain, error = self._gains(self.index[table[-1].name])
+            estimate = estimate + gain
+            # the estimate's own rounding, far above it
+            slack = slack + error + 1e-12 * (np.abs(estimate) + gain)
+            floor = np.max(np.where(open_, estimate - slack, -np.inf))
+            reach = np.flatnonzero(open_ & (estimate + slack >= floor))
+            # Entrants alike (the same rating and weight: new ones, say) have the same gain:
+            # each kind is computed once.
+            kinds: dict[tuple[float, float, float], list[int]] = {}
+            columns = (self.mu[reach].tolist(), self.sigma[reach].tolist(),
+                       self.weight[reach].tolist())
+            for kind, i in zip(zip(*columns, strict=True), reach.tolist(), strict=True):
+                kinds.setdefault(kind, []).append(i)
+            gains = {kind: self._exact(field[alike[0]], table, weight, drift, exact)
+                     for kind, alike in kinds.items()}
+            most = max(gains.values())
+            tied = sorted(i for kind, alike in kinds.items() if gains[kind] == most
+                          for i in alike)
+            pick = tied[0] if len(tied) == 1 else rng.choice(tied)
+            worth += most
+            open_[pick] = False
+            table.append(field[pick])
+        return worth, table
+
+    @staticmethod
+    def _exact(e: Entrant, table: list[Entrant], weight: dict[str, float], drift: float,
+               known: dict[tuple[float, float, float], list[float]]) -> float:
+        """``e``'s gain at ``table`` as :func:`_build_table` sums it, seat by seat (kept by
+        rating and weight: entrants alike, such as new ones, are computed once)."""
+        sums = known.setdefault((e.mu, e.sigma, weight[e.name]), [-weight[e.name] * drift])
+        for seated in table[len(sums) - 1:]:
+            sums.append(sums[-1] + weight[e.name] * expected_shrink(e, seated)
+                        + weight[seated.name] * expected_shrink(seated, e))
+        return sums[len(table)]

@@ -106,6 +106,14 @@ class LeagueRatings:
         return added
 
 
+def league_table_pairings(table: int, index: int, bots: Sequence[str],
+                          seed: int) -> list[Pairing]:
+    """Table number ``table``'s duplicate set: ``bots`` in every cyclic seat rotation on one
+    seed, as games ``index``, ``index + 1``, ..."""
+    return [Pairing(f"t{table:06d}-s{s}", index + s, table, table, seats, seed)
+            for s, seats in enumerate(rotations(bots))]
+
+
 def check_target(until_sigma: float, players: int) -> None:
     """Refuse (TournamentError) a target no league at tables of ``players`` can reach."""
     floor = table_floor(players)
@@ -162,6 +170,7 @@ class League:
         self.recent: deque[GameOutcome] = deque(reversed(done[-RECENT:]), maxlen=RECENT)
         self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
         self.history: dict[str, deque[bool]] = {}  # per bot version: its last games, failed?
+        self.games: dict[str, int] = {}  # per bot version: its games rated (as standings count)
         for o in done:
             self._remember(o)
         self.done_before = self.rated
@@ -178,6 +187,7 @@ class League:
     # ------------------------------------------------------------------ bookkeeping
     def _remember(self, o: GameOutcome) -> None:
         for bot, how in zip(o.bots, o.terminations, strict=True):
+            self.games[bot] = self.games.get(bot, 0) + 1
             failed = how != Termination.OK
             self.history.setdefault(bot, deque(maxlen=self.config.suspend_window)).append(failed)
             if failed and how in self.failures:
@@ -240,18 +250,17 @@ class League:
         active = self._active()
         if len(active) < self.config.players:
             return False
-        standings = {b.name: b for b in self.tracker.standings().bots}
         pending = self._pending(running)
         table, index = self.journal.next_table()
         rng = random.Random(derive_seed(self.master, "league-match", table))
+        rating = self.tracker.rating
         choice = matchmaking.choose_table(
-            [matchmaking.Entrant(e.key, standings[e.key].mu, standings[e.key].sigma,
-                                 standings[e.key].games, pending.get(e.key, 0))
+            [matchmaking.Entrant(e.key, *rating(e.key), self.games.get(e.key, 0),
+                                 pending.get(e.key, 0))
              for e in active],
             self.config.players, rng, self.config.explore, self.until_sigma)
-        seed = derive_seed(self.master, "league-table", table)
-        pairings = [Pairing(f"t{table:06d}-s{s}", index + s, table, table, seats, seed)
-                    for s, seats in enumerate(rotations(choice.bots))]
+        pairings = league_table_pairings(table, index, choice.bots,
+                                         derive_seed(self.master, "league-table", table))
         self.journal.issue(pairings)
         self.queue += pairings
         return True

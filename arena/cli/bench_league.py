@@ -1,0 +1,82 @@
+"""The figures of ``arena bench league`` (:mod:`arena.cli.bench`), as it prints them: the
+settling leagues' cells, and the league at scale (:mod:`arena.bench.leaguescale`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from arena.cli.common import err
+
+
+def ratio_cell(setting: dict[str, Any]) -> str:
+    """random ÷ informative; a lower bound when random tables hit the cap, unknown when
+    informative ones did."""
+    if not setting["informative"]["all_reached"]:
+        return "? (capped)"
+    return ("" if setting["random"]["all_reached"] else "≥ ") + f"{setting['ratio']:.2f}"
+
+
+def games_cell(policy: dict[str, Any]) -> str:
+    """The mean games until every sigma was under the threshold (capped: not in every
+    league)."""
+    return f"{policy['games_to_sigma']:,.0f}" + ("" if policy["all_reached"] else " (capped)")
+
+
+def mean_games_cell(policy: dict[str, Any]) -> str:
+    """The mean games until the clear pairs were in order, and in how many leagues if not
+    in all of them."""
+    mean = policy["games_to_order"]
+    text = "never" if mean is None else f"{mean:,.0f}"
+    if policy["order_reached"] < len(policy["games_to_sigma_each"]):
+        text += f" ({policy['order_reached']} of {len(policy['games_to_sigma_each'])} leagues)"
+    return text
+
+
+def league_scale(bots: int, players: int, tables: int, seed: int, journal: Path | None,
+                  journal_games: int, quiet: bool) -> dict[str, Any]:
+    """The league at scale (:mod:`arena.bench.leaguescale`): table choice, the runner and,
+    with ``journal``, a long journal written."""
+    from arena.bench.leaguescale import choice_figures, runner_in_fresh_process, write_journal
+
+    scale: dict[str, Any] = {"choice": choice_figures(bots, players, seed, choices=20)}
+    if tables:
+        scale["runner"] = runner_in_fresh_process(bots, players, tables, seed)
+    if journal is not None:
+        def said(games: int) -> None:
+            if not quiet and games % 100_000 < players:
+                err.print(f"journal: {games:,} games written")
+
+        scale["journal"] = write_journal(journal, bots, players, journal_games, seed, said)
+    return scale
+
+
+def scale_rows(scale: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rows of the league-at-scale table."""
+    c = scale["choice"]
+    rows = [(f"table choice at {c['entrants']:,} entrants, {c['players']}-player tables "
+             f"(median of {c['choices']})",
+             f"{c['screened_ms']:.2f} ms (target ≤ {c['target_ms']:g} ms: "
+             f"{'met' if c['met'] else 'not met'}; processor {c['screened_cpu_ms']:.2f} ms)"),
+            ("the same choices computed in full (before the screening)",
+             f"{c['full_ms']:.2f} ms (full ÷ screened × {c['speedup']:.1f}; "
+             f"processor {c['full_cpu_ms']:.2f} ms)")]
+    if "runner" in scale:
+        r = scale["runner"]
+        rows += [(f"league runner, {r['entrants']:,} versions: a table issued, journal "
+                  "committed (median, most)",
+                  f"{r['issue_ms_median']:.1f} ms, {r['issue_ms_max']:.1f} ms"),
+                 ("league runner: the table's choice alone (median)",
+                  f"{r['choice_ms_median']:.2f} ms (processor "
+                  f"{r['choice_cpu_ms_median']:.2f} ms)"),
+                 (f"league runner: its journal after {r['games']:,} games",
+                  f"{r['journal_bytes'] / 2**20:.1f} MiB"),
+                 ("league runner: peak memory (resident)",
+                  f"{r['peak_rss_bytes'] / 2**20:.0f} MiB")]
+    if "journal" in scale:
+        j = scale["journal"]
+        rows += [(f"journal written: {j['games']:,} games in {j['folder']}",
+                  f"{j['journal_bytes'] / 2**20:.0f} MiB "
+                  f"({j['journal_bytes'] / j['games']:.0f} bytes a game), "
+                  f"{j['seconds']:.0f} s")]
+    return rows
