@@ -8,42 +8,27 @@ from typing import Annotated, Any
 
 import typer
 
+from arena.cli.bench_wire import bench_game_cmd, bench_protocol_cmd
 from arena.cli.common import (
+    AsJson,
     GameOptions,
+    Seed,
     err,
     fail,
     game_named,
     game_options,
     load_manifests,
     out,
+    print_figures,
     sandbox_mode,
     terminate_on_sigterm,
 )
 
 bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 
-Seed = Annotated[int, typer.Option()]
-AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 #: ``arena bench league`` simulates settling leagues of at most this many bots by default.
 SETTLE_MAX_BOTS = 64
 GamesPerRun = Annotated[int, typer.Option("--games", "-g", help="Games per run.")]
-
-
-def _print_figures(
-    title: str, figures: dict[str, Any], rows: list[tuple[str, str]], as_json: bool
-) -> None:
-    """A benchmark's figures: one JSON object, or a table of (figure, value) rows."""
-    if as_json:
-        typer.echo(json.dumps(figures))
-        return
-    from rich.table import Table
-
-    table = Table(title=title)
-    table.add_column("figure")
-    table.add_column("value", justify="right")
-    for name, value in rows:
-        table.add_row(name, value)
-    out.print(table)
 
 
 @bench_app.command("engine")
@@ -97,7 +82,7 @@ def bench_engine_cmd(
             ("options ÷ defaults, clone() cost", f"{ratios['clone_microseconds']:.2f}"),
         ]
     if peer is None or not as_json:
-        _print_figures(title, figures, rows, as_json)
+        print_figures(title, figures, rows, as_json)
     if peer is not None:
         _bench_peer(figures, peer, peer_python, as_json)
 
@@ -129,7 +114,7 @@ def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json
     if p["players"] != figures["players"]:
         title += (f"\n(unlike games: Arena's had {figures['players']} players; "
                   f"-n {p['players']} compares like with like)")
-    _print_figures(title, figures, [
+    print_figures(title, figures, [
         *_engine_rows(p),
         ("set-up per game (in the play)", f"{p['setup_milliseconds']:.2f} ms"),
         ("import (not timed)", f"{p['import_seconds']:.2f} s"),
@@ -140,76 +125,8 @@ def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json
     ], False)
 
 
-@bench_app.command("protocol")
-def bench_protocol_cmd(
-    games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 4,
-    seed: Seed = 0,
-    as_json: AsJson = False,
-    sandbox: Annotated[
-        bool, typer.Option("--sandbox/--no-sandbox",
-                           help="Run the bot sandboxed, over the sandbox's ipc endpoint.")
-    ] = True,
-) -> None:
-    """Referee round trip with a Python SDK bot against a bare pyzmq ping-pong of the same
-    messages, measured in the same run: both medians and their ratio."""
-    from arena.bench.protocol import bench_protocol
-
-    if games_ < 1:
-        fail("--games must be at least 1")
-    g = game_named("stoneage")
-    figures = bench_protocol(g, games_, seed, sandbox_mode(sandbox))
-    endpoint = "sandboxed, ipc" if sandbox else "unsandboxed, tcp"
-    _print_figures(
-        f"protocol benchmark: {figures['round_trips']} round trips, requests of "
-        f"{figures['mean_request_bytes']} bytes on average (bot {endpoint}; pinned to core "
-        f"{figures['pinned_core']})",
-        figures,
-        [
-            ("referee + Python SDK bot, median round trip",
-             f"{figures['referee_median_ms'] * 1000:.0f} µs"),
-            ("bare pyzmq ping-pong, median round trip",
-             f"{figures['bare_median_ms'] * 1000:.0f} µs"),
-            ("ratio", f"{figures['ratio']:.2f}"),
-        ],
-        as_json,
-    )
-
-
-@bench_app.command("game")
-def bench_game_cmd(
-    players: Annotated[int, typer.Option("--players", "-n")] = 4,
-    games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 10,
-    seed: Seed = 0,
-    as_json: AsJson = False,
-    sandbox: Annotated[
-        bool, typer.Option("--sandbox/--no-sandbox",
-                           help="Run the bots sandboxed, over the sandbox's ipc endpoints.")
-    ] = True,
-) -> None:
-    """Whole refereed Stone Age games of random Python SDK bots against the wire's floor (the
-    same requests, encoded beforehand, to bare pyzmq echo peers), in the same run: time per
-    decision for both and their ratio, beside the target (at most 2)."""
-    from arena.bench.game import bench_game
-
-    if games_ < 1:
-        fail("--games must be at least 1")
-    g = game_named("stoneage")
-    if not g.min_players <= players <= g.max_players:
-        fail(f"--players must be {g.min_players}-{g.max_players} for {g.name}")
-    figures = bench_game(g, players, games_, seed, sandbox_mode(sandbox))
-    endpoint = "sandboxed, ipc" if sandbox else "unsandboxed, tcp"
-    _print_figures(
-        f"refereed games: {games_} {players}-player games, {figures['decisions']} decisions "
-        f"(bots {endpoint}; pinned to core {figures['pinned_core']})",
-        figures,
-        [
-            ("refereed game, per decision", f"{figures['refereed_ms_per_decision'] * 1000:.0f} µs"),
-            ("the wire's floor, per decision",
-             f"{figures['floor_ms_per_decision'] * 1000:.0f} µs"),
-            ("ratio (target: at most 2)", f"{figures['ratio']:.2f}"),
-        ],
-        as_json,
-    )
+bench_app.command("protocol")(bench_protocol_cmd)
+bench_app.command("game")(bench_game_cmd)
 
 
 @bench_app.command("tournament")
@@ -221,7 +138,7 @@ def bench_tournament_cmd(games_: GamesPerRun = 48, seed: Seed = 0, as_json: AsJs
     if games_ < 6:
         fail("--games must be at least 6")
     figures = bench_tournament(games_, seed)
-    _print_figures(f"tournament benchmark: {figures['games']} games of random bots", figures, [
+    print_figures(f"tournament benchmark: {figures['games']} games of random bots", figures, [
         ("games per minute, concurrency 1", f"{figures['serial_games_per_minute']:,.1f}"),
         (f"games per minute, concurrency {figures['cores']} (cores)",
          f"{figures['parallel_games_per_minute']:,.1f}"),
@@ -289,7 +206,7 @@ def bench_fields_cmd(
     rows.append(("bots kept per worker", f"{figures['kept_per_worker']}"))
     if cluster:
         rows.append(("cluster, bots kept per slot", f"{figures['cluster_kept_per_slot']}"))
-    _print_figures(
+    print_figures(
         f"fields benchmark: {games_} games a field, 4-player tables, concurrency "
         f"{concurrency}" + (", locally and on a local cluster" if cluster else ""), figures,
         rows, as_json)
@@ -320,7 +237,7 @@ def bench_cluster_cmd(
         f = bench_cluster(games_, seed, think_ms)
     except RuntimeError as exc:
         fail(str(exc))
-    _print_figures(f"cluster benchmark: {f['games']} games of random bots that think "
+    print_figures(f"cluster benchmark: {f['games']} games of random bots that think "
                    f"{think_ms} ms an answer", f, [
         ("games per minute, local executor, 1 worker process",
          f"{f['local_1_games_per_minute']:,.1f}"),
@@ -365,7 +282,7 @@ def bench_start_cmd(
         rows += [(f"{name}: sandboxed, median", f"{f['sandboxed_median_ms']:.1f} ms"),
                  (f"{name}: unsandboxed, median", f"{f['unsandboxed_median_ms']:.1f} ms"),
                  (f"{name}: ratio", f"{f['ratio']:.2f}")]
-    _print_figures(f"start-to-hello benchmark: {starts} starts each way", figures, rows,
+    print_figures(f"start-to-hello benchmark: {starts} starts each way", figures, rows,
                    as_json)
 
 
@@ -404,7 +321,7 @@ def bench_stats_cmd(
                  (f"{head}: Plackett–Luce fit", f"{r['fit_seconds']:.2f} s"),
                  (f"{head}: write the journal (not counted)", f"{r['write_seconds']:.2f} s")]
     rows += [(f"growth: {k}", f"× {v:.1f}") for k, v in figures["growth"].items()]
-    _print_figures(f"stats benchmark: {players}-player tables, {bootstrap} bootstrap "
+    print_figures(f"stats benchmark: {players}-player tables, {bootstrap} bootstrap "
                    f"replicates", figures, rows, as_json)
 
 
@@ -479,7 +396,7 @@ def bench_league_cmd(
     if as_json:
         typer.echo(json.dumps(f))
         return
-    _print_figures("league at scale", f["scale"], scale_rows(f["scale"]), as_json=False)
+    print_figures("league at scale", f["scale"], scale_rows(f["scale"]), as_json=False)
     if not settling:
         out.print(f"(settling not simulated: more than {SETTLE_MAX_BOTS} bots; --settle to "
                   "run it)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import signal
 import sys
 import time
@@ -301,3 +302,25 @@ class PlainProgress:
                 or snapshot.waiting != self.waiting):
             self.done, self.t, self.waiting = snapshot.games_done, now, snapshot.waiting
             typer.echo(plain_line(snapshot))
+
+
+#: The options every benchmark command takes.
+Seed = Annotated[int, typer.Option()]
+AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def print_figures(
+    title: str, figures: dict[str, Any], rows: list[tuple[str, str]], as_json: bool
+) -> None:
+    """A benchmark's figures: one JSON object, or a table of (figure, value) rows."""
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    from rich.table import Table
+
+    table = Table(title=title)
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for name, value in rows:
+        table.add_row(name, value)
+    out.print(table)
