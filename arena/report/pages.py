@@ -8,7 +8,9 @@ only the new games.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from arena.engine import UnknownGameError
@@ -43,16 +45,38 @@ def write_pages(folder: Path, records: Mapping[str, str], output: Path,
     be written, one line each (a record that does not read or replay is left without a page)."""
     pages: dict[str, Path] = {}
     problems: list[str] = []
-    for game_id, record in sorted(records.items()):
-        source, page = folder / record, page_path(output, record)
-        if write and not _current(page, source):
-            try:
-                text = view_page(GameRecord.load(source))
-                page.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(page, text)
-            except (OSError, ValueError, UnknownGameError) as exc:
-                problems.append(f"{record}: {exc}")
-                continue
-        if _current(page, source):
+    wanted = {game_id: (record, folder / record, page_path(output, record))
+              for game_id, record in sorted(records.items())}
+    todo = [(record, source, page) for record, source, page in wanted.values()
+            if write and not _current(page, source)]
+    failed = set()
+    for (record, _, _), problem in zip(todo, _write_all(todo), strict=True):
+        if problem is not None:
+            failed.add(record)
+            problems.append(f"{record}: {problem}")
+    for game_id, (record, source, page) in wanted.items():
+        if record not in failed and _current(page, source):
             pages[game_id] = page
     return pages, problems
+
+
+def _write_all(todo: list[tuple[str, Path, Path]]) -> list[str | None]:
+    """Write each page of ``todo`` (record, record's path, page's path): what went wrong with
+    each, None where nothing did. Many pages are made on every core: a page replays its game
+    and draws every step for every viewer, about a second of work for a 4-player game."""
+    cores = len(os.sched_getaffinity(0))
+    if len(todo) < 4 or cores < 2:
+        return [_write_one(source, page) for _, source, page in todo]
+    with ProcessPoolExecutor(min(cores, len(todo))) as pool:
+        return list(pool.map(_write_one, [t[1] for t in todo], [t[2] for t in todo],
+                             chunksize=4))
+
+
+def _write_one(source: Path, page: Path) -> str | None:
+    try:
+        text = view_page(GameRecord.load(source))
+        page.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(page, text)
+    except (OSError, ValueError, UnknownGameError) as exc:
+        return str(exc)
+    return None
