@@ -345,7 +345,7 @@ def _read_standings(config: Any, ratings: Any = None) -> tuple[Any, int, dict[st
     ratings = LeagueRatings() if ratings is None else ratings
     journal = _journal(config, readonly=True)
     try:
-        ratings.update(journal)
+        ratings.refresh(journal)
         entrants = {e.key: e for e in journal.entrants()}
     finally:
         journal.close()

@@ -189,17 +189,15 @@ def standings(
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
     """Print a tournament's standings from its journal (also while it is running)."""
-    from arena.runner.play.journal import JournalError, read_progress
+    from arena.runner.play.journal import JournalError, read_standings
     from arena.runner.play.live import standings_table
     from arena.runner.play.outputs import run_complete
-    from arena.runner.play.ratings import compute_standings
 
     try:
-        progress = read_progress(folder)
+        progress, table = read_standings(folder)
     except JournalError as exc:
         fail(str(exc))
-    table = compute_standings(progress.bots, progress.outcomes)
-    games = len(progress.outcomes)
+    games = table.games
     if as_json:
         from arena.stats.common import rounded
 

@@ -9,21 +9,22 @@ a runner killed at any moment (SIGKILL included) loses no committed game, and re
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
 import sqlite3
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
 from arena.runner.game.disk import is_disk_full
-from arena.runner.play.ratings import numbered
+from arena.runner.play.ratings import RatingTracker, Standings, numbered, state_digest
 from arena.seeds import (
     SeedKeyError,
     draw_secret_seed,
@@ -32,7 +33,11 @@ from arena.seeds import (
     seed_key_to_text,
 )
 
+#: The journal's format. The rating checkpoint (table ``checkpoint``) did not change it: it is
+#: derived data that a journal without it gets on its next write, and a reader without it
+#: rates the games itself.
 SCHEMA_VERSION = 1
+T = TypeVar("T")
 JOURNAL = "journal.sqlite"
 #: The meta entry holding the key of the bots' seeds (a tournament's follows from its master
 #: seed, arena.seeds.tournament_key). Not part of the identity: journals written before keys
@@ -80,7 +85,22 @@ CREATE TABLE IF NOT EXISTS results (
     duration_s   REAL NOT NULL,
     finished_at  REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS checkpoint (
+    id        INTEGER PRIMARY KEY CHECK (id = 1),
+    mark      INTEGER NOT NULL,
+    results   INTEGER NOT NULL,
+    last_game TEXT NOT NULL,
+    state     TEXT NOT NULL,
+    digest    TEXT NOT NULL
+);
 """
+
+#: A checkpoint of the ratings is written with a game's result once the games since the last
+#: one, times this, reach the size of the ratings' state (bots + pairs that met): with every
+#: game while the state is small (a tournament's), every few hundred games in a league of a
+#: thousand bots, where writing the whole state with every game would cost more than the game.
+#: A reader rates the games after the checkpoint itself, so it costs O(bots) either way.
+CHECKPOINT_RATIO = 256
 
 
 #: The folder of a tournament's game records, beside its journal.
@@ -134,6 +154,10 @@ class Journal:
                     raise
                 raise JournalError(damaged_message(self.path, str(exc))) from None
         self.db.row_factory = sqlite3.Row
+        #: The ratings kept up to date by :meth:`record_result` (loaded on its first call).
+        self._keeper: _Keeper | None = None
+        #: False once a game could not be rated (the readers' full replay says why).
+        self._keeping = True
         #: Set by :meth:`bind` when it replaced an unplayed tournament's settings: what changed.
         self.rebound: list[str] = []
 
@@ -311,15 +335,111 @@ class Journal:
         """Commit a finished game (its pairing becomes done) in one transaction. ``record`` is
         the game record's path relative to the tournament folder; ``duration_s`` the time the
         job took, start-up included."""
-        with self._tx():
-            self.db.execute(
-                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (outcome.game_id, outcome.index, json.dumps(outcome.scores),
-                 json.dumps(outcome.ranks), json.dumps(outcome.terminations),
-                 json.dumps(outcome.details), record, duration_s, time.time()),
-            )
-            self.db.execute("UPDATE pairings SET status = 'done' WHERE game_id = ?",
-                            (outcome.game_id,))
+        try:
+            with self._tx():
+                before = self._last_mark()
+                mark = self.db.execute(
+                    "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (outcome.game_id, outcome.index, json.dumps(outcome.scores),
+                     json.dumps(outcome.ranks), json.dumps(outcome.terminations),
+                     json.dumps(outcome.details), record, duration_s, time.time()),
+                ).lastrowid
+                self.db.execute("UPDATE pairings SET status = 'done' WHERE game_id = ?",
+                                (outcome.game_id,))
+                if self._keeping:
+                    self._keep(outcome, before, int(mark or 0))
+        except BaseException:
+            self._keeper = None  # it may hold the game the journal does not
+            raise
+
+    # ------------------------------------------------------------------ ratings
+    def _last_mark(self) -> int:
+        return int(self.db.execute("SELECT COALESCE(MAX(rowid), 0) FROM results").fetchone()[0])
+
+    def _keep(self, outcome: GameOutcome, before: int, mark: int) -> None:
+        """Rate the game just recorded (numbered ``mark``; the last result before it was
+        numbered ``before``) and, when due, write the checkpoint, in the result's
+        transaction."""
+        keeper = self._keeper
+        try:
+            if keeper is None or keeper.mark != before:
+                # The first game of this run, or another writer's came between: read the
+                # checkpoint again (the new game included).
+                keeper = self._keeper = _Keeper(*self._rated(self._rating_bots()))
+                keeper.since = CHECKPOINT_RATIO * keeper.tracker.size  # write it now
+            else:
+                keeper.add(outcome, mark, self._by_finish())
+        except ValueError:
+            # A game the ratings refuse (an unknown bot): no checkpoint, so every reader
+            # replays the games and reports it.
+            self.db.execute("DELETE FROM checkpoint")
+            self._keeper, self._keeping = None, False
+            return
+        keeper.since += 1
+        if keeper.since * CHECKPOINT_RATIO >= keeper.tracker.size:
+            state = keeper.tracker.state()
+            self.db.execute("INSERT OR REPLACE INTO checkpoint VALUES (1, ?, ?, ?, ?, ?)",
+                            (keeper.mark, keeper.results, keeper.last, state,
+                             state_digest(state)))
+            keeper.since = 0
+
+    def forget_ratings(self) -> None:
+        """Drop the ratings kept in memory (after deleting results)."""
+        self._keeper = None
+
+    def _by_finish(self) -> bool:
+        """Whether the ratings take the games in the order they finished (a league's) rather
+        than the order the schedule issued them (a tournament's); see :meth:`rated_outcomes`."""
+        return bool(self.meta().get("identity", {}).get("kind") == "league")
+
+    def _rating_bots(self) -> list[str]:
+        identity = self.meta().get("identity", {})
+        return [b["name"] for b in identity.get("bots", [])] if isinstance(identity, dict) else []
+
+    def _checkpoint(self, bots: Sequence[str]) -> tuple[RatingTracker, int, int, str] | None:
+        """The checkpoint's ratings, bots in the order of ``bots``, and the results they
+        cover (the last one's number, how many, the last one's game), if the journal holds a
+        checkpoint that agrees with its results: its digest matches its state and the results
+        numbered up to its last are still the ones it covers. None otherwise."""
+        try:
+            row = self.db.execute("SELECT mark, results, last_game, state, digest "
+                                  "FROM checkpoint WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:  # a journal written before checkpoints, read-only
+            return None
+        if row is None or state_digest(row["state"]) != row["digest"]:
+            return None
+        if self.results_through(row["mark"]) != (row["results"], row["last_game"]):
+            return None
+        try:
+            tracker = RatingTracker.from_state(row["state"], bots)
+        except ValueError:
+            return None
+        return tracker, int(row["mark"]), int(row["results"]), str(row["last_game"])
+
+    def _rated(self, bots: Sequence[str]) -> tuple[RatingTracker, int, int, str | None]:
+        """The ratings of every game: the checkpoint's, brought up to date with the games
+        after it, or (none that agrees) those of every game. Also the results covered."""
+        found = self._checkpoint(bots)
+        if found is None:
+            tracker, mark, results, last = RatingTracker(bots), 0, 0, None
+        else:
+            tracker, mark, results, last = found
+        keeper = _Keeper(tracker, mark, results, last)
+        by_finish = self._by_finish()
+        for m, o in self.finished_after(mark):
+            keeper.add(o, m, by_finish)
+        return keeper.tracker, keeper.mark, keeper.results, keeper.last
+
+    def rated(self) -> tuple[RatingTracker, int, int, str | None]:
+        """:meth:`ratings`, and the results they cover: the last one's number, how many, and
+        the last one's game (None: no game yet)."""
+        return self._rated(self._rating_bots())
+
+    def ratings(self) -> RatingTracker:
+        """The ratings and statistics of every finished game (what :meth:`rated_outcomes`
+        would give :func:`~arena.runner.play.ratings.compute_standings`, bit for bit), from
+        the checkpoint when one agrees with the games: O(bots + games after it)."""
+        return self._rated(self._rating_bots())[0]
 
     def outcomes(self, as_finished: bool = False) -> list[GameOutcome]:
         """Every finished game, in the order the schedule issued them (``as_finished``: in
@@ -370,17 +490,17 @@ class Journal:
         return {r["game_id"]: r["record"]
                 for r in self.db.execute("SELECT game_id, record FROM results")}
 
-    def progress(self, records: bool = False) -> Progress:
-        """The tournament's name and bots, its finished games, how many were issued and, for
-        a schedule fixed from the start, how many it has; with ``records``, also where each
-        game's record is."""
+    def progress(self, records: bool = False, outcomes: bool = True) -> Progress:
+        """The tournament's name and bots, its finished games (not ``outcomes``: none), how
+        many were issued and, for a schedule fixed from the start, how many it has; with
+        ``records``, also where each game's record is."""
         meta = self.meta()
         identity = meta.get("identity", {})
         total = meta.get(GAMES_TOTAL)
         return Progress(
             name=identity.get("name", ""),
             bots=[b["name"] for b in identity.get("bots", [])],
-            outcomes=self.rated_outcomes(),
+            outcomes=self.rated_outcomes() if outcomes else [],
             issued=self.pairing_count(),
             total=total if type(total) is int else None,
             stopped_by=meta.get(STOPPED_BY),
@@ -390,6 +510,26 @@ class Journal:
 
     def _tx(self) -> _Transaction:
         return _Transaction(self.db)
+
+
+class _Keeper:
+    """Ratings and the results they cover: the last one's number (``mark``), how many, and
+    the last one's game. ``since``: games added since the checkpoint was written."""
+
+    def __init__(self, tracker: RatingTracker, mark: int, results: int,
+                 last: str | None) -> None:
+        self.tracker, self.mark, self.results, self.last = tracker, mark, results, last
+        self.since = 0
+
+    def add(self, o: GameOutcome, mark: int, by_finish: bool) -> None:
+        if by_finish:
+            # A league's games are rated in the order they finished, numbered from 0, and
+            # its bot versions join as they come.
+            for bot in o.bots:
+                self.tracker.add_bot(bot)
+            o = dataclasses.replace(o, index=self.results)
+        self.tracker.add(o)
+        self.mark, self.results, self.last = mark, self.results + 1, o.game_id
 
 
 @dataclass(frozen=True)
@@ -414,6 +554,18 @@ def read_progress(folder: str | Path, records: bool = False) -> Progress:
     """Read a tournament's progress from the journal in ``folder`` without writing to it (also
     while a run is writing); with ``records``, also where each game's record is. Raises
     :class:`JournalError` if there is no usable journal."""
+    return _reading(folder, lambda journal: journal.progress(records))
+
+
+def read_standings(folder: str | Path) -> tuple[Progress, Standings]:
+    """A tournament's progress without its games (``outcomes`` is empty), and its standings,
+    read as :func:`read_progress` reads, from the rating checkpoint when one agrees with the
+    games (O(bots)), else by rating every game in memory: a reader never writes."""
+    return _reading(folder, lambda journal: (journal.progress(outcomes=False),
+                                             journal.ratings().standings()))
+
+
+def _reading(folder: str | Path, read: Callable[[Journal], T]) -> T:
     path = Path(folder) / JOURNAL
     if path.is_file() and not os.access(path.parent, os.W_OK):
         # SQLite needs to write beside a WAL journal even to read it: read a copy instead.
@@ -421,14 +573,14 @@ def read_progress(folder: str | Path, records: bool = False) -> Progress:
             for suffix in ("", "-wal"):
                 if Path(f"{path}{suffix}").is_file():
                     shutil.copyfile(f"{path}{suffix}", Path(tmp) / f"{JOURNAL}{suffix}")
-            return _read_progress(Path(tmp) / JOURNAL, shown_as=path, records=records)
-    return _read_progress(path, shown_as=path, records=records)
+            return _read(Path(tmp) / JOURNAL, path, read)
+    return _read(path, path, read)
 
 
-def _read_progress(path: Path, shown_as: Path, records: bool) -> Progress:
+def _read(path: Path, shown_as: Path, read: Callable[[Journal], T]) -> T:
     journal = Journal(path, readonly=True)
     try:
-        return journal.progress(records)
+        return read(journal)
     except sqlite3.DatabaseError as exc:
         raise JournalError(damaged_message(shown_as, str(exc))) from None
     finally:
