@@ -85,6 +85,13 @@ CREATE TABLE IF NOT EXISTS results (
     duration_s   REAL NOT NULL,
     finished_at  REAL NOT NULL
 );
+"""
+
+#: The ratings after the games numbered up to ``mark`` (``results`` of them, the last one's
+#: game ``last_game``), as :meth:`arena.runner.play.ratings.RatingTracker.state` writes them,
+#: with their digest. Made with the first game recorded, not on opening: a journal that only
+#: is opened (a finished tournament run again) stays byte for byte as it was.
+_CHECKPOINT = """
 CREATE TABLE IF NOT EXISTS checkpoint (
     id        INTEGER PRIMARY KEY CHECK (id = 1),
     mark      INTEGER NOT NULL,
@@ -363,6 +370,7 @@ class Journal:
         keeper = self._keeper
         try:
             if keeper is None or keeper.mark != before:
+                self.db.execute(_CHECKPOINT)
                 # The first game of this run, or another writer's came between: read the
                 # checkpoint again (the new game included).
                 keeper = self._keeper = _Keeper(*self._rated(self._rating_bots()))
