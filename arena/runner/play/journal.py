@@ -163,8 +163,10 @@ class Journal:
         self.db.row_factory = sqlite3.Row
         #: The ratings kept up to date by :meth:`record_result` (loaded on its first call).
         self._keeper: _Keeper | None = None
-        #: False once a game could not be rated (the readers' full replay says why).
-        self._keeping = True
+        #: Whether :meth:`record_result` keeps the rating checkpoint (False once a game could
+        #: not be rated, as the readers' full replay then says; a benchmark writing a large
+        #: journal at once sets it False and calls :meth:`write_checkpoint` at the end).
+        self.keep_ratings = True
         #: Set by :meth:`bind` when it replaced an unplayed tournament's settings: what changed.
         self.rebound: list[str] = []
 
@@ -353,7 +355,7 @@ class Journal:
                 ).lastrowid
                 self.db.execute("UPDATE pairings SET status = 'done' WHERE game_id = ?",
                                 (outcome.game_id,))
-                if self._keeping:
+                if self.keep_ratings:
                     self._keep(outcome, before, int(mark or 0))
         except BaseException:
             self._keeper = None  # it may hold the game the journal does not
@@ -381,7 +383,7 @@ class Journal:
             # A game the ratings refuse (an unknown bot): no checkpoint, so every reader
             # replays the games and reports it.
             self.db.execute("DELETE FROM checkpoint")
-            self._keeper, self._keeping = None, False
+            self._keeper, self.keep_ratings = None, False
             return
         keeper.since += 1
         if keeper.since * CHECKPOINT_RATIO >= keeper.tracker.size:
@@ -390,6 +392,24 @@ class Journal:
                             (keeper.mark, keeper.results, keeper.last, state,
                              state_digest(state)))
             keeper.since = 0
+
+    def write_checkpoint(self, tracker: RatingTracker | None = None) -> None:
+        """Write the checkpoint of every game recorded: ``tracker``'s ratings, which must be
+        those of every game (:func:`~arena.runner.play.ratings.compute_standings` over
+        :meth:`rated_outcomes`), or None to bring the checkpoint up to date from the games."""
+        with self._tx():
+            self.db.execute(_CHECKPOINT)
+            if tracker is None:
+                tracker, mark, results, last = self.rated()
+            else:
+                mark = self._last_mark()
+                results, last = self.results_through(mark)
+            if last is None:
+                return
+            state = tracker.state()
+            self.db.execute("INSERT OR REPLACE INTO checkpoint VALUES (1, ?, ?, ?, ?, ?)",
+                            (mark, results, last, state, state_digest(state)))
+        self._keeper = None
 
     def forget_ratings(self) -> None:
         """Drop the ratings kept in memory (after deleting results)."""
@@ -421,6 +441,8 @@ class Journal:
         try:
             tracker = RatingTracker.from_state(row["state"], bots)
         except ValueError:
+            return None
+        if tracker.games != row["results"]:  # a state of other games than it claims
             return None
         return tracker, int(row["mark"]), int(row["results"]), str(row["last_game"])
 
