@@ -172,3 +172,37 @@ def test_a_read_only_folder_is_read_from_a_copy(tmp_path: Path) -> None:
         assert _read(tmp_path / "t") == _replayed(LEADERBOARDS / COMMITTED[0])
     finally:
         (tmp_path / "t").chmod(0o755)
+
+
+def test_a_league_reads_its_checkpoint_as_its_runner_rates(tmp_path: Path) -> None:
+    """A league rates its games in the order they finished; a removed bot version's games
+    leave the checkpoint behind (the results it covers are gone) and the rest are rated
+    again."""
+    from test_league_ratings import _league, _play, _same
+
+    from arena.league.runner import LeagueRatings
+
+    journal = _league(tmp_path)
+    rng = random.Random(5)
+    _play(journal, rng, 30, last_first=True)
+    assert journal._checkpoint(journal._rating_bots()) is not None
+    fresh = LeagueRatings()
+    fresh.refresh(journal)
+    assert _same(fresh, journal)
+    journal.remove_entrant("b@1")
+    assert journal._checkpoint(journal._rating_bots()) is None
+    _play(journal, rng, 5, bots=("a@1", "c@1", "d@1"))
+    assert journal._checkpoint(journal._rating_bots()) is not None
+    again = LeagueRatings()
+    again.refresh(journal)
+    left = journal.db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    assert _same(again, journal) and again.games == left < fresh.games + 10
+    journal.close()
+
+
+def test_bench_ratings_prints_both_ways_and_they_agree() -> None:
+    r = CliRunner().invoke(app, ["bench", "ratings", "--games", "40", "--json"])
+    assert r.exit_code == 0, r.output
+    f = json.loads(r.output)
+    assert f["games"] == 40 and f["identical"] is True
+    assert f["replay_seconds"] > 0 and f["checkpoint_seconds"] > 0

@@ -36,7 +36,6 @@ players and the results averaged (see ``RatingTracker._rate``).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import json
 import math
@@ -251,9 +250,8 @@ class RatingTracker:
         self._ratings: dict[str, trueskill.Rating] = {
             b: self._env.create_rating() for b in names
         }
-        # The mu and sigma each rating was made from: TrueSkill keeps a rating as precision
-        # and precision-adjusted mean, whose mu read back may differ from the one given in the
-        # last bit, so a checkpoint stores these to make the very same rating again.
+        # The mu and sigma each rating was made from (TrueSkill keeps precision and precision
+        # times mean, whose mu read back may differ in the last bit): a checkpoint keeps these.
         self._made: dict[str, tuple[float, float]] = dict.fromkeys(
             names, (TRUESKILL_MU, TRUESKILL_SIGMA))
         self._rated_games: dict[str, int] = dict.fromkeys(names, 0)
@@ -423,8 +421,7 @@ class RatingTracker:
     # ------------------------------------------------------------------ checkpoints
     @property
     def size(self) -> int:
-        """How many entries its state has (bots, met pairs, pending games): what writing
-        the state costs."""
+        """How many entries its state has (bots, met pairs, pending games)."""
         return len(self._bots) + sum(map(len, self._h2h.values())) + len(self._pending)
 
     def state(self) -> str:
@@ -433,8 +430,7 @@ class RatingTracker:
         at = {b: i for i, b in enumerate(self._bots)}
         t = self._tally
         return json.dumps({
-            "version": STATE_VERSION,
-            "bots": self._bots,
+            "version": STATE_VERSION, "bots": self._bots,
             "made": [self._made[b] for b in self._bots],
             "rated": [self._rated_games[b] for b in self._bots],
             "tally": [[t[b].games, t[b].wins, t[b].rank_sum, t[b].rank_sq, t[b].score_sum,
@@ -443,19 +439,17 @@ class RatingTracker:
             "h2h": [[at[a], at[b], *rec] for a in self._bots
                     for b, rec in self._h2h[a].items()],
             "seats": self._seats,
-            "next": self._next_index,
-            "pending": [_outcome_data(o) for o in self._pending.values()],
+            "next": self._next_index, "pending": [_outcome_data(o) for o in self._pending.values()],
         }, separators=(",", ":"))
 
     @classmethod
     def from_state(cls, text: str, bots: Sequence[str] = ()) -> RatingTracker:
-        """The tracker whose :meth:`state` is ``text``, its bots in the order of ``bots``
-        first (the order the standings list them in), then the state's others. Raises
-        ValueError if the text is not such a state."""
+        """The tracker whose :meth:`state` is ``text`` (ValueError if it is none), its bots
+        in the order of ``bots``, then the state's others."""
         try:
             d = json.loads(text)
             if d.get("version") != STATE_VERSION:
-                raise ValueError(f"a rating state of version {d.get('version')!r}")
+                raise ValueError(f"not a rating state: version {d.get('version')!r}")
             names = list(d["bots"])
             tracker = cls([*dict.fromkeys([*bots, *names])])
             for i, b in enumerate(names):
@@ -478,16 +472,10 @@ class RatingTracker:
         return tracker
 
 
-#: The format of :meth:`RatingTracker.state`.
-STATE_VERSION = 1
+STATE_VERSION = 1  # the format of RatingTracker.state
 
 
-def state_digest(text: str) -> str:
-    """The digest a checkpoint keeps of its state, to know it was read as written."""
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _outcome_data(o: GameOutcome) -> list[Any]:
+def _outcome_data(o: GameOutcome) -> list[Any]:  # a pending game in a state
     return [o.game_id, o.index, o.round, o.table, o.bots, o.seed, o.scores, o.ranks,
             [str(t) for t in o.terminations], o.details]
 
