@@ -206,3 +206,43 @@ def test_bench_ratings_prints_both_ways_and_they_agree() -> None:
     f = json.loads(r.output)
     assert f["games"] == 40 and f["identical"] is True
     assert f["replay_seconds"] > 0 and f["checkpoint_seconds"] > 0
+
+
+def _page(folder: Path, ratings: bool) -> str:
+    from arena.report.html import build_report
+
+    progress = read_progress(folder, records=True, ratings=ratings)
+    return build_report(progress, folder, folder / "report.html", True, replicates=5, seed=1)
+
+
+def test_the_report_reads_its_curves_from_the_history_as_replayed(tmp_path: Path) -> None:
+    """Games finishing out of order (rated later than recorded), all in the history: the
+    page is the full replay's byte for byte, and no TrueSkill runs while it is made."""
+    from unittest import mock
+
+    _write(tmp_path, 300, shuffle=True)
+    progress = read_progress(tmp_path, ratings=True)
+    assert progress.history is not None and len(progress.history) == 300
+    replayed = _page(tmp_path, ratings=False)
+    with mock.patch.object(RatingTracker, "_rate", side_effect=AssertionError("replayed")):
+        assert _page(tmp_path, ratings=True) == replayed
+    # A history that disagrees with the games (another game in its place) is not used.
+    db = Journal(tmp_path / JOURNAL).db
+    db.execute("UPDATE rating_history SET game_id = 'x' WHERE k = 7")
+    assert _page(tmp_path, ratings=True) == replayed
+    db.close()
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_the_report_of_a_committed_leaderboard_is_the_replay(name: str, tmp_path: Path) -> None:
+    """The committed journals have no checkpoint: the report replays as before, and a copy
+    given one by write_checkpoint (no history) still reports the same page."""
+    folder = tmp_path / name
+    shutil.copytree(LEADERBOARDS / name, folder)
+    replayed = _page(folder, ratings=False)
+    assert _page(folder, ratings=True) == replayed
+    journal = Journal(folder / JOURNAL)
+    journal.write_checkpoint()
+    journal.close()
+    assert read_progress(folder, ratings=True).history is None
+    assert _page(folder, ratings=True) == replayed

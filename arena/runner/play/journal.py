@@ -24,7 +24,7 @@ from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
 from arena.runner.game.disk import is_disk_full
 from arena.runner.play.checkpoint import RatingCheckpoints, RatingKeeper
-from arena.runner.play.ratings import Standings, numbered
+from arena.runner.play.ratings import RatingTracker, Standings, numbered
 from arena.seeds import (
     SeedKeyError,
     draw_secret_seed,
@@ -33,10 +33,7 @@ from arena.seeds import (
     seed_key_to_text,
 )
 
-#: The journal's format. The rating checkpoint (table ``checkpoint``) did not change it: it is
-#: derived data that a journal without it gets on its next write, and a reader without it
-#: rates the games itself.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1  # rating checkpoints (derived data, made when wanted) left it as it was
 T = TypeVar("T")
 JOURNAL = "journal.sqlite"
 #: The meta entry holding the key of the bots' seeds (a tournament's follows from its master
@@ -388,13 +385,16 @@ class Journal(RatingCheckpoints):
         return {r["game_id"]: r["record"]
                 for r in self.db.execute("SELECT game_id, record FROM results")}
 
-    def progress(self, records: bool = False, outcomes: bool = True) -> Progress:
+    def progress(self, records: bool = False, outcomes: bool = True, ratings: bool = False
+                 ) -> Progress:
         """The tournament's name and bots, its finished games (not ``outcomes``: none), how
         many were issued and, for a schedule fixed from the start, how many it has; with
-        ``records``, also where each game's record is."""
+        ``records``, also where each game's record is; with ``ratings``, the ratings and the
+        rating history (:meth:`ratings`, :meth:`rating_history`)."""
         meta = self.meta()
         identity = meta.get("identity", {})
         total = meta.get(GAMES_TOTAL)
+        rated = self._rated(self._rating_bots()) if ratings else None
         return Progress(
             name=identity.get("name", ""),
             bots=[b["name"] for b in identity.get("bots", [])],
@@ -404,6 +404,8 @@ class Journal(RatingCheckpoints):
             stopped_by=meta.get(STOPPED_BY),
             identity=identity if isinstance(identity, dict) else {},
             records=self.records() if records else {},
+            ratings=rated.tracker if rated else None,
+            history=self.rating_history(rated.tracker.rated_games) if rated else None,
         )
 
     def _tx(self) -> _Transaction:
@@ -416,7 +418,8 @@ class Progress:
     the games of a schedule fixed from the start (None for Swiss, or a journal that has none);
     ``stopped_by``: why its stopping rule stopped it, if it did. ``identity``: the
     tournament's settings as the journal holds them (game, format, seed...). ``records``: each
-    finished game's record path relative to the folder, when asked for."""
+    finished game's record path relative to the folder, when asked for. ``ratings`` and
+    ``history``: the journal's ratings and rating history, when asked for."""
 
     name: str
     bots: list[str]
@@ -426,13 +429,16 @@ class Progress:
     stopped_by: dict[str, Any] | None = None
     identity: dict[str, Any] = field(default_factory=dict)
     records: dict[str, str] = field(default_factory=dict)
+    ratings: RatingTracker | None = None
+    history: list[tuple[str, str]] | None = None
 
 
-def read_progress(folder: str | Path, records: bool = False) -> Progress:
+def read_progress(folder: str | Path, records: bool = False, ratings: bool = False) -> Progress:
     """Read a tournament's progress from the journal in ``folder`` without writing to it (also
-    while a run is writing); with ``records``, also where each game's record is. Raises
-    :class:`JournalError` if there is no usable journal."""
-    return _reading(folder, lambda journal: journal.progress(records))
+    while a run is writing); with ``records``, also where each game's record is (``ratings``:
+    see :meth:`Journal.progress`). Raises :class:`JournalError` if there is no usable
+    journal."""
+    return _reading(folder, lambda journal: journal.progress(records, ratings=ratings))
 
 
 def read_standings(folder: str | Path) -> tuple[Progress, Standings]:

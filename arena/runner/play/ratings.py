@@ -261,6 +261,8 @@ class RatingTracker:
         # Every index added is either rated (0.._next_index-1) or pending.
         self._pending: dict[int, GameOutcome] = {}
         self._next_index = 0
+        #: If a list: each game rated is appended with its seats' new (mu, sigma) as made.
+        self.log: list[tuple[GameOutcome, list[tuple[float, float]]]] | None = None
 
     def add_bot(self, name: str) -> None:
         """Give a bot that joins later (a league's) its line, with the initial rating; a bot
@@ -273,6 +275,11 @@ class RatingTracker:
         self._rated_games[name] = 0
         self._tally[name] = _Tally()
         self._h2h[name] = {}
+
+    @property
+    def bots(self) -> list[str]:
+        """Its bots, in the order the crosstable lists them."""
+        return list(self._bots)
 
     @property
     def games(self) -> int:
@@ -384,6 +391,8 @@ class RatingTracker:
             self._ratings[bot] = self._env.create_rating(mu=made[0], sigma=made[1])
             self._made[bot] = made
             self._rated_games[bot] += 1
+        if self.log is not None:
+            self.log.append((o, [self._made[b] for b in o.bots]))
 
     def standings(self) -> Standings:
         """The standings now (a fresh value; later adds do not change it)."""
@@ -439,7 +448,7 @@ class RatingTracker:
             "h2h": [[at[a], at[b], *rec] for a in self._bots
                     for b, rec in self._h2h[a].items()],
             "seats": self._seats,
-            "next": self._next_index, "pending": [_outcome_data(o) for o in self._pending.values()],
+            "next": self._next_index, "pending": [o.to_list() for o in self._pending.values()],
         }, separators=(",", ":"))
 
     @classmethod
@@ -465,7 +474,7 @@ class RatingTracker:
             tracker._seats = [[int(g), int(w)] for g, w in d["seats"]]
             tracker._next_index = int(d["next"])
             for p in d["pending"]:
-                o = _outcome_from(p)
+                o = GameOutcome.from_list(p)
                 tracker._pending[o.index] = o
         except (KeyError, TypeError, IndexError, AttributeError) as exc:
             raise ValueError(f"not a rating state: {exc!r}") from None
@@ -473,17 +482,6 @@ class RatingTracker:
 
 
 STATE_VERSION = 1  # the format of RatingTracker.state
-
-
-def _outcome_data(o: GameOutcome) -> list[Any]:  # a pending game in a state
-    return [o.game_id, o.index, o.round, o.table, o.bots, o.seed, o.scores, o.ranks,
-            [str(t) for t in o.terminations], o.details]
-
-
-def _outcome_from(d: list[Any]) -> GameOutcome:
-    game_id, index, rnd, table, bots, seed, scores, ranks, terms, details = d
-    return GameOutcome(game_id, index, rnd, table, tuple(bots), seed, tuple(scores),
-                       tuple(ranks), tuple(Termination(t) for t in terms), tuple(details))
 
 
 def compute_standings(bots: Sequence[str], outcomes: Iterable[GameOutcome]) -> Standings:
