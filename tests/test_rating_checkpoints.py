@@ -22,7 +22,7 @@ from arena.stats.synthetic import synthetic_bots, synthetic_outcomes
 
 LEADERBOARDS = Path(__file__).resolve().parent.parent / "leaderboards"
 #: The synthetic journal's games (TrueSkill's own replay of them is the test's cost).
-GAMES = 800
+GAMES = 400
 COMMITTED = sorted(p.name for p in LEADERBOARDS.iterdir() if (p / JOURNAL).is_file())
 
 
@@ -75,16 +75,17 @@ def test_the_standings_command_prints_the_committed_numbers(name: str) -> None:
     assert printed["crosstable"] == committed["crosstable"]
 
 
+@pytest.mark.parametrize("games", [GAMES, pytest.param(2000, marks=pytest.mark.slow)])
 def test_a_synthetic_journal_keeps_checkpoints_that_give_the_replay_exactly(
-        tmp_path: Path) -> None:
-    _write(tmp_path, GAMES, shuffle=True)
+        tmp_path: Path, games: int) -> None:
+    _write(tmp_path, games, shuffle=True)
     journal = Journal(tmp_path / JOURNAL, readonly=True)
     try:
         row = journal.db.execute("SELECT mark, results FROM checkpoint").fetchone()
         found = journal._checkpoint(journal._rating_bots())
     finally:
         journal.close()
-    assert tuple(row) == (GAMES, GAMES)
+    assert tuple(row) == (games, games)
     assert found is not None  # the checkpoint agrees with the games, and is what is read
     assert json.dumps(found[0].standings().to_dict()) == _replayed(tmp_path)
     assert _read(tmp_path) == _replayed(tmp_path)
@@ -108,22 +109,22 @@ def test_a_checkpoint_that_disagrees_is_not_used(tmp_path: Path) -> None:
 
 
 def test_games_recorded_after_the_checkpoint_are_rated_by_the_reader(tmp_path: Path) -> None:
-    _write(tmp_path, 400)
+    _write(tmp_path, 200)
     journal = Journal(tmp_path / JOURNAL)
-    # As if a version without checkpoints had recorded the games after the 300th.
+    # As if a version without checkpoints had recorded the games after the 150th.
     state = RatingTracker.from_state(
         journal.db.execute("SELECT state FROM checkpoint").fetchone()[0])
-    assert state.games == 400
+    assert state.games == 200
     journal.db.execute("DELETE FROM checkpoint")
     progress = read_progress(tmp_path)
     first = RatingTracker(progress.bots)
-    first.add_all(o for o in progress.outcomes if o.index < 300)
-    journal.write_checkpoint(first)  # claims to cover all 400: its 300 games say it does not
+    first.add_all(o for o in progress.outcomes if o.index < 150)
+    journal.write_checkpoint(first)  # claims to cover all 200: its 150 games say it does not
     assert _read(tmp_path) == _replayed(tmp_path)
-    journal.db.execute("UPDATE checkpoint SET mark = 300, results = 300, "
-                       "last_game = (SELECT game_id FROM results WHERE rowid = 300)")
+    journal.db.execute("UPDATE checkpoint SET mark = 150, results = 150, "
+                       "last_game = (SELECT game_id FROM results WHERE rowid = 150)")
     tracker, mark, results, _ = journal.rated()
-    assert (mark, results) == (400, 400)
+    assert (mark, results) == (200, 200)
     assert json.dumps(tracker.standings().to_dict()) == _replayed(tmp_path)
     journal.close()
 
@@ -220,9 +221,9 @@ def test_the_report_reads_its_curves_from_the_history_as_replayed(tmp_path: Path
     page is the full replay's byte for byte, and no TrueSkill runs while it is made."""
     from unittest import mock
 
-    _write(tmp_path, 300, shuffle=True)
+    _write(tmp_path, 160, shuffle=True)
     progress = read_progress(tmp_path, ratings=True)
-    assert progress.history is not None and len(progress.history) == 300
+    assert progress.history is not None and len(progress.history) == 160
     replayed = _page(tmp_path, ratings=False)
     with mock.patch.object(RatingTracker, "_rate", side_effect=AssertionError("replayed")):
         assert _page(tmp_path, ratings=True) == replayed
@@ -235,8 +236,10 @@ def test_the_report_reads_its_curves_from_the_history_as_replayed(tmp_path: Path
 
 @pytest.mark.parametrize("name", COMMITTED)
 def test_the_report_of_a_committed_leaderboard_is_the_replay(name: str, tmp_path: Path) -> None:
-    """The committed journals have no checkpoint: the report replays as before, and a copy
-    given one by write_checkpoint (no history) still reports the same page."""
+    """The committed journals have no checkpoint: the report replays as before; a copy given
+    a checkpoint and a history by write_checkpoint reports the same page without TrueSkill."""
+    from unittest import mock
+
     folder = tmp_path / name
     shutil.copytree(LEADERBOARDS / name, folder)
     replayed = _page(folder, ratings=False)
@@ -244,5 +247,9 @@ def test_the_report_of_a_committed_leaderboard_is_the_replay(name: str, tmp_path
     journal = Journal(folder / JOURNAL)
     journal.write_checkpoint()
     journal.close()
-    assert read_progress(folder, ratings=True).history is None
-    assert _page(folder, ratings=True) == replayed
+    history = read_progress(folder, ratings=True).history
+    assert history is not None and len(history) == len(read_progress(folder).outcomes)
+    standings = _replayed(folder)
+    with mock.patch.object(RatingTracker, "_rate", side_effect=AssertionError("replayed")):
+        assert _page(folder, ratings=True) == replayed
+        assert _read(folder) == standings

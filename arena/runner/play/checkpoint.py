@@ -100,9 +100,7 @@ class RatingCheckpoints:
         log = keeper.tracker.log
         if log:
             if keeper.history:
-                self.db.executemany("INSERT INTO rating_history VALUES (?, ?, ?)",
-                                    [(o.index + 1, o.game_id, json.dumps(made))
-                                     for o, made in log])
+                self._extend_history(log)
             log.clear()
         keeper.since += 1
         if keeper.since * CHECKPOINT_RATIO >= keeper.tracker.size:
@@ -130,21 +128,32 @@ class RatingCheckpoints:
     def write_checkpoint(self, tracker: RatingTracker | None = None) -> None:
         """Write the checkpoint of every game recorded: ``tracker``'s ratings, which must be
         those of every game (:func:`~arena.runner.play.ratings.compute_standings` over
-        :meth:`rated_outcomes`), or None to bring the checkpoint up to date from the games."""
+        :meth:`rated_outcomes`), or None to bring the checkpoint up to date from the games.
+        The rating history is written anew too when every game was rated here (``tracker``
+        logging from its first game)."""
         with self._tx():
             self._make_tables()
             if tracker is None:
-                kept = self._rated(self._rating_bots())
+                kept = self._rated(self._rating_bots(), log=True)
                 tracker, mark, results, last = kept.tracker, kept.mark, kept.results, kept.last
             else:
                 mark = self._last_mark()
                 results, last = self.results_through(mark)
             if last is None:
                 return
+            log = tracker.log
+            if log is not None and len(log) == tracker.rated_games:
+                self.db.execute("DELETE FROM rating_history")
+                self._extend_history(log)
             state = tracker.state()
             self.db.execute("INSERT OR REPLACE INTO checkpoint VALUES (1, ?, ?, ?, ?, ?)",
                             (mark, results, last, state, state_digest(state)))
         self._keeper = None
+
+    def _extend_history(self, log: list[tuple[GameOutcome, list[tuple[float, float]]]]) -> None:
+        self.db.executemany("INSERT INTO rating_history VALUES (?, ?, ?)",
+                            [(o.index + 1, o.game_id, json.dumps(made)) for o, made in log])
+        log.clear()
 
     def forget_ratings(self) -> None:
         """Drop the ratings kept in memory (after deleting results)."""
