@@ -205,7 +205,7 @@ def test_bench_ratings_prints_both_ways_and_they_agree() -> None:
     r = CliRunner().invoke(app, ["bench", "ratings", "--games", "40", "--json"])
     assert r.exit_code == 0, r.output
     f = json.loads(r.output)
-    assert f["games"] == 40 and f["identical"] is True
+    assert f["games"] == 40 and f["identical"] is True and f["report_identical"] is True
     assert f["replay_seconds"] > 0 and f["checkpoint_seconds"] > 0
 
 

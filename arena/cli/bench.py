@@ -375,12 +375,17 @@ def bench_ratings_cmd(
         "--games", "-g", help="Games of the journal (repeatable; default 100,000).")] = 100_000,
     bots: Annotated[int, typer.Option("--bots", help="Bots of the journal.")] = 8,
     players: Annotated[int, typer.Option("--players", "-n", help="Players per table.")] = 4,
+    report: Annotated[bool, typer.Option(
+        "--report/--no-report", help="Also time `arena report` both ways.")] = True,
+    bootstrap: Annotated[int, typer.Option(
+        "--bootstrap", min=0, help="The report's bootstrap replicates, as its own.")] = 200,
     seed: Seed = 0,
     as_json: AsJson = False,
 ) -> None:
-    """Time `arena standings` on a synthetic journal of --games games: read from its rating
-    checkpoint, against the full TrueSkill replay, in one run, beside the target."""
-    from arena.bench.ratings import bench_ratings
+    """Time `arena standings` and `arena report` on a synthetic journal of --games games:
+    read from its rating checkpoint and history, against the full TrueSkill replay, in one
+    run, beside the targets."""
+    from arena.bench.ratings import bench_ratings, figure_rows
 
     if not 2 <= players <= 4:
         fail("--players must be from 2 to 4")
@@ -388,18 +393,10 @@ def bench_ratings_cmd(
         fail(f"--bots must be at least --players ({players})")
     if games_ < players:
         fail(f"--games must be at least --players ({players})")
-    f = bench_ratings(games_, bots, players, seed)
-    head = f"{f['games']:,} games"
-    rows = [(f"{head}: standings, full replay", f"{f['replay_seconds']:.2f} s"),
-            (f"{head}: standings, from the checkpoint", f"{f['checkpoint_seconds']:.3f} s"),
-            ("ratio (replay / checkpoint)", f"× {f['speedup']:.0f}"),
-            ("target (a million games)", f"≤ {f['target_seconds']:.0f} s"),
-            ("byte-identical to the replay", "yes" if f["identical"] else "NO"),
-            ("journal size", f"{f['journal_bytes'] / 2**20:.1f} MiB"),
-            (f"{head}: write the journal (not counted)", f"{f['write_seconds']:.1f} s")]
+    f = bench_ratings(games_, bots, players, seed, report=report, replicates=bootstrap)
     _print_figures(f"ratings benchmark: {bots} bots, {players}-player tables", figures=f,
-                   rows=rows, as_json=as_json)
-    if not f["identical"]:
+                   rows=figure_rows(f), as_json=as_json)
+    if not f["identical"] or not f.get("report_identical", True):
         raise typer.Exit(1)
 
 
