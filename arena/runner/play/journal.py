@@ -316,9 +316,9 @@ class Journal(RatingCheckpoints):
 
     # ------------------------------------------------------------------ results
     def record_result(self, outcome: GameOutcome, record: str, duration_s: float) -> None:
-        """Commit a finished game (its pairing becomes done) in one transaction. ``record`` is
-        the game record's path relative to the tournament folder; ``duration_s`` the time the
-        job took, start-up included."""
+        """Commit a finished game (its pairing becomes done, the ratings kept are brought up
+        to it: arena.runner.play.checkpoint) in one transaction. ``record`` is the game
+        record's path relative to the folder; ``duration_s`` the job's time, start-up in."""
         try:
             with self._tx():
                 before = self._last_mark()
