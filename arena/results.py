@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from arena.protocol.messages import Termination
 
@@ -81,6 +82,17 @@ class GameOutcome(Pairing):
         return cls(pairing.game_id, pairing.index, pairing.round, pairing.table, pairing.bots,
                    pairing.seed, tuple(s.score for s in seats), tuple(s.rank for s in seats),
                    tuple(s.termination for s in seats), tuple(s.detail for s in seats))
+
+    def to_list(self) -> list[Any]:
+        """Its fields as plain JSON-safe data, in order (:meth:`from_list` reads them)."""
+        return [self.game_id, self.index, self.round, self.table, self.bots, self.seed,
+                self.scores, self.ranks, [str(t) for t in self.terminations], self.details]
+
+    @classmethod
+    def from_list(cls, d: Sequence[Any]) -> GameOutcome:
+        game_id, index, rnd, table, bots, seed, scores, ranks, terms, details = d
+        return cls(game_id, index, rnd, table, tuple(bots), seed, tuple(scores), tuple(ranks),
+                   tuple(Termination(t) for t in terms), tuple(details))
 
 
 def rotations(table: Sequence[str]) -> list[tuple[str, ...]]:

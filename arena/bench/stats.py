@@ -35,6 +35,7 @@ def write_journal(folder: Path, bots: int, players: int, games: int, seed: int) 
                       "players": players, "bots": [{"name": b} for b in sorted(theta)]},
                      f"synthetic, {bots} bots, {players}-player tables, {len(outcomes)} games")
         journal.db.execute("PRAGMA synchronous=OFF")
+        journal.keep_ratings = False  # a rating checkpoint with each game: not timed here
         journal.add_pairings([Pairing(o.game_id, o.index, o.round, o.table, o.bots, o.seed)
                               for o in outcomes])
         for o in outcomes:

@@ -325,6 +325,37 @@ def bench_stats_cmd(
                    f"replicates", figures, rows, as_json)
 
 
+@bench_app.command("ratings")
+def bench_ratings_cmd(
+    games_: Annotated[int, typer.Option(
+        "--games", "-g", help="Games of the journal (repeatable; default 100,000).")] = 100_000,
+    bots: Annotated[int, typer.Option("--bots", help="Bots of the journal.")] = 8,
+    players: Annotated[int, typer.Option("--players", "-n", help="Players per table.")] = 4,
+    report: Annotated[bool, typer.Option(
+        "--report/--no-report", help="Also time `arena report` both ways.")] = True,
+    bootstrap: Annotated[int, typer.Option(
+        "--bootstrap", min=0, help="The report's bootstrap replicates, as its own.")] = 200,
+    seed: Seed = 0,
+    as_json: AsJson = False,
+) -> None:
+    """Time `arena standings` and `arena report` on a synthetic journal of --games games:
+    read from its rating checkpoint and history, against the full TrueSkill replay, in one
+    run, beside the targets."""
+    from arena.bench.ratings import bench_ratings, figure_rows
+
+    if not 2 <= players <= 4:
+        fail("--players must be from 2 to 4")
+    if bots < players:
+        fail(f"--bots must be at least --players ({players})")
+    if games_ < players:
+        fail(f"--games must be at least --players ({players})")
+    f = bench_ratings(games_, bots, players, seed, report=report, replicates=bootstrap)
+    print_figures(f"ratings benchmark: {bots} bots, {players}-player tables", figures=f,
+                  rows=figure_rows(f), as_json=as_json)
+    if not f["identical"] or not f.get("report_identical", True):
+        raise typer.Exit(1)
+
+
 @bench_app.command("league")
 def bench_league_cmd(
     bots: Annotated[int, typer.Option("--bots", help="Bots in each simulated league.")] = 16,

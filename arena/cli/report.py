@@ -36,7 +36,7 @@ def report(
     if not folder.is_dir():
         fail(f"{folder}: no such folder")
     try:
-        progress = read_progress(folder, records=True)
+        progress = read_progress(folder, records=True, ratings=True)
     except JournalError as exc:
         fail(str(exc))
     if not progress.outcomes:

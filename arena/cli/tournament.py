@@ -189,22 +189,20 @@ def standings(
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
     """Print a tournament's standings from its journal (also while it is running)."""
-    from arena.runner.play.journal import JournalError, read_progress
+    from arena.runner.play.journal import JournalError, read_standings
     from arena.runner.play.live import standings_table
-    from arena.runner.play.ratings import compute_standings
 
     try:
-        progress = read_progress(folder)
+        progress, table = read_standings(folder)
     except JournalError as exc:
         fail(str(exc))
+    games = table.games
     if as_json:
         from arena.runner.play.outputs import standings_data
         from arena.stats.common import rounded
 
-        typer.echo(json.dumps(rounded(standings_data(folder, progress))))
+        typer.echo(json.dumps(rounded(standings_data(folder, progress, table))))
         return
-    table = compute_standings(progress.bots, progress.outcomes)
-    games = len(progress.outcomes)
     out.print(standings_table(table, title=_standings_title(folder, progress.name, games,
                                                             progress.issued, progress.total)))
     if progress.stopped_by is not None:

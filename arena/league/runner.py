@@ -106,6 +106,17 @@ class LeagueRatings:
         return added
 
 
+    def refresh(self, journal: LeagueJournal) -> None:
+        """Bring the ratings up to the journal's results, as :meth:`update` does without
+        ``each``, but starting from the journal's rating checkpoint when these ratings have
+        read nothing yet (O(bots), not O(games))."""
+        if not self._mark:
+            self.tracker, mark, self.games, last = journal.rated()
+            if last is not None:
+                self._mark, self._last = mark, last
+        self.update(journal)
+
+
 def league_table_pairings(table: int, index: int, bots: Sequence[str],
                           seed: int) -> list[Pairing]:
     """Table number ``table``'s duplicate set: ``bots`` in every cyclic seat rotation on one

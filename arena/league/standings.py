@@ -20,7 +20,7 @@ def read_standings(config: LeagueConfig, ratings: LeagueRatings | None = None,
     ratings = LeagueRatings() if ratings is None else ratings
     journal = LeagueJournal(config, readonly=True)
     try:
-        ratings.update(journal)
+        ratings.refresh(journal)
         entrants = {e.key: e for e in journal.entrants()}
     finally:
         journal.close()

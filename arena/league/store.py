@@ -159,6 +159,7 @@ class LeagueJournal(Journal):
             self.db.executemany("DELETE FROM pairings WHERE game_id = ?", [(g,) for g in games])
             self.db.execute("DELETE FROM entrants WHERE key = ?", (key,))
             self._refresh_identity()
+        self.forget_ratings()  # they counted the games deleted
         return records
 
     def next_table(self) -> tuple[int, int]:

@@ -5,13 +5,20 @@ journal draws the same page byte for byte."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
 from arena.results import GameOutcome
-from arena.runner.play.ratings import RatingTracker, Standings
+from arena.runner.play.ratings import (
+    TRUESKILL_MU,
+    TRUESKILL_SIGMA,
+    RatingTracker,
+    Standings,
+    make_environment,
+)
 
 Scale = Callable[[float], float]
 
@@ -34,10 +41,19 @@ class RatingCurves:
 
 
 def rating_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],
-                  points: int = CURVE_POINTS) -> tuple[RatingCurves, Standings]:
+                  points: int = CURVE_POINTS, history: Sequence[tuple[str, str]] | None = None,
+                  rated: RatingTracker | None = None) -> tuple[RatingCurves, Standings]:
     """Replay ``outcomes`` in journal order through the standings' TrueSkill, sampling every
     bot's rating at most ``points`` times (evenly over the games, the last game always), and
-    the standings after all of them (one replay gives both)."""
+    the standings after all of them (one replay gives both).
+
+    Given the journal's rating ``history`` of these games and its ratings after them
+    (``rated``, its bots those given), nothing is replayed: the samples are read from the
+    history, the standings from ``rated``; the same numbers bit for bit."""
+    if (rated is not None and history is not None and rated.bots == list(bots)
+            and rated.games == len(history) == len(outcomes)
+            and all(g == o.game_id for (g, _), o in zip(history, outcomes, strict=True))):
+        return _curves_of(bots, outcomes, history, points), rated.standings()
     tracker = RatingTracker(bots)
     n = len(outcomes)
     step = max(1, math.ceil(n / max(1, points - 1)))
@@ -55,6 +71,32 @@ def rating_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],
                 curves.mu[b].append(mu)
                 curves.sigma[b].append(sigma)
     return curves, tracker.standings()
+
+
+def _curves_of(bots: Sequence[str], outcomes: Sequence[GameOutcome],
+               history: Sequence[tuple[str, str]], points: int) -> RatingCurves:
+    """:func:`rating_curves`' samples from a rating history (each game's seats' new mu and
+    sigma as made), each sample read as the tracker reads a rating made of them."""
+    env = make_environment()
+    made = dict.fromkeys(bots, (TRUESKILL_MU, TRUESKILL_SIGMA))
+    n = len(outcomes)
+    step = max(1, math.ceil(n / max(1, points - 1)))
+    curves = RatingCurves([], {b: [] for b in bots}, {b: [] for b in bots})
+
+    def sample(k: int) -> None:
+        curves.games.append(k)
+        for b in bots:
+            r = env.create_rating(*made[b])
+            curves.mu[b].append(r.mu)
+            curves.sigma[b].append(r.sigma)
+
+    sample(0)
+    for k, ((_, seats), o) in enumerate(zip(history, outcomes, strict=True), start=1):
+        for bot, (mu, sigma) in zip(o.bots, json.loads(seats), strict=True):
+            made[bot] = (mu, sigma)
+        if k % step == 0 or k == n:
+            sample(k)
+    return curves
 
 
 def coord(x: float) -> str:

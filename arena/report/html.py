@@ -101,7 +101,8 @@ def build_report(progress: Progress, folder: Path, output: Path, complete: bool,
     the links to the games' replay ``pages`` (game id -> file; a game without one has none)."""
     outcomes = progress.outcomes
     bots = list(dict.fromkeys([*progress.bots, *(b for o in outcomes for b in o.bots)]))
-    curves, standings = rating_curves(bots, outcomes)
+    curves, standings = rating_curves(bots, outcomes, history=progress.history,
+                                      rated=progress.ratings)
     stats = tournament_stats(outcomes, bots, replicates=replicates, seed=seed)
     order = [s.name for s in standings.bots]
     colours = {b: i for i, b in enumerate(order)}

@@ -67,7 +67,7 @@ class FolderWatch:
         stamp = self._files_stamp()
         if stamp == self._stamp:
             return False
-        progress = read_progress(self.folder, records=True)
+        progress = read_progress(self.folder, records=True, ratings=True)
         state = self._snapshot(progress, running=stamp[-1])
         self._stamp, self._records = stamp, progress.records
         if state == self.state:

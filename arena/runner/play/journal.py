@@ -16,15 +16,16 @@ import sqlite3
 import tempfile
 import time
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
 from arena.runner.game.disk import is_disk_full
-from arena.runner.play.ratings import numbered
+from arena.runner.play.checkpoint import RatingCheckpoints, RatingKeeper
+from arena.runner.play.ratings import RatingTracker, Standings, numbered
 from arena.seeds import (
     SeedKeyError,
     draw_secret_seed,
@@ -33,7 +34,8 @@ from arena.seeds import (
     seed_key_to_text,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1  # rating checkpoints (derived data, made when wanted) left it as it was
+T = TypeVar("T")
 JOURNAL = "journal.sqlite"
 #: The meta entry holding the key of the bots' seeds (a tournament's follows from its master
 #: seed, arena.seeds.tournament_key). Not part of the identity: journals written before keys
@@ -123,7 +125,7 @@ class JournalError(RuntimeError):
     format, a damaged file)."""
 
 
-class Journal:
+class Journal(RatingCheckpoints):
     """Read and write one tournament's journal."""
 
     def __init__(self, path: str | Path, readonly: bool = False, rebuild: bool = False) -> None:
@@ -151,6 +153,12 @@ class Journal:
                     raise
                 raise JournalError(damaged_message(self.path, str(exc))) from None
         self.db.row_factory = sqlite3.Row
+        #: The ratings kept up to date by :meth:`record_result` (loaded on its first call).
+        self._keeper: RatingKeeper | None = None
+        #: Whether :meth:`record_result` keeps the rating checkpoint (False once a game could
+        #: not be rated, as the readers' full replay then says; a benchmark writing a large
+        #: journal at once sets it False and calls :meth:`write_checkpoint` at the end).
+        self.keep_ratings = True
         #: Set by :meth:`bind` when it replaced an unplayed tournament's settings: what changed.
         self.rebound: list[str] = []
 
@@ -329,18 +337,25 @@ class Journal:
 
     # ------------------------------------------------------------------ results
     def record_result(self, outcome: GameOutcome, record: str, duration_s: float) -> None:
-        """Commit a finished game (its pairing becomes done) in one transaction. ``record`` is
-        the game record's path relative to the tournament folder; ``duration_s`` the time the
-        job took, start-up included."""
-        with self._tx():
-            self.db.execute(
-                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (outcome.game_id, outcome.index, json.dumps(outcome.scores),
-                 json.dumps(outcome.ranks), json.dumps(outcome.terminations),
-                 json.dumps(outcome.details), record, duration_s, time.time()),
-            )
-            self.db.execute("UPDATE pairings SET status = 'done' WHERE game_id = ?",
-                            (outcome.game_id,))
+        """Commit a finished game (its pairing becomes done, the ratings kept are brought up
+        to it: arena.runner.play.checkpoint) in one transaction. ``record`` is the game
+        record's path relative to the folder; ``duration_s`` the job's time, start-up in."""
+        try:
+            with self._tx():
+                before = self._last_mark()
+                mark = self.db.execute(
+                    "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (outcome.game_id, outcome.index, json.dumps(outcome.scores),
+                     json.dumps(outcome.ranks), json.dumps(outcome.terminations),
+                     json.dumps(outcome.details), record, duration_s, time.time()),
+                ).lastrowid
+                self.db.execute("UPDATE pairings SET status = 'done' WHERE game_id = ?",
+                                (outcome.game_id,))
+                if self.keep_ratings:
+                    self._keep(outcome, before, int(mark or 0))
+        except BaseException:
+            self._keeper = None  # it may hold the game the journal does not
+            raise
 
     def outcomes(self, as_finished: bool = False) -> list[GameOutcome]:
         """Every finished game, in the order the schedule issued them (``as_finished``: in
@@ -392,23 +407,28 @@ class Journal:
         return {r["game_id"]: r["record"]
                 for r in self.db.execute("SELECT game_id, record FROM results ORDER BY rowid")}
 
-    def progress(self, records: bool = False) -> Progress:
-        """The tournament's name and bots, its finished games, how many were issued and, for
-        a schedule fixed from the start, how many it has; with ``records``, also where each
-        game's record is."""
+    def progress(self, records: bool = False, outcomes: bool = True, ratings: bool = False
+                 ) -> Progress:
+        """The tournament's name and bots, its finished games (not ``outcomes``: none), how
+        many were issued and, for a schedule fixed from the start, how many it has; with
+        ``records``, also where each game's record is; with ``ratings``, the ratings and the
+        rating history (:meth:`ratings`, :meth:`rating_history`)."""
         meta = self.meta()
         identity = meta.get("identity", {})
         total = meta.get(GAMES_TOTAL)
+        rated = self._rated(self._rating_bots()) if ratings else None
         return Progress(
             name=identity.get("name", ""),
             bots=[b["name"] for b in identity.get("bots", [])],
-            outcomes=self.rated_outcomes(),
+            outcomes=self.rated_outcomes() if outcomes else [],
             issued=self.pairing_count(),
             total=total if type(total) is int else None,
             stopped_by=meta.get(STOPPED_BY),
             identity=identity if isinstance(identity, dict) else {},
             records=self.records() if records else {},
             unfinished=self.started_unfinished(),
+            ratings=rated.tracker if rated else None,
+            history=self.rating_history(rated.tracker.rated_games) if rated else None,
         )
 
     def _tx(self) -> _Transaction:
@@ -423,7 +443,8 @@ class Progress:
     tournament's settings as the journal holds them (game, format, seed...). ``records``: each
     finished game's record path relative to the folder, when asked for, in the order the
     games finished. ``unfinished``: the games handed out and not finished (in play while a run
-    is going)."""
+    is going). ``ratings`` and ``history``: the journal's ratings and rating history, when
+    asked for."""
 
     name: str
     bots: list[str]
@@ -434,12 +455,27 @@ class Progress:
     identity: dict[str, Any] = field(default_factory=dict)
     records: dict[str, str] = field(default_factory=dict)
     unfinished: list[Pairing] = field(default_factory=list)
+    ratings: RatingTracker | None = None
+    history: list[tuple[str, str]] | None = None
 
 
-def read_progress(folder: str | Path, records: bool = False) -> Progress:
+def read_progress(folder: str | Path, records: bool = False, ratings: bool = False) -> Progress:
     """Read a tournament's progress from the journal in ``folder`` without writing to it (also
-    while a run is writing); with ``records``, also where each game's record is. Raises
-    :class:`JournalError` if there is no usable journal."""
+    while a run is writing); with ``records``, also where each game's record is (``ratings``:
+    see :meth:`Journal.progress`). Raises :class:`JournalError` if there is no usable
+    journal."""
+    return _reading(folder, lambda journal: journal.progress(records, ratings=ratings))
+
+
+def read_standings(folder: str | Path) -> tuple[Progress, Standings]:
+    """A tournament's progress without its games (``outcomes`` is empty), and its standings,
+    read as :func:`read_progress` reads, from the rating checkpoint when one agrees with the
+    games (O(bots)), else by rating every game in memory: a reader never writes."""
+    return _reading(folder, lambda journal: (journal.progress(outcomes=False),
+                                             journal.ratings().standings()))
+
+
+def _reading(folder: str | Path, read: Callable[[Journal], T]) -> T:
     path = Path(folder) / JOURNAL
     if path.is_file() and not os.access(path.parent, os.W_OK):
         # SQLite needs to write beside a WAL journal even to read it: read a copy instead.
@@ -447,14 +483,14 @@ def read_progress(folder: str | Path, records: bool = False) -> Progress:
             for suffix in ("", "-wal"):
                 if Path(f"{path}{suffix}").is_file():
                     shutil.copyfile(f"{path}{suffix}", Path(tmp) / f"{JOURNAL}{suffix}")
-            return _read_progress(Path(tmp) / JOURNAL, shown_as=path, records=records)
-    return _read_progress(path, shown_as=path, records=records)
+            return _read(Path(tmp) / JOURNAL, path, read)
+    return _read(path, path, read)
 
 
-def _read_progress(path: Path, shown_as: Path, records: bool) -> Progress:
+def _read(path: Path, shown_as: Path, read: Callable[[Journal], T]) -> T:
     journal = Journal(path, readonly=True)
     try:
-        return journal.progress(records)
+        return read(journal)
     except sqlite3.DatabaseError as exc:
         raise JournalError(damaged_message(shown_as, str(exc))) from None
     finally:

@@ -89,13 +89,18 @@ def run_complete(folder: Path, games: int) -> bool:
         return False
 
 
-def standings_data(folder: Path, progress: Progress) -> dict[str, Any]:
+def standings_data(folder: Path, progress: Progress,
+                   table: Standings | None = None) -> dict[str, Any]:
     """A tournament's standings as one JSON-ready object (``arena standings --json``), from
     its journal's ``progress``: name, games finished, issued and scheduled (``total``, None
     when only the issued are known), whether a run completed it, why its stopping rule
-    stopped it (``stopped_by``, only when it did), and the standings' own keys."""
-    table = compute_standings(progress.bots, progress.outcomes)
-    games = len(progress.outcomes)
+    stopped it (``stopped_by``, only when it did), and the standings' own keys. ``table``:
+    the standings when read already, else the progress's ratings' (read with ``ratings``),
+    else those of its games rated anew."""
+    if table is None:
+        table = (progress.ratings.standings() if progress.ratings is not None
+                 else compute_standings(progress.bots, progress.outcomes))
+    games = table.games
     stopped = {} if progress.stopped_by is None else {"stopped_by": progress.stopped_by}
     return {"name": progress.name, "games": games, "issued": progress.issued,
             "total": progress.total, "complete": run_complete(folder, games), **stopped,

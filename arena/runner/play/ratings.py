@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -249,13 +250,19 @@ class RatingTracker:
         self._ratings: dict[str, trueskill.Rating] = {
             b: self._env.create_rating() for b in names
         }
+        # The mu and sigma each rating was made from (TrueSkill keeps precision and precision
+        # times mean, whose mu read back may differ in the last bit): a checkpoint keeps these.
+        self._made: dict[str, tuple[float, float]] = dict.fromkeys(
+            names, (TRUESKILL_MU, TRUESKILL_SIGMA))
         self._rated_games: dict[str, int] = dict.fromkeys(names, 0)
         self._tally: dict[str, _Tally] = {b: _Tally() for b in names}
         self._h2h: dict[str, dict[str, list[int]]] = {b: {} for b in names}
         self._seats: list[list[int]] = []  # per seat: [games, wins]
-        self._seen: set[int] = set()
+        # Every index added is either rated (0.._next_index-1) or pending.
         self._pending: dict[int, GameOutcome] = {}
         self._next_index = 0
+        #: If a list: each game rated is appended with its seats' new (mu, sigma) as made.
+        self.log: list[tuple[GameOutcome, list[tuple[float, float]]]] | None = None
 
     def add_bot(self, name: str) -> None:
         """Give a bot that joins later (a league's) its line, with the initial rating; a bot
@@ -264,14 +271,20 @@ class RatingTracker:
             return
         self._bots.append(name)
         self._ratings[name] = self._env.create_rating()
+        self._made[name] = (TRUESKILL_MU, TRUESKILL_SIGMA)
         self._rated_games[name] = 0
         self._tally[name] = _Tally()
         self._h2h[name] = {}
 
     @property
+    def bots(self) -> list[str]:
+        """Its bots, in the order the crosstable lists them."""
+        return list(self._bots)
+
+    @property
     def games(self) -> int:
         """Outcomes added so far."""
-        return len(self._seen)
+        return self._next_index + len(self._pending)
 
     @property
     def rated_games(self) -> int:
@@ -297,7 +310,6 @@ class RatingTracker:
         there are fewer than two seats, or a termination reason is unknown.
         """
         self._validate(outcome)
-        self._seen.add(outcome.index)
         self._count(outcome)
         self._pending[outcome.index] = outcome
         while self._next_index in self._pending:
@@ -313,7 +325,7 @@ class RatingTracker:
         where = f"game {o.game_id!r} (index {o.index})"
         if o.index < 0:
             raise ValueError(f"{where}: a negative index")
-        if o.index in self._seen:
+        if o.index < self._next_index or o.index in self._pending:
             raise ValueError(f"{where}: index {o.index} was already added")
         n = len(o.bots)
         if n < 2:
@@ -375,9 +387,12 @@ class RatingTracker:
                 sigmas[s].append(r.sigma)
         for s, bot in enumerate(o.bots):
             n = len(mus[s])
-            self._ratings[bot] = self._env.create_rating(
-                mu=math.fsum(mus[s]) / n, sigma=math.fsum(sigmas[s]) / n)
+            made = (math.fsum(mus[s]) / n, math.fsum(sigmas[s]) / n)
+            self._ratings[bot] = self._env.create_rating(mu=made[0], sigma=made[1])
+            self._made[bot] = made
             self._rated_games[bot] += 1
+        if self.log is not None:
+            self.log.append((o, [self._made[b] for b in o.bots]))
 
     def standings(self) -> Standings:
         """The standings now (a fresh value; later adds do not change it)."""
@@ -410,6 +425,63 @@ class RatingTracker:
         seats = [SeatStats(seat=s, games=g, wins=w) for s, (g, w) in enumerate(self._seats)]
         return Standings(bots=lines, crosstable=crosstable, seat_stats=seats,
                          games=self.games, rated_games=self.rated_games)
+
+
+    # ------------------------------------------------------------------ checkpoints
+    @property
+    def size(self) -> int:
+        """How many entries its state has (bots, met pairs, pending games)."""
+        return len(self._bots) + sum(map(len, self._h2h.values())) + len(self._pending)
+
+    def state(self) -> str:
+        """Everything the standings and later adds need, as compact JSON text (a journal's
+        rating checkpoint): :meth:`from_state` makes the same tracker again, bit for bit."""
+        at = {b: i for i, b in enumerate(self._bots)}
+        t = self._tally
+        return json.dumps({
+            "version": STATE_VERSION, "bots": self._bots,
+            "made": [self._made[b] for b in self._bots],
+            "rated": [self._rated_games[b] for b in self._bots],
+            "tally": [[t[b].games, t[b].wins, t[b].rank_sum, t[b].rank_sq, t[b].score_sum,
+                       t[b].score_sq, [t[b].failures[k] for k in FAILURES]]
+                      for b in self._bots],
+            "h2h": [[at[a], at[b], *rec] for a in self._bots
+                    for b, rec in self._h2h[a].items()],
+            "seats": self._seats,
+            "next": self._next_index, "pending": [o.to_list() for o in self._pending.values()],
+        }, separators=(",", ":"))
+
+    @classmethod
+    def from_state(cls, text: str, bots: Sequence[str] = ()) -> RatingTracker:
+        """The tracker whose :meth:`state` is ``text`` (ValueError if it is none), its bots
+        in the order of ``bots``, then the state's others."""
+        try:
+            d = json.loads(text)
+            if d.get("version") != STATE_VERSION:
+                raise ValueError(f"not a rating state: version {d.get('version')!r}")
+            names = list(d["bots"])
+            tracker = cls([*dict.fromkeys([*bots, *names])])
+            for i, b in enumerate(names):
+                mu, sigma = (float(x) for x in d["made"][i])
+                tracker._made[b] = (mu, sigma)
+                tracker._ratings[b] = tracker._env.create_rating(mu=mu, sigma=sigma)
+                tracker._rated_games[b] = int(d["rated"][i])
+                games, wins, rsum, rsq, ssum, ssq, failures = d["tally"][i]
+                tracker._tally[b] = _Tally(games, wins, rsum, rsq, ssum, ssq,
+                                           dict(zip(FAILURES, failures, strict=True)))
+            for a, b, *rec in d["h2h"]:
+                tracker._h2h[names[a]][names[b]] = [int(x) for x in rec]
+            tracker._seats = [[int(g), int(w)] for g, w in d["seats"]]
+            tracker._next_index = int(d["next"])
+            for p in d["pending"]:
+                o = GameOutcome.from_list(p)
+                tracker._pending[o.index] = o
+        except (KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise ValueError(f"not a rating state: {exc!r}") from None
+        return tracker
+
+
+STATE_VERSION = 1  # the format of RatingTracker.state
 
 
 def compute_standings(bots: Sequence[str], outcomes: Iterable[GameOutcome]) -> Standings:

@@ -1,0 +1,256 @@
+"""The rating checkpoint a tournament's journal keeps beside its results: the ratings and
+statistics after the games recorded so far (:meth:`~arena.runner.play.ratings.RatingTracker.state`),
+written in the transaction of a game's result and read back in O(bots) by ``arena standings``
+and ``arena league standings`` instead of rating every game again.
+
+The games stay the single source of truth. A checkpoint is trusted only if it agrees with them,
+cheaply checked on reading: its digest matches its state, the results numbered up to the last
+one it covers are as many as it says and end with the game it names, and its state counts as
+many games. Games recorded after it (by a version without checkpoints, or between two of a
+league's) are rated by the reader; one that disagrees or is missing is rebuilt from every game
+(in memory only when the journal is open read-only: a reader never writes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arena.results import GameOutcome
+from arena.runner.play.ratings import RatingTracker
+
+#: The ratings after the games numbered up to ``mark`` (``results`` of them, the last one's
+#: game ``last_game``), as :meth:`arena.runner.play.ratings.RatingTracker.state` writes them,
+#: with their digest; and the rating history: each rated game's seats' new (mu, sigma), by its
+#: place ``k`` in the order rated (what the report's rating curves need). Made with the first
+#: game recorded, not on opening: a journal that only is opened (a finished tournament run
+#: again) stays byte for byte as it was.
+_CHECKPOINT = """
+CREATE TABLE IF NOT EXISTS checkpoint (
+    id        INTEGER PRIMARY KEY CHECK (id = 1),
+    mark      INTEGER NOT NULL,
+    results   INTEGER NOT NULL,
+    last_game TEXT NOT NULL,
+    state     TEXT NOT NULL,
+    digest    TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rating_history (
+    k       INTEGER PRIMARY KEY,
+    game_id TEXT NOT NULL,
+    made    TEXT NOT NULL
+);
+"""
+
+#: A checkpoint of the ratings is written with a game's result once the games since the last
+#: one, times this, reach the size of the ratings' state (bots + pairs that met): with every
+#: game while the state is small (a tournament's), every few hundred games in a league of a
+#: thousand bots, where writing the whole state with every game would cost more than the game.
+#: A reader rates the games after the checkpoint itself, so it costs O(bots) either way.
+CHECKPOINT_RATIO = 256
+
+
+def state_digest(text: str) -> str:
+    """The digest a checkpoint keeps of its state, to know it was read as written."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class RatingCheckpoints:
+    """The checkpoint's part of :class:`~arena.runner.play.journal.Journal`."""
+
+    db: sqlite3.Connection
+    _keeper: RatingKeeper | None
+    keep_ratings: bool
+    meta: Callable[[], dict[str, Any]]
+    _tx: Callable[[], Any]
+    finished_after: Callable[[int], list[tuple[int, GameOutcome]]]
+    results_through: Callable[[int], tuple[int, str | None]]
+
+    def _make_tables(self) -> None:
+        for ddl in _CHECKPOINT.split(";")[:-1]:  # within the caller's transaction
+            self.db.execute(ddl)
+
+    def _last_mark(self) -> int:
+        return int(self.db.execute("SELECT COALESCE(MAX(rowid), 0) FROM results").fetchone()[0])
+
+    def _keep(self, outcome: GameOutcome, before: int, mark: int) -> None:
+        """Rate the game just recorded (numbered ``mark``; the last result before it was
+        numbered ``before``), add the games it let be rated to the rating history and, when
+        due, write the checkpoint, in the result's transaction."""
+        keeper = self._keeper
+        try:
+            if keeper is None or keeper.mark != before:
+                self._make_tables()
+                # The first game of this run, or another writer's came between: read the
+                # checkpoint again (the new game included).
+                keeper = self._keeper = self._rated(self._rating_bots(), log=True)
+                keeper.since = CHECKPOINT_RATIO * keeper.tracker.size  # write it now
+                self._start_history(keeper)
+            else:
+                keeper.add(outcome, mark)
+        except ValueError:
+            # A game the ratings refuse (an unknown bot): no checkpoint, so every reader
+            # replays the games and reports it.
+            self.db.execute("DELETE FROM checkpoint")
+            self._keeper, self.keep_ratings = None, False
+            return
+        log = keeper.tracker.log
+        if log:
+            if keeper.history:
+                self._extend_history(log)
+            log.clear()
+        keeper.since += 1
+        if keeper.since * CHECKPOINT_RATIO >= keeper.tracker.size:
+            state = keeper.tracker.state()
+            self.db.execute("INSERT OR REPLACE INTO checkpoint VALUES (1, ?, ?, ?, ?, ?)",
+                            (keeper.mark, keeper.results, keeper.last, state,
+                             state_digest(state)))
+            keeper.since = 0
+
+    def _start_history(self, keeper: RatingKeeper) -> None:
+        """Decide whether ``keeper``'s games can extend the rating history: after a rating of
+        every game it is written anew; after a checkpoint it goes on if it holds exactly the
+        games rated before those the keeper rated since, else it stays as it is (the report
+        does not use a history that disagrees with the games)."""
+        log = keeper.tracker.log or []
+        rated = keeper.tracker.rated_games
+        if keeper.whole:
+            self.db.execute("DELETE FROM rating_history")
+            keeper.history = True
+            return
+        count, top = self.db.execute(
+            "SELECT COUNT(*), COALESCE(MAX(k), 0) FROM rating_history").fetchone()
+        keeper.history = count == top == rated - len(log)
+
+    def write_checkpoint(self, tracker: RatingTracker | None = None) -> None:
+        """Write the checkpoint of every game recorded: ``tracker``'s ratings, which must be
+        those of every game (:func:`~arena.runner.play.ratings.compute_standings` over
+        :meth:`rated_outcomes`), or None to bring the checkpoint up to date from the games.
+        The rating history is written anew too when every game was rated here (``tracker``
+        logging from its first game)."""
+        with self._tx():
+            self._make_tables()
+            if tracker is None:
+                kept = self._rated(self._rating_bots(), log=True)
+                tracker, mark, results, last = kept.tracker, kept.mark, kept.results, kept.last
+            else:
+                mark = self._last_mark()
+                results, last = self.results_through(mark)
+            if last is None:
+                return
+            log = tracker.log
+            if log is not None and len(log) == tracker.rated_games:
+                self.db.execute("DELETE FROM rating_history")
+                self._extend_history(log)
+            state = tracker.state()
+            self.db.execute("INSERT OR REPLACE INTO checkpoint VALUES (1, ?, ?, ?, ?, ?)",
+                            (mark, results, last, state, state_digest(state)))
+        self._keeper = None
+
+    def _extend_history(self, log: list[tuple[GameOutcome, list[tuple[float, float]]]]) -> None:
+        self.db.executemany("INSERT INTO rating_history VALUES (?, ?, ?)",
+                            [(o.index + 1, o.game_id, json.dumps(made)) for o, made in log])
+        log.clear()
+
+    def forget_ratings(self) -> None:
+        """Drop the ratings kept in memory (after deleting results)."""
+        self._keeper = None
+
+    def _by_finish(self) -> bool:
+        """Whether the ratings take the games in the order they finished (a league's) rather
+        than the order the schedule issued them (a tournament's); see :meth:`rated_outcomes`."""
+        return bool(self.meta().get("identity", {}).get("kind") == "league")
+
+    def _rating_bots(self) -> list[str]:
+        identity = self.meta().get("identity", {})
+        return [b["name"] for b in identity.get("bots", [])] if isinstance(identity, dict) else []
+
+    def _checkpoint(self, bots: Sequence[str]) -> tuple[RatingTracker, int, int, str] | None:
+        """The checkpoint's ratings, bots in the order of ``bots``, and the results they
+        cover (the last one's number, how many, the last one's game), if the journal holds a
+        checkpoint that agrees with its results: its digest matches its state and the results
+        numbered up to its last are still the ones it covers. None otherwise."""
+        try:
+            row = self.db.execute("SELECT mark, results, last_game, state, digest "
+                                  "FROM checkpoint WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:  # a journal written before checkpoints, read-only
+            return None
+        if row is None or state_digest(row["state"]) != row["digest"]:
+            return None
+        if self.results_through(row["mark"]) != (row["results"], row["last_game"]):
+            return None
+        try:
+            tracker = RatingTracker.from_state(row["state"], bots)
+        except ValueError:
+            return None
+        if tracker.games != row["results"]:  # a state of other games than it claims
+            return None
+        return tracker, int(row["mark"]), int(row["results"]), str(row["last_game"])
+
+    def _rated(self, bots: Sequence[str], log: bool = False) -> RatingKeeper:
+        """The ratings of every game: the checkpoint's, brought up to date with the games
+        after it, or (none that agrees) those of every game (``whole``). Also the results
+        covered. ``log``: the tracker logs the games it rates here."""
+        found = self._checkpoint(bots)
+        whole = found is None
+        if found is None:
+            tracker, mark, results, last = RatingTracker(bots), 0, 0, None
+        else:
+            tracker, mark, results, last = found
+        if log:
+            tracker.log = []
+        keeper = RatingKeeper(tracker, mark, results, last, self._by_finish(), whole)
+        for m, o in self.finished_after(mark):
+            keeper.add(o, m)
+        return keeper
+
+    def rated(self) -> tuple[RatingTracker, int, int, str | None]:
+        """:meth:`ratings`, and the results they cover: the last one's number, how many, and
+        the last one's game (None: no game yet)."""
+        keeper = self._rated(self._rating_bots())
+        return keeper.tracker, keeper.mark, keeper.results, keeper.last
+
+    def ratings(self) -> RatingTracker:
+        """The ratings and statistics of every finished game (what :meth:`rated_outcomes`
+        would give :func:`~arena.runner.play.ratings.compute_standings`, bit for bit), from
+        the checkpoint when one agrees with the games: O(bots + games after it)."""
+        return self._rated(self._rating_bots()).tracker
+
+    def rating_history(self, games: int) -> list[tuple[str, str]] | None:
+        """The rating history of ``games`` games: each rated game's id and its seats' new
+        (mu, sigma) as made (JSON text), in the order rated; None if the journal holds
+        another number of them (or none at all)."""
+        try:
+            rows = self.db.execute("SELECT game_id, made FROM rating_history ORDER BY k")
+            history = [(str(g), str(m)) for g, m in rows]
+        except sqlite3.OperationalError:  # a journal written before the history
+            return None
+        return history if len(history) == games else None
+
+
+class RatingKeeper:
+    """Ratings and the results they cover: the last one's number (``mark``), how many, and
+    the last one's game. ``since``: games added since the checkpoint was written."""
+
+    def __init__(self, tracker: RatingTracker, mark: int, results: int, last: str | None,
+                 by_finish: bool, whole: bool = False) -> None:
+        self.tracker, self.mark, self.results, self.last = tracker, mark, results, last
+        self.by_finish, self.whole = by_finish, whole
+        self.since = 0
+        #: Whether the games it rates extend the journal's rating history.
+        self.history = False
+
+    def add(self, o: GameOutcome, mark: int) -> None:
+        if self.by_finish:
+            # A league's games are rated in the order they finished, numbered from 0, and
+            # its bot versions join as they come.
+            for bot in o.bots:
+                self.tracker.add_bot(bot)
+            o = dataclasses.replace(o, index=self.results)
+        self.tracker.add(o)
+        self.mark, self.results, self.last = mark, self.results + 1, o.game_id
+
+
