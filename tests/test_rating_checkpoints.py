@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.results import Pairing
-from arena.runner.play.journal import JOURNAL, Journal, read_progress, read_standings
+from arena.runner.play.journal import JOURNAL, Journal
 from arena.runner.play.ratings import RatingTracker, compute_standings
+from arena.runner.play.reading import read_progress, read_standings
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes
 
 LEADERBOARDS = Path(__file__).resolve().parent.parent / "leaderboards"

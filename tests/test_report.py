@@ -18,8 +18,9 @@ from arena.cli.main import app
 from arena.protocol.messages import Termination
 from arena.report.charts import rating_curves
 from arena.results import GameOutcome, Pairing
-from arena.runner.play.journal import JOURNAL, Journal, read_progress
+from arena.runner.play.journal import JOURNAL, Journal
 from arena.runner.play.ratings import compute_standings
+from arena.runner.play.reading import read_progress
 from arena.stats.match import match
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes
 from arena.stats.tables import head_to_head

@@ -6,7 +6,7 @@ The journal is a real SQLite file of synthetic games (:func:`arena.bench.stats.w
 written at once without checkpoints (its writing is timed apart and not counted). The full
 replay is what ``arena standings`` did before checkpoints: read every game, rate every game.
 Its tracker then becomes the journal's checkpoint and history, and ``arena standings``'
-reading (:func:`~arena.runner.play.journal.read_standings`) is timed, its standings checked to
+reading (:func:`~arena.runner.play.reading.read_standings`) is timed, its standings checked to
 be the replay's byte for byte; with ``report``, the report's page (without replay pages) is
 made both ways and timed, and the two pages compared byte for byte.
 """
@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.bench.stats import write_journal
-from arena.runner.play.journal import JOURNAL, Journal, read_progress, read_standings
+from arena.runner.play.journal import JOURNAL, Journal
 from arena.runner.play.ratings import RatingTracker
+from arena.runner.play.reading import read_progress, read_standings
 
 #: The issue's targets at a million games, in seconds.
 STANDINGS_TARGET_S = 2.0

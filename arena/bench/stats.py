@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.results import Pairing
-from arena.runner.play.journal import JOURNAL, Journal, read_progress
+from arena.runner.play.journal import JOURNAL, Journal
+from arena.runner.play.reading import read_progress
 from arena.stats.plackett_luce import plackett_luce
 from arena.stats.summary import tournament_stats
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes

@@ -30,8 +30,9 @@ def report(
     from arena.report.html import build_report
     from arena.report.pages import write_pages
     from arena.runner.game.disk import write_atomic
-    from arena.runner.play.journal import JournalError, read_progress
+    from arena.runner.play.journal import JournalError
     from arena.runner.play.outputs import run_complete
+    from arena.runner.play.reading import read_progress
 
     if not folder.is_dir():
         fail(f"{folder}: no such folder")

@@ -31,7 +31,8 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 def _read(folder: Path) -> Progress:
     """The tournament's progress with at least one finished game, or a one-line error."""
-    from arena.runner.play.journal import JournalError, read_progress
+    from arena.runner.play.journal import JournalError
+    from arena.runner.play.reading import read_progress
 
     try:
         progress = read_progress(folder)

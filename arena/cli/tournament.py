@@ -189,8 +189,9 @@ def standings(
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
     """Print a tournament's standings from its journal (also while it is running)."""
-    from arena.runner.play.journal import JournalError, read_standings
+    from arena.runner.play.journal import JournalError
     from arena.runner.play.live import standings_table
+    from arena.runner.play.reading import read_standings
 
     try:
         progress, table = read_standings(folder)

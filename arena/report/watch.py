@@ -18,9 +18,10 @@ from arena.league.config import CONFIG, LeagueConfig, load_league
 from arena.league.runner import LeagueRatings
 from arena.league.standings import standings_data as league_standings
 from arena.runner.game.disk import LOCK_FILE, lock_held
-from arena.runner.play.journal import JOURNAL, JournalError, Progress, read_progress
+from arena.runner.play.journal import JOURNAL, JournalError, Progress
 from arena.runner.play.outputs import JSON_NAME
 from arena.runner.play.outputs import standings_data as tournament_standings
+from arena.runner.play.reading import read_progress
 from arena.stats.common import rounded
 
 #: The finished games a snapshot lists, the latest first (the page links each to its replay).

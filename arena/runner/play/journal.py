@@ -10,22 +10,19 @@ a runner killed at any moment (SIGKILL included) loses no committed game, and re
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sqlite3
-import tempfile
 import time
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
 from arena.runner.game.disk import is_disk_full
 from arena.runner.play.checkpoint import RatingCheckpoints, RatingKeeper
-from arena.runner.play.ratings import RatingTracker, Standings, numbered
+from arena.runner.play.ratings import RatingTracker, numbered
 from arena.seeds import (
     SeedKeyError,
     draw_secret_seed,
@@ -35,7 +32,6 @@ from arena.seeds import (
 )
 
 SCHEMA_VERSION = 1  # rating checkpoints (derived data, made when wanted) left it as it was
-T = TypeVar("T")
 JOURNAL = "journal.sqlite"
 #: The meta entry holding the key of the bots' seeds (a tournament's follows from its master
 #: seed, arena.seeds.tournament_key). Not part of the identity: journals written before keys
@@ -457,44 +453,6 @@ class Progress:
     unfinished: list[Pairing] = field(default_factory=list)
     ratings: RatingTracker | None = None
     history: list[tuple[str, str]] | None = None
-
-
-def read_progress(folder: str | Path, records: bool = False, ratings: bool = False) -> Progress:
-    """Read a tournament's progress from the journal in ``folder`` without writing to it (also
-    while a run is writing); with ``records``, also where each game's record is (``ratings``:
-    see :meth:`Journal.progress`). Raises :class:`JournalError` if there is no usable
-    journal."""
-    return _reading(folder, lambda journal: journal.progress(records, ratings=ratings))
-
-
-def read_standings(folder: str | Path) -> tuple[Progress, Standings]:
-    """A tournament's progress without its games (``outcomes`` is empty), and its standings,
-    read as :func:`read_progress` reads, from the rating checkpoint when one agrees with the
-    games (O(bots)), else by rating every game in memory: a reader never writes."""
-    return _reading(folder, lambda journal: (journal.progress(outcomes=False),
-                                             journal.ratings().standings()))
-
-
-def _reading(folder: str | Path, read: Callable[[Journal], T]) -> T:
-    path = Path(folder) / JOURNAL
-    if path.is_file() and not os.access(path.parent, os.W_OK):
-        # SQLite needs to write beside a WAL journal even to read it: read a copy instead.
-        with tempfile.TemporaryDirectory(prefix="arena-journal-") as tmp:
-            for suffix in ("", "-wal"):
-                if Path(f"{path}{suffix}").is_file():
-                    shutil.copyfile(f"{path}{suffix}", Path(tmp) / f"{JOURNAL}{suffix}")
-            return _read(Path(tmp) / JOURNAL, path, read)
-    return _read(path, path, read)
-
-
-def _read(path: Path, shown_as: Path, read: Callable[[Journal], T]) -> T:
-    journal = Journal(path, readonly=True)
-    try:
-        return read(journal)
-    except sqlite3.DatabaseError as exc:
-        raise JournalError(damaged_message(shown_as, str(exc))) from None
-    finally:
-        journal.close()
 
 
 def _pairings(rows: Sequence[sqlite3.Row]) -> list[Pairing]:

@@ -1,0 +1,56 @@
+"""Reading a tournament's journal as a reader does (``arena standings``, ``report``, ``stats``,
+``serve``): without writing to it, also while a run is writing, also from a folder the reader
+may not write in."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from arena.runner.play.journal import JOURNAL, Journal, JournalError, Progress, damaged_message
+from arena.runner.play.ratings import Standings
+
+T = TypeVar("T")
+
+
+def read_progress(folder: str | Path, records: bool = False, ratings: bool = False) -> Progress:
+    """Read a tournament's progress from the journal in ``folder`` without writing to it (also
+    while a run is writing); with ``records``, also where each game's record is (``ratings``:
+    see :meth:`Journal.progress`). Raises :class:`JournalError` if there is no usable
+    journal."""
+    return _reading(folder, lambda journal: journal.progress(records, ratings=ratings))
+
+
+def read_standings(folder: str | Path) -> tuple[Progress, Standings]:
+    """A tournament's progress without its games (``outcomes`` is empty), and its standings,
+    read as :func:`read_progress` reads, from the rating checkpoint when one agrees with the
+    games (O(bots)), else by rating every game in memory: a reader never writes."""
+    return _reading(folder, lambda journal: (journal.progress(outcomes=False),
+                                             journal.ratings().standings()))
+
+
+def _reading(folder: str | Path, read: Callable[[Journal], T]) -> T:
+    path = Path(folder) / JOURNAL
+    if path.is_file() and not os.access(path.parent, os.W_OK):
+        # SQLite needs to write beside a WAL journal even to read it: read a copy instead.
+        with tempfile.TemporaryDirectory(prefix="arena-journal-") as tmp:
+            for suffix in ("", "-wal"):
+                if Path(f"{path}{suffix}").is_file():
+                    shutil.copyfile(f"{path}{suffix}", Path(tmp) / f"{JOURNAL}{suffix}")
+            return _read(Path(tmp) / JOURNAL, path, read)
+    return _read(path, path, read)
+
+
+def _read(path: Path, shown_as: Path, read: Callable[[Journal], T]) -> T:
+    journal = Journal(path, readonly=True)
+    try:
+        return read(journal)
+    except sqlite3.DatabaseError as exc:
+        raise JournalError(damaged_message(shown_as, str(exc))) from None
+    finally:
+        journal.close()
