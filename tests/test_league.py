@@ -17,12 +17,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import served
 from test_tournament_e2e import (
     EXAMPLES,
     TAG_VAR,
@@ -284,6 +286,16 @@ def test_two_versions_of_one_bot_meet_and_a_league_folder_answers_stats_and_comp
     assert figures["games"] == 4 and figures["pairs"] == 2
     r = arena("stats", str(league), "--json", real=True)
     assert r.returncode == 0 and json.loads(r.stdout)["games"] == 4, r.stderr
+    # arena serve's page of the league: its standings, the same as league standings --json,
+    # and each finished game's replay.
+    shown = json.loads(arena("league", "standings", str(league), "--json").stdout)
+    with served(league) as url, urllib.request.urlopen(url + "state.json", timeout=20) as got:
+        state = json.loads(got.read())
+        assert (state["kind"], state["games"]) == ("league", 4)
+        assert [b["name"] for b in state["standings"]] == [
+            b["name"] for b in shown["standings"]["bots"]]
+        with urllib.request.urlopen(f"{url}games/{games[0][0]}", timeout=20) as page:
+            assert page.status == 200 and b"random-py@2.0" in page.read()
 
     watching = arena.start("league", "standings", str(league), "--watch")
     # Without a terminal the table is printed again whenever a game is added.
