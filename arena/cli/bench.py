@@ -52,8 +52,9 @@ def bench_engine_cmd(
     seed: Seed = 0,
     as_json: AsJson = False,
     peer: Annotated[Path | None, typer.Option(
-        exists=True, help="Also run the peer Agricola engine (AgricolaBot) from this repository "
-        "(a checkout or a bare git directory) and print Arena ÷ peer.")] = None,
+        exists=True, help="Also run the game's peer engine from this repository (a checkout or "
+        "a bare git directory): AgricolaBot for agricola, StoneAgeAI for stoneage; and print "
+        "Arena ÷ peer.")] = None,
     peer_python: Annotated[str | None, typer.Option(
         envvar="ARENA_PEER_PYTHON", help="Python with the peer's dependencies (numpy).")] = None,
     option: GameOptions = None,
@@ -69,9 +70,14 @@ def bench_engine_cmd(
         fail("--games must be at least 1")
     options = game_options(g, option)
     chosen = g.canonical_options(options)
-    if chosen and peer is not None:
-        fail("--peer plays the peer's Family game: it compares with the default options only "
-             "(drop --option)")
+    if peer is not None:
+        from arena.bench.peers import PEERS
+
+        if g.name not in PEERS:
+            fail(f"no peer engine for {g.name}: --peer is for {' and '.join(sorted(PEERS))}")
+        if chosen:
+            fail("--peer plays the peer's own game: it compares with the default options only "
+                 "(drop --option)")
     figures = bench_engine(g, players, games_, seed, options)
     title = f"engine benchmark: {g.name}, {players} players, {games_} games"
     rows = [
@@ -113,10 +119,11 @@ def _engine_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json: bool) -> None:
     """The peer engine with the same players, games and seed; its figures and Arena ÷ peer."""
-    from arena.bench.peers import peer_agricola, peer_ratios
+    from arena.bench.peers import peer_engine, peer_ratios
 
     try:
-        p = peer_agricola(repo, figures["players"], figures["games"], figures["seed"], python)
+        p = peer_engine(figures["game"], repo, figures["players"], figures["games"],
+                        figures["seed"], python)
     except RuntimeError as exc:
         fail(str(exc))
     figures["peer"], figures["ratios"] = p, peer_ratios(figures, p)
@@ -127,8 +134,12 @@ def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json
     if p["players"] != figures["players"]:
         title += (f"\n(unlike games: Arena's had {figures['players']} players; "
                   f"-n {p['players']} compares like with like)")
+    failures = []
+    if p.get("failed_games"):
+        failures = [("games the peer's own errors ended early", f"{p['failed_games']:,}")]
     _print_figures(title, figures, [
         *_engine_rows(p),
+        *failures,
         ("set-up per game (in the play)", f"{p['setup_milliseconds']:.2f} ms"),
         ("import (not timed)", f"{p['import_seconds']:.2f} s"),
         ("wall time", f"{p['seconds']:.2f} s"),
