@@ -89,8 +89,8 @@ def test_an_import_failure_in_the_peer_is_one_line_and_leaves_no_copy(
 
 def test_the_cli_reports_a_peer_failure_with_exit_code_2(tmp_path: Path) -> None:
     repo = _broken_checkout(tmp_path / "repo")
-    r = CliRunner().invoke(app, ["bench", "engine", "-g", "1", "--peer", str(repo),
-                                 "--peer-python", sys.executable, "--json"])
+    r = CliRunner().invoke(app, ["bench", "engine", "--game", "agricola", "-n", "2", "-g", "1",
+                                 "--peer", str(repo), "--peer-python", sys.executable, "--json"])
     assert r.exit_code == 2
     assert "cannot import the peer engine" in r.output
 
@@ -145,7 +145,7 @@ def test_peer_games_from_a_checkout_are_the_same_games(tmp_path: Path) -> None:
 
 @needs_peer
 def test_the_cli_nests_the_peer_and_the_ratios_in_its_json() -> None:
-    r = CliRunner().invoke(app, ["bench", "engine", "--game", "stoneage", "-n", "2", "-g", "2",
+    r = CliRunner().invoke(app, ["bench", "engine", "--game", "agricola", "-n", "2", "-g", "2",
                                  "--peer", str(MIRROR), "--peer-python", str(PEER_PYTHON),
                                  "--json"])
     assert r.exit_code == 0, r.output

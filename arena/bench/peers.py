@@ -200,6 +200,11 @@ class Peer:
     #: a one-line description of what ran, from the driver's report
     describe: Callable[[dict[str, Any]], str]
 
+    @property
+    def a_name(self) -> str:
+        """The name with its article, for messages ("an AgricolaBot")."""
+        return ("an " if self.name[0] in "AEIOU" else "a ") + self.name
+
 
 def _agricola_config(raw: dict[str, Any]) -> str:
     modes = "/".join(m.lower() for m in raw["modes"])
@@ -332,7 +337,7 @@ def _extract(peer: Peer, repo: Path, dest: Path) -> str | None:
     if (repo / peer.paths[0]).exists():
         return _extract_checkout(peer, repo, dest)
     raise RuntimeError(
-        f"not a {peer.name} repository (no {peer.paths[0]} and not a bare git directory): {repo}"
+        f"not {peer.a_name} repository (no {peer.paths[0]} and not a bare git directory): {repo}"
     )
 
 
@@ -356,9 +361,9 @@ def _extract_bare(peer: Peer, repo: Path, dest: Path) -> str:
     """Unpack the engine's paths at ``HEAD`` of a bare repository into ``dest``."""
     commit = _git(repo, "rev-parse", "HEAD").decode().strip()
     listed = _git(repo, "ls-tree", "--name-only", commit, *peer.paths).decode().splitlines()
-    missing = sorted({rel.split("/")[0] for rel in peer.paths} - set(listed))
+    missing = [rel for rel in peer.paths if rel not in listed]
     if missing:
-        raise RuntimeError(f"not a {peer.name} repository ({', '.join(missing)} missing at "
+        raise RuntimeError(f"not {peer.a_name} repository ({', '.join(missing)} missing at "
                            f"HEAD): {repo}")
     archive = _git(repo, "archive", "--format=tar", commit, *peer.paths)
     dest.mkdir(parents=True)
@@ -372,7 +377,7 @@ def _extract_checkout(peer: Peer, repo: Path, dest: Path) -> str | None:
     for rel in peer.paths:
         source, target = repo / rel, dest / rel
         if not source.exists():
-            raise RuntimeError(f"not a {peer.name} checkout, {rel} is missing: {repo}")
+            raise RuntimeError(f"not {peer.a_name} checkout, {rel} is missing: {repo}")
         if source.is_dir():
             shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
         else:
