@@ -6,7 +6,7 @@ a card or a building is bought (or declined) with a payment, and a card's top ef
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, compress
 
 from arena.engine.stoneage.components import (
     B_FIXED,
@@ -116,7 +116,7 @@ class ResolutionRules(StoneAgeStateBase):
         while self._turn < n:
             p = (self._start + self._turn) % n
             base = p * NUM_PLACES
-            moves = [RESOLVE_KEYS[q] for q in range(NUM_PLACES) if placed[base + q]]
+            moves = list(compress(RESOLVE_KEYS, placed[base : base + NUM_PLACES]))
             if moves:
                 self._cur = p
                 self._pend = None
@@ -130,8 +130,7 @@ class ResolutionRules(StoneAgeStateBase):
     def _continue(self, p: int) -> None:
         """After one place of ``p`` is fully resolved: their next place, or the next player."""
         base = p * NUM_PLACES
-        placed = self._placed
-        moves = [RESOLVE_KEYS[q] for q in range(NUM_PLACES) if placed[base + q]]
+        moves = list(compress(RESOLVE_KEYS, self._placed[base : base + NUM_PLACES]))
         if moves:
             self._cur = p
             self._pend = None

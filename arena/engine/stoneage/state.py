@@ -12,6 +12,7 @@ See ``RULES.md`` beside this file for the rules and the rulings.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from itertools import compress
 from typing import Any
 
 from arena.engine.api import Game
@@ -44,6 +45,7 @@ from arena.engine.stoneage.moves import (
     RESOLVE,
     RESOLVE_KEYS,
     TOOLS,
+    actions_of,
     key_to_action,
 )
 from arena.engine.stoneage.phases import (
@@ -133,6 +135,12 @@ class StoneAgeState(
     def action_of(self, key: Hashable) -> dict[str, Any]:
         return key_to_action(key)  # type: ignore[arg-type]
 
+    def legal_actions(self) -> list[dict[str, Any]]:
+        return actions_of(self._moves)
+
+    def num_legal(self) -> int:
+        return len(self._moves)
+
     def _apply_key(self, key: Hashable) -> None:
         self._do(key)  # type: ignore[arg-type]
         self._settle()
@@ -142,7 +150,8 @@ class StoneAgeState(
         if type(index) is not int or not 0 <= index < len(moves):
             super().apply_index(index)  # raises IllegalActionError with the message
         self._do(moves[index])
-        self._settle()
+        while len(self._moves) == 1:  # _settle, spelled out on the hottest path
+            self._do(self._moves[0])
 
     def clone(self) -> StoneAgeState:
         c = StoneAgeState.__new__(StoneAgeState)
@@ -235,7 +244,7 @@ class StoneAgeState(
         pend = self._pend
         if pend is None:
             base = p * NUM_PLACES
-            return [RESOLVE_KEYS[q] for q in range(NUM_PLACES) if self._placed[base + q]]
+            return list(compress(RESOLVE_KEYS, self._placed[base : base + NUM_PLACES]))
         kind = pend[0]
         if kind == PD_TOOLS:
             return tool_options(sum(pend[2]), DIVISOR[pend[1]], self._tfree[p], self._one_use[p])
