@@ -82,6 +82,7 @@ setup_seconds = 0.0
 modes, players = set(), set()
 g = 0
 t0 = time.perf_counter()
+c0 = time.process_time()
 try:
     for g in range(games):
         rng = random.Random(seed + g)
@@ -105,6 +106,7 @@ except Exception as exc:
     sys.exit(3)
 report({
     "seconds": time.perf_counter() - t0,
+    "cpu_seconds": time.process_time() - c0,
     "import_seconds": import_seconds,
     "setup_seconds": setup_seconds,
     "decisions": decisions,
@@ -151,6 +153,7 @@ first_failure = None
 setup_seconds = 0.0
 players = set()
 t0 = time.perf_counter()
+c0 = time.process_time()
 for g in range(games):
     rng = random.Random(seed + g)
     random.seed(f"chance/{seed + g}")
@@ -176,6 +179,7 @@ if failed == games:
     sys.exit(3)
 report({
     "seconds": time.perf_counter() - t0,
+    "cpu_seconds": time.process_time() - c0,
     "import_seconds": import_seconds,
     "setup_seconds": setup_seconds,
     "decisions": decisions,
@@ -311,18 +315,24 @@ def _run_peer(peer: Peer, repo: Path, players: int, games: int, seed: int,
 
 
 def peer_ratios(arena: dict[str, Any], peer: dict[str, Any]) -> dict[str, float]:
-    """Arena ÷ peer for games per second and decisions per second (above 1: Arena is faster).
+    """Arena ÷ peer for games per second and decisions per second (above 1: Arena is faster),
+    and for decisions per CPU second when both figures have it.
 
     Games per second are recomputed from the games and the wall time, which are rounded less
     than the per-second figures."""
     arena_gps = arena["games"] / arena["seconds"]
     peer_gps = peer["games"] / peer["seconds"]
-    return {
+    ratios = {
         "games_per_second": round(arena_gps / peer_gps, 2),
         "decisions_per_second": round(
             arena["decisions_per_second"] / peer["decisions_per_second"], 2
         ),
     }
+    if "decisions_per_cpu_second" in arena and "decisions_per_cpu_second" in peer:
+        ratios["decisions_per_cpu_second"] = round(
+            arena["decisions_per_cpu_second"] / peer["decisions_per_cpu_second"], 2
+        )
+    return ratios
 
 
 def _is_bare_git(path: Path) -> bool:
@@ -439,6 +449,8 @@ def _figures(
         "games_per_second": round(games / elapsed, 1),
         "decisions_per_second": round(raw["decisions"] / elapsed),
         "decisions_per_game": round(raw["decisions"] / games, 1),
+        "cpu_seconds": round(raw["cpu_seconds"], 3),
+        "decisions_per_cpu_second": round(raw["decisions"] / raw["cpu_seconds"]),
         "clone_microseconds": None,
         "dict_path_decisions_per_second": None,
         "steps_per_game": round(raw["steps"] / games, 1),

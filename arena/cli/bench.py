@@ -84,6 +84,10 @@ def bench_engine_cmd(
         *_engine_rows(figures),
         ("decisions per second, building action dicts",
          f"{figures['dict_path_decisions_per_second']:,}"),
+        ("decisions per CPU second", f"{figures['decisions_per_cpu_second']:,}"),
+        ("decisions per CPU second, building action dicts",
+         f"{figures['dict_path_decisions_per_cpu_second']:,}"),
+        ("building action dicts ÷ not, per CPU second", f"{figures['dict_path_to_engine']:.2f}"),
         ("wall time", f"{figures['seconds']:.2f} s"),
     ]
     if chosen:
@@ -141,11 +145,14 @@ def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json
         *_engine_rows(p),
         *failures,
         ("set-up per game (in the play)", f"{p['setup_milliseconds']:.2f} ms"),
+        ("decisions per CPU second", f"{p['decisions_per_cpu_second']:,}"),
         ("import (not timed)", f"{p['import_seconds']:.2f} s"),
         ("wall time", f"{p['seconds']:.2f} s"),
         ("Arena ÷ peer, games per second", f"{figures['ratios']['games_per_second']:.2f}"),
         ("Arena ÷ peer, decisions per second",
          f"{figures['ratios']['decisions_per_second']:.2f}"),
+        ("Arena ÷ peer, decisions per CPU second",
+         f"{figures['ratios']['decisions_per_cpu_second']:.2f}"),
     ], False)
 
 
