@@ -41,6 +41,10 @@ PLACE, RESOLVE, TOOLS, PAY, DECLINE, CLAIM, FEED, PENALTY, PICK = range(9)
 PLACE_KEYS: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(
     tuple((PLACE, place, k) for k in range(11)) for place in range(NUM_PLACES)
 )
+#: PLACE_RUNS[place][m] is the keys for putting 1..m people on ``place``.
+PLACE_RUNS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+    tuple(keys[1 : m + 1] for m in range(11)) for keys in PLACE_KEYS
+)
 RESOLVE_KEYS: tuple[tuple[int, int], ...] = tuple((RESOLVE, place) for place in range(NUM_PLACES))
 DECLINE_KEY = (DECLINE,)
 PENALTY_KEY = (PENALTY,)
