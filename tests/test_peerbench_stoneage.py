@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,9 @@ from typer.testing import CliRunner
 
 from arena.bench.peers import STONEAGE_PATHS, peer_engine, peer_stoneage
 from arena.cli.main import app
-from tests.test_peerbench import PEER_PYTHON, _check_figures
+from tests.test_peerbench import PEER_PYTHON, _check_figures, checkout_of, private_tmp
+
+__all__ = ["private_tmp"]  # a fixture of the Agricola peer's tests, used here too
 
 MIRROR = Path(os.environ.get("ARENA_STONEAGE_PEER_REPO",
                              "/work/.mirror/Kakaroto9000+StoneAgeAI/repo"))
@@ -28,15 +28,6 @@ needs_peer = pytest.mark.skipif(
     reason="needs the StoneAgeAI repository (ARENA_STONEAGE_PEER_REPO) and a Python with numpy "
     "(ARENA_PEER_PYTHON)",
 )
-
-
-@pytest.fixture
-def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A temporary directory of the test's own for the benchmark's temporary copies."""
-    folder = tmp_path / "tmp"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder
 
 
 def _checkout(folder: Path, game_py: str) -> Path:
@@ -100,11 +91,7 @@ def test_peer_games_from_the_bare_repository(private_tmp: Path) -> None:
 
 @needs_peer
 def test_peer_games_are_seeded(tmp_path: Path) -> None:
-    checkout = tmp_path / "checkout"
-    checkout.mkdir()
-    archive = subprocess.run(["git", f"--git-dir={MIRROR}", "archive", "HEAD", *STONEAGE_PATHS],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(checkout)], input=archive, check=True)
+    checkout = checkout_of(MIRROR, STONEAGE_PATHS, tmp_path / "checkout")
     a = peer_stoneage(checkout, 4, 1, 3, python=PEER_PYTHON)
     b = peer_stoneage(MIRROR, 4, 1, 3, python=PEER_PYTHON)
     assert a["config"] == "StoneAgeAI game, 4 players"

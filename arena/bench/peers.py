@@ -48,11 +48,9 @@ STONEAGE_PLAYERS = 4
 
 # The drivers: argv is the extracted source, games, seed and the result file; each reports
 # one JSON object (or {"error": ...}) to the result file. Only play is timed, set-up included.
-
-# AgricolaBot: plays with the peer's own API: ``setup_env`` (the Family game when no card pool
-# is given), ``legal_actions`` filtered as the peer's random agent filters them, ``step``, and
-# the environment's dealer for nature's round-card reveals, which are not decisions.
-_AGRICOLA_DRIVER = r"""
+# Each starts with _DRIVER_START, then imports the peer (indented, inside its try), then
+# _DRIVER_IMPORTED.
+_DRIVER_START = r"""
 import json, random, sys, time
 
 src, games, seed, result = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
@@ -63,20 +61,32 @@ def report(data):
         json.dump(data, f)
 
 
+def report_play(**counts):
+    # the play's wall and CPU time (from t0 and c0, set when play starts) and its counts
+    report({"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
+            "import_seconds": import_seconds, "setup_seconds": setup_seconds, **counts})
+
+
 sys.path.insert(0, src)
 t0 = time.perf_counter()
 try:
-    from agricola.agents.base import decider_of
+"""
+_DRIVER_IMPORTED = r"""except Exception as exc:
+    report({"error": f"cannot import the peer engine: {type(exc).__name__}: {exc}"})
+    sys.exit(3)
+import_seconds = time.perf_counter() - t0
+"""
+
+# AgricolaBot: plays with the peer's own API: ``setup_env`` (the Family game when no card pool
+# is given), ``legal_actions`` filtered as the peer's random agent filters them, ``step``, and
+# the environment's dealer for nature's round-card reveals, which are not decisions.
+_AGRICOLA_DRIVER = _DRIVER_START + r"""    from agricola.agents.base import decider_of
     from agricola.constants import Phase
     from agricola.engine import step
     from agricola.legality import legal_actions
     from agricola.setup import setup_env
     from tests.test_utils import filter_implemented
-except Exception as exc:
-    report({"error": f"cannot import the peer engine: {type(exc).__name__}: {exc}"})
-    sys.exit(3)
-import_seconds = time.perf_counter() - t0
-
+""" + _DRIVER_IMPORTED + r"""
 decisions = steps = reveals = 0
 setup_seconds = 0.0
 modes, players = set(), set()
@@ -104,17 +114,8 @@ try:
 except Exception as exc:
     report({"error": f"the peer engine failed in game {g}: {type(exc).__name__}: {exc}"})
     sys.exit(3)
-report({
-    "seconds": time.perf_counter() - t0,
-    "cpu_seconds": time.process_time() - c0,
-    "import_seconds": import_seconds,
-    "setup_seconds": setup_seconds,
-    "decisions": decisions,
-    "steps": steps,
-    "reveals": reveals,
-    "modes": sorted(modes),
-    "players": sorted(players),
-})
+report_play(decisions=decisions, steps=steps, reveals=reveals, modes=sorted(modes),
+            players=sorted(players))
 """
 
 # StoneAgeAI: plays with the peer's own API: ``Game().start_game()``, the legal-action mask
@@ -125,28 +126,10 @@ report({
 # figures measure play, not writing to a pipe. The peer raises now and then in a game (in
 # about 1 game of 150, an index error when a player holds a fourth one-use tool): such a game
 # ends there, its moves so far count like any others, and the games that failed are reported.
-_STONEAGE_DRIVER = r"""
-import json, random, sys, time
-
-src, games, seed, result = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-
-
-def report(data):
-    with open(result, "w") as f:
-        json.dump(data, f)
-
-
-sys.path.insert(0, src)
-t0 = time.perf_counter()
-try:
-    import game as peer
+_STONEAGE_DRIVER = _DRIVER_START + r"""    import game as peer
     from game import Game
     from numpy import flatnonzero
-except Exception as exc:
-    report({"error": f"cannot import the peer engine: {type(exc).__name__}: {exc}"})
-    sys.exit(3)
-import_seconds = time.perf_counter() - t0
-peer.print = lambda *args, **kwargs: None
+""" + _DRIVER_IMPORTED + r"""peer.print = lambda *args, **kwargs: None
 
 decisions = steps = rounds = failed = 0
 first_failure = None
@@ -177,18 +160,8 @@ for g in range(games):
 if failed == games:
     report({"error": f"the peer engine failed in every game, first in {first_failure}"})
     sys.exit(3)
-report({
-    "seconds": time.perf_counter() - t0,
-    "cpu_seconds": time.process_time() - c0,
-    "import_seconds": import_seconds,
-    "setup_seconds": setup_seconds,
-    "decisions": decisions,
-    "steps": steps,
-    "rounds": rounds,
-    "players": sorted(players),
-    "failed_games": failed,
-    "first_failure": first_failure,
-})
+report_play(decisions=decisions, steps=steps, rounds=rounds, players=sorted(players),
+            failed_games=failed, first_failure=first_failure)
 """
 
 
