@@ -38,7 +38,7 @@ from arena.engine.stoneage.components import (
     TOOL_VALUES,
     payment_points,
 )
-from arena.engine.stoneage.dice import DICE_EVENT
+from arena.engine.stoneage.dice import roll
 from arena.engine.stoneage.moves import (
     CLAIM_KEYS,
     DECLINE_KEY,
@@ -152,8 +152,7 @@ class ResolutionRules(StoneAgeStateBase):
     def _roll(self, p: int, n: int) -> tuple[int, ...]:
         k = self._rolls[p]
         self._rolls[p] = k + 1
-        # dice.roll's event, spelled out here: one call less on the hottest chance path.
-        return self._chance.integers((DICE_EVENT, self._round, p, k), n, 1, 6)
+        return roll(self._chance, self._round, p, k, n)
 
     def _gather_roll(self, p: int, good: int, n: int, place: int) -> None:
         """Roll ``n`` dice for ``good``; ask about tools if any choice could matter."""
