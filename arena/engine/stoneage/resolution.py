@@ -10,11 +10,9 @@ from itertools import combinations, compress
 
 from arena.engine.stoneage.components import (
     B_FIXED,
-    BUILDING_PAYMENTS,
     BUILDINGS,
     CARD0,
     CARDS,
-    COMPOSITIONS,
     DIE_FACE_GOOD,
     DIVISOR,
     FIELD,
@@ -56,7 +54,7 @@ from arena.engine.stoneage.phases import (
     Key,
     Pay,
 )
-from arena.engine.stoneage.state_base import StoneAgeStateBase
+from arena.engine.stoneage.state_base import BUILDING_TABLE0, StoneAgeStateBase
 
 _TOOL_CACHE: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], list[Key]] = {}
 
@@ -139,12 +137,9 @@ class ResolutionRules(StoneAgeStateBase):
             self._turn += 1
             self._next_resolver()
 
-    def _payments(self, p: int, candidates: tuple[Pay, ...]) -> list[Key]:
-        w, c, s, g = self._holdings(p)
-        moves: list[Key] = [
-            (PAY, x) for x in candidates if x[0] <= w and x[1] <= c and x[2] <= s and x[3] <= g
-        ]
-        moves.append(DECLINE_KEY)
+    def _payments(self, p: int, table: int) -> list[Key]:
+        """Buying with a payment of ``table`` (see ``PAYMENT_TABLES``), or declining."""
+        moves: list[Key] = [*self._affordable(PAY, table, p), DECLINE_KEY]
         if self._any2[p]:
             moves += CLAIM_KEYS
         return moves
@@ -185,12 +180,12 @@ class ResolutionRules(StoneAgeStateBase):
             if self._display[place - CARD0] < 0:  # pragma: no cover - placement forbids it
                 raise AssertionError("resolving an empty card slot")
             self._pend = (PD_CARD, place)
-            self._moves = self._payments(p, COMPOSITIONS[place - CARD0 + 1])
+            self._moves = self._payments(p, place - CARD0 + 1)  # the card's cost
             return
         else:
             j = place - PILE0
             self._pend = (PD_BUILDING, place)
-            self._moves = self._payments(p, BUILDING_PAYMENTS[self._piles[j][self._pile_pos[j]]])
+            self._moves = self._payments(p, BUILDING_TABLE0 + self._piles[j][self._pile_pos[j]])
             return
         self._continue(p)
 

@@ -18,11 +18,9 @@ from typing import Any
 from arena.engine.api import Game
 from arena.engine.chance import Chance
 from arena.engine.stoneage.components import (
-    BUILDING_PAYMENTS,
     BUILDINGS,
     CARD0,
     CARDS,
-    COMPOSITIONS,
     DIVISOR,
     NUM_PLACES,
     PILE0,
@@ -63,6 +61,7 @@ from arena.engine.stoneage.placement import PlacementRules
 from arena.engine.stoneage.resolution import ResolutionRules, remove_values, tool_options
 from arena.engine.stoneage.save import SaveFormat
 from arena.engine.stoneage.scoring import Scoring
+from arena.engine.stoneage.state_base import BUILDING_TABLE0
 from arena.engine.stoneage.views import ObservationView
 
 __all__ = ["MAX_ROUNDS", "PHASE_NAMES", "StoneAgeState", "tool_options"]
@@ -249,10 +248,10 @@ class StoneAgeState(
         if kind == PD_TOOLS:
             return tool_options(sum(pend[2]), DIVISOR[pend[1]], self._tfree[p], self._one_use[p])
         if kind == PD_CARD:
-            return self._payments(p, COMPOSITIONS[pend[1] - CARD0 + 1])
+            return self._payments(p, pend[1] - CARD0 + 1)
         if kind == PD_BUILDING:
             j = pend[1] - PILE0
-            return self._payments(p, BUILDING_PAYMENTS[self._piles[j][self._pile_pos[j]]])
+            return self._payments(p, BUILDING_TABLE0 + self._piles[j][self._pile_pos[j]])
         if kind == PD_PICK:
             return [PICK_KEYS[f] for f in sorted(set(pend[1]))]
         return self._feed_options(p, pend[1])
