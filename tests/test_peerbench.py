@@ -161,6 +161,7 @@ def test_the_cli_nests_the_peer_and_the_ratios_in_its_json() -> None:
     data = json.loads(r.output)
     assert data["games"] == data["peer"]["games"] == 2
     assert data["peer"]["seed"] == data["seed"]
+    assert data["peer"]["target_ratio"] == 40
     assert set(data["ratios"]) == {"games_per_second", "decisions_per_second",
                                    "decisions_per_cpu_second"}
     assert all(v > 0 for v in data["ratios"].values())

@@ -110,9 +110,11 @@ def test_the_cli_picks_the_stone_age_peer_and_prints_the_ratios() -> None:
     assert data["peer"]["game"] == "stoneage (StoneAgeAI peer)"
     assert data["games"] == data["peer"]["games"] == 2
     assert data["players"] == data["peer"]["players"] == 4
+    assert data["peer"]["target_ratio"] == 10
     assert all(v > 0 for v in data["ratios"].values())
     table = CliRunner().invoke(app, ["bench", "engine", "--game", "stoneage", "-g", "1",
                                      "--peer", str(MIRROR), "--peer-python", str(PEER_PYTHON)])
     assert table.exit_code == 0, table.output
     assert "peer: StoneAgeAI game, 4 players, 1 games" in table.output
     assert "Arena ÷ peer, decisions per second" in table.output
+    assert "≥ 10" in table.output and "≥ 0.75" in table.output

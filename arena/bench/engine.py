@@ -9,6 +9,9 @@ from typing import Any
 
 from arena.engine import Game, State
 
+#: The least share of the engine's decision rate that the dict path (the referee's) should keep.
+DICT_PATH_TARGET = 0.75
+
 
 def bench_engine(game: Game, players: int, games: int, seed: int,
                  options: Mapping[str, Any] | None = None) -> dict[str, Any]:

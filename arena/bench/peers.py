@@ -176,6 +176,8 @@ class Peer:
     driver: str  #: the driver's source (see above)
     #: a one-line description of what ran, from the driver's report
     describe: Callable[[dict[str, Any]], str]
+    #: the least Arena ÷ peer for decisions per second that Arena's engine aims to keep
+    target: float
 
     @property
     def a_name(self) -> str:
@@ -190,9 +192,9 @@ def _agricola_config(raw: dict[str, Any]) -> str:
 
 
 AGRICOLABOT = Peer("AgricolaBot", "agricola", PEER_PATHS, PEER_PLAYERS, _AGRICOLA_DRIVER,
-                   _agricola_config)
+                   _agricola_config, target=40)
 STONEAGEAI = Peer("StoneAgeAI", "stoneage", STONEAGE_PATHS, STONEAGE_PLAYERS, _STONEAGE_DRIVER,
-                  lambda raw: "StoneAgeAI game")
+                  lambda raw: "StoneAgeAI game", target=10)
 
 #: The peer of each game that has one, by Arena's game name.
 PEERS = {peer.game: peer for peer in (AGRICOLABOT, STONEAGEAI)}
@@ -429,6 +431,7 @@ def _figures(
         "steps_per_game": round(raw["steps"] / games, 1),
         "setup_milliseconds": round(raw["setup_seconds"] / games * 1000, 2),
         "import_seconds": round(raw["import_seconds"], 3),
+        "target_ratio": peer.target,
     }
     if "rounds" in raw:
         finished = games - raw["failed_games"]

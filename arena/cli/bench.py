@@ -63,7 +63,7 @@ def bench_engine_cmd(
     --option, the game with those options and then with its defaults, in the same run, and
     options ÷ defaults. With --peer, then the same for the peer engine, in a process of its
     own, and Arena ÷ peer."""
-    from arena.bench.engine import bench_engine, to_defaults
+    from arena.bench.engine import DICT_PATH_TARGET, bench_engine, to_defaults
 
     g = game_named(game, players)
     if games_ < 1:
@@ -88,6 +88,7 @@ def bench_engine_cmd(
         ("decisions per CPU second, building action dicts",
          f"{figures['dict_path_decisions_per_cpu_second']:,}"),
         ("building action dicts ÷ not, per CPU second", f"{figures['dict_path_to_engine']:.2f}"),
+        ("  target", f"≥ {DICT_PATH_TARGET:.2f}"),
         ("wall time", f"{figures['seconds']:.2f} s"),
     ]
     if chosen:
@@ -153,6 +154,7 @@ def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json
          f"{figures['ratios']['decisions_per_second']:.2f}"),
         ("Arena ÷ peer, decisions per CPU second",
          f"{figures['ratios']['decisions_per_cpu_second']:.2f}"),
+        ("  target, Arena ÷ peer for decisions", f"≥ {p['target_ratio']:g}"),
     ], False)
 
 
