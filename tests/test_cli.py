@@ -93,8 +93,11 @@ def test_bench_engine_json_prints_every_figure() -> None:
     assert data["games"] == 3 and data["players"] == 2
     for key in (
         "games_per_second", "decisions_per_second", "decisions_per_game", "clone_microseconds",
+        "cpu_seconds", "decisions_per_cpu_second", "dict_path_decisions_per_cpu_second",
     ):
         assert data[key] > 0
+    assert data["dict_path_to_engine"] == pytest.approx(
+        data["dict_path_decisions_per_cpu_second"] / data["decisions_per_cpu_second"], abs=0.01)
 
 
 def test_bench_engine_with_options_plays_them_beside_the_defaults(

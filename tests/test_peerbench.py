@@ -89,8 +89,8 @@ def test_an_import_failure_in_the_peer_is_one_line_and_leaves_no_copy(
 
 def test_the_cli_reports_a_peer_failure_with_exit_code_2(tmp_path: Path) -> None:
     repo = _broken_checkout(tmp_path / "repo")
-    r = CliRunner().invoke(app, ["bench", "engine", "-g", "1", "--peer", str(repo),
-                                 "--peer-python", sys.executable, "--json"])
+    r = CliRunner().invoke(app, ["bench", "engine", "--game", "agricola", "-n", "2", "-g", "1",
+                                 "--peer", str(repo), "--peer-python", sys.executable, "--json"])
     assert r.exit_code == 2
     assert "cannot import the peer engine" in r.output
 
@@ -99,6 +99,17 @@ def test_ratios_divide_arena_by_the_peer() -> None:
     arena = {"games": 10, "seconds": 0.5, "decisions_per_second": 6000}
     peer = {"games": 10, "seconds": 2.0, "decisions_per_second": 1500}
     assert peer_ratios(arena, peer) == {"games_per_second": 4.0, "decisions_per_second": 4.0}
+    arena["decisions_per_cpu_second"], peer["decisions_per_cpu_second"] = 9000, 1000
+    assert peer_ratios(arena, peer)["decisions_per_cpu_second"] == 9.0
+
+
+def checkout_of(repo: Path, paths: tuple[str, ...], folder: Path) -> Path:
+    """``paths`` at ``HEAD`` of the bare repository ``repo``, as a checkout in ``folder``."""
+    folder.mkdir()
+    archive = subprocess.run(["git", f"--git-dir={repo}", "archive", "HEAD", *paths],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
 
 
 def _check_figures(f: dict[str, object], games: int) -> None:
@@ -114,6 +125,8 @@ def _check_figures(f: dict[str, object], games: int) -> None:
     assert gps == pytest.approx(games / seconds, rel=0.05, abs=0.05)
     assert dps == pytest.approx(dpg * games / seconds, rel=0.05)
     assert f["clone_microseconds"] is None
+    cpu_rate, cpu = f["decisions_per_cpu_second"], f["cpu_seconds"]
+    assert isinstance(cpu_rate, int) and isinstance(cpu, float) and cpu_rate > 0 and cpu > 0
 
 
 @needs_peer
@@ -130,11 +143,7 @@ def test_peer_games_from_the_bare_repository(private_tmp: Path) -> None:
 
 @needs_peer
 def test_peer_games_from_a_checkout_are_the_same_games(tmp_path: Path) -> None:
-    checkout = tmp_path / "checkout"
-    checkout.mkdir()
-    archive = subprocess.run(["git", f"--git-dir={MIRROR}", "archive", "HEAD", *PEER_PATHS],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(checkout)], input=archive, check=True)
+    checkout = checkout_of(MIRROR, PEER_PATHS, tmp_path / "checkout")
     a = peer_agricola(checkout, 2, 1, 3, python=PEER_PYTHON)
     b = peer_agricola(MIRROR, 2, 1, 3, python=PEER_PYTHON)
     _check_figures(a, 1)
@@ -145,12 +154,14 @@ def test_peer_games_from_a_checkout_are_the_same_games(tmp_path: Path) -> None:
 
 @needs_peer
 def test_the_cli_nests_the_peer_and_the_ratios_in_its_json() -> None:
-    r = CliRunner().invoke(app, ["bench", "engine", "--game", "stoneage", "-n", "2", "-g", "2",
+    r = CliRunner().invoke(app, ["bench", "engine", "--game", "agricola", "-n", "2", "-g", "2",
                                  "--peer", str(MIRROR), "--peer-python", str(PEER_PYTHON),
                                  "--json"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert data["games"] == data["peer"]["games"] == 2
     assert data["peer"]["seed"] == data["seed"]
-    assert set(data["ratios"]) == {"games_per_second", "decisions_per_second"}
+    assert data["peer"]["target_ratio"] == 40
+    assert set(data["ratios"]) == {"games_per_second", "decisions_per_second",
+                                   "decisions_per_cpu_second"}
     assert all(v > 0 for v in data["ratios"].values())

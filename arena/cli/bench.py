@@ -39,8 +39,9 @@ def bench_engine_cmd(
     seed: Seed = 0,
     as_json: AsJson = False,
     peer: Annotated[Path | None, typer.Option(
-        exists=True, help="Also run the peer Agricola engine (AgricolaBot) from this repository "
-        "(a checkout or a bare git directory) and print Arena ÷ peer.")] = None,
+        exists=True, help="Also run the game's peer engine from this repository (a checkout or "
+        "a bare git directory): AgricolaBot for agricola, StoneAgeAI for stoneage; and print "
+        "Arena ÷ peer.")] = None,
     peer_python: Annotated[str | None, typer.Option(
         envvar="ARENA_PEER_PYTHON", help="Python with the peer's dependencies (numpy).")] = None,
     option: GameOptions = None,
@@ -49,22 +50,32 @@ def bench_engine_cmd(
     --option, the game with those options and then with its defaults, in the same run, and
     options ÷ defaults. With --peer, then the same for the peer engine, in a process of its
     own, and Arena ÷ peer."""
-    from arena.bench.engine import bench_engine, to_defaults
+    from arena.bench.engine import DICT_PATH_TARGET, bench_engine, to_defaults
 
     g = game_named(game, players)
     if games_ < 1:
         fail("--games must be at least 1")
     options = game_options(g, option)
     chosen = g.canonical_options(options)
-    if chosen and peer is not None:
-        fail("--peer plays the peer's Family game: it compares with the default options only "
-             "(drop --option)")
+    if peer is not None:
+        from arena.bench.peers import PEERS
+
+        if g.name not in PEERS:
+            fail(f"no peer engine for {g.name}: --peer is for {' and '.join(sorted(PEERS))}")
+        if chosen:
+            fail("--peer plays the peer's own game: it compares with the default options only "
+                 "(drop --option)")
     figures = bench_engine(g, players, games_, seed, options)
     title = f"engine benchmark: {g.name}, {players} players, {games_} games"
     rows = [
         *_engine_rows(figures),
         ("decisions per second, building action dicts",
          f"{figures['dict_path_decisions_per_second']:,}"),
+        ("decisions per CPU second", f"{figures['decisions_per_cpu_second']:,}"),
+        ("decisions per CPU second, building action dicts",
+         f"{figures['dict_path_decisions_per_cpu_second']:,}"),
+        ("building action dicts ÷ not, per CPU second", f"{figures['dict_path_to_engine']:.2f}"),
+        ("  target", f"≥ {DICT_PATH_TARGET:.2f}"),
         ("wall time", f"{figures['seconds']:.2f} s"),
     ]
     if chosen:
@@ -100,10 +111,11 @@ def _engine_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json: bool) -> None:
     """The peer engine with the same players, games and seed; its figures and Arena ÷ peer."""
-    from arena.bench.peers import peer_agricola, peer_ratios
+    from arena.bench.peers import peer_engine, peer_ratios
 
     try:
-        p = peer_agricola(repo, figures["players"], figures["games"], figures["seed"], python)
+        p = peer_engine(figures["game"], repo, figures["players"], figures["games"],
+                        figures["seed"], python)
     except RuntimeError as exc:
         fail(str(exc))
     figures["peer"], figures["ratios"] = p, peer_ratios(figures, p)
@@ -114,14 +126,22 @@ def _bench_peer(figures: dict[str, Any], repo: Path, python: str | None, as_json
     if p["players"] != figures["players"]:
         title += (f"\n(unlike games: Arena's had {figures['players']} players; "
                   f"-n {p['players']} compares like with like)")
+    failures = []
+    if p.get("failed_games"):
+        failures = [("games the peer's own errors ended early", f"{p['failed_games']:,}")]
     print_figures(title, figures, [
         *_engine_rows(p),
+        *failures,
         ("set-up per game (in the play)", f"{p['setup_milliseconds']:.2f} ms"),
+        ("decisions per CPU second", f"{p['decisions_per_cpu_second']:,}"),
         ("import (not timed)", f"{p['import_seconds']:.2f} s"),
         ("wall time", f"{p['seconds']:.2f} s"),
         ("Arena ÷ peer, games per second", f"{figures['ratios']['games_per_second']:.2f}"),
         ("Arena ÷ peer, decisions per second",
          f"{figures['ratios']['decisions_per_second']:.2f}"),
+        ("Arena ÷ peer, decisions per CPU second",
+         f"{figures['ratios']['decisions_per_cpu_second']:.2f}"),
+        ("  target, Arena ÷ peer for decisions", f"≥ {p['target_ratio']:g}"),
     ], False)
 
 

@@ -3,7 +3,6 @@ what is missing."""
 
 from __future__ import annotations
 
-from arena.engine.stoneage.components import COMPOSITIONS
 from arena.engine.stoneage.moves import (
     CLAIM_KEYS,
     FEED,
@@ -37,15 +36,8 @@ class FeedingRules(StoneAgeStateBase):
         self._end_round()
 
     def _feed_options(self, p: int, deficit: int) -> list[Key]:
-        w, c, s, g = self._holdings(p)
-        moves: list[Key] = []
-        if w + c + s + g >= deficit:
-            moves = [
-                (FEED, x)
-                for x in COMPOSITIONS[deficit]
-                if x[0] <= w and x[1] <= c and x[2] <= s and x[3] <= g
-            ]
-        moves.append(PENALTY_KEY)
+        # Table n of the payment tables holds every way to pay n resources.
+        moves: list[Key] = [*self._affordable(FEED, deficit, p), PENALTY_KEY]
         if self._any2[p]:
             moves += CLAIM_KEYS
         return moves

@@ -23,6 +23,7 @@ opcode          key                            meaning
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from arena.engine.stoneage.components import (
@@ -39,6 +40,10 @@ PLACE, RESOLVE, TOOLS, PAY, DECLINE, CLAIM, FEED, PENALTY, PICK = range(9)
 #: PLACE_KEYS[place][people] is the key for putting ``people`` on ``place``.
 PLACE_KEYS: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(
     tuple((PLACE, place, k) for k in range(11)) for place in range(NUM_PLACES)
+)
+#: PLACE_RUNS[place][m] is the keys for putting 1..m people on ``place``.
+PLACE_RUNS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+    tuple(keys[1 : m + 1] for m in range(11)) for keys in PLACE_KEYS
 )
 RESOLVE_KEYS: tuple[tuple[int, int], ...] = tuple((RESOLVE, place) for place in range(NUM_PLACES))
 DECLINE_KEY = (DECLINE,)
@@ -86,3 +91,29 @@ def key_to_action(key: tuple[Any, ...]) -> dict[str, Any]:
     if op == PICK:
         return {"type": "pick_die", "face": key[1]}
     raise ValueError(f"unknown action key {key!r}")
+
+
+#: The dict of every key met so far, but ``TOOLS`` keys (whose dicts hold lists), to be
+#: copied: a copy is a new dict of the same immutable values, made faster than building it.
+#: The keys are bounded (places, payments and feedings of at most a few resources).
+_ACTION_DICTS: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
+def _first_action(key: tuple[Any, ...]) -> dict[str, Any]:
+    """``key_to_action(key)``, remembering the dict for later copies unless it holds lists."""
+    action = key_to_action(key)
+    if key[0] != TOOLS:
+        _ACTION_DICTS[key] = action.copy()
+    return action
+
+
+def actions_of(keys: Sequence[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """``[key_to_action(k) for k in keys]``: new dicts equal to those. Where every key's dict
+    is known they are copies, made in a loop that runs in C."""
+    if keys and keys[0][0] == TOOLS:  # a tools decision: its dicts are built every time
+        return [key_to_action(k) for k in keys]
+    try:
+        return list(map(dict.copy, map(_ACTION_DICTS.__getitem__, keys)))
+    except KeyError:
+        get = _ACTION_DICTS.get
+        return [a.copy() if (a := get(k)) is not None else _first_action(k) for k in keys]

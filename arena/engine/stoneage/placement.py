@@ -19,7 +19,7 @@ from arena.engine.stoneage.components import (
     RESOURCE_PLACE_CAPACITY,
     TOOL_MAKER,
 )
-from arena.engine.stoneage.moves import PLACE_KEYS
+from arena.engine.stoneage.moves import PLACE_KEYS, PLACE_RUNS
 from arena.engine.stoneage.phases import RESOLUTION, Key
 from arena.engine.stoneage.state_base import StoneAgeStateBase
 
@@ -53,9 +53,7 @@ class PlacementRules(StoneAgeStateBase):
         placed = self._placed
         total = self._total
         n = self._n
-        moves: list[Key] = []
-        if not placed[base]:
-            moves += PLACE_KEYS[HUNT][1 : a + 1]
+        moves: list[Key] = [] if placed[base] else list(PLACE_RUNS[HUNT][a])
         for place in (1, 2, 3, 4):
             t = total[place]
             if placed[base + place] or t >= RESOURCE_PLACE_CAPACITY:
@@ -63,7 +61,7 @@ class PlacementRules(StoneAgeStateBase):
             if n < 4 and self._players_at[place] >= n - 1:
                 continue
             room = RESOURCE_PLACE_CAPACITY - t
-            moves += PLACE_KEYS[place][1 : (a if a < room else room) + 1]
+            moves += PLACE_RUNS[place][a if a < room else room]
         if n == 4 or (total[TOOL_MAKER] > 0) + (total[HUT] > 0) + (total[FIELD] > 0) < 2:
             if not total[TOOL_MAKER] and self._step[p] < MAX_TOOL_STEP:
                 moves.append(PLACE_KEYS[TOOL_MAKER][1])

@@ -6,15 +6,13 @@ a card or a building is bought (or declined) with a payment, and a card's top ef
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, compress
 
 from arena.engine.stoneage.components import (
     B_FIXED,
-    BUILDING_PAYMENTS,
     BUILDINGS,
     CARD0,
     CARDS,
-    COMPOSITIONS,
     DIE_FACE_GOOD,
     DIVISOR,
     FIELD,
@@ -38,7 +36,7 @@ from arena.engine.stoneage.components import (
     TOOL_VALUES,
     payment_points,
 )
-from arena.engine.stoneage.dice import DICE_EVENT
+from arena.engine.stoneage.dice import roll
 from arena.engine.stoneage.moves import (
     CLAIM_KEYS,
     DECLINE_KEY,
@@ -56,7 +54,7 @@ from arena.engine.stoneage.phases import (
     Key,
     Pay,
 )
-from arena.engine.stoneage.state_base import StoneAgeStateBase
+from arena.engine.stoneage.state_base import BUILDING_TABLE0, StoneAgeStateBase
 
 _TOOL_CACHE: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], list[Key]] = {}
 
@@ -116,7 +114,7 @@ class ResolutionRules(StoneAgeStateBase):
         while self._turn < n:
             p = (self._start + self._turn) % n
             base = p * NUM_PLACES
-            moves = [RESOLVE_KEYS[q] for q in range(NUM_PLACES) if placed[base + q]]
+            moves = list(compress(RESOLVE_KEYS, placed[base : base + NUM_PLACES]))
             if moves:
                 self._cur = p
                 self._pend = None
@@ -130,8 +128,7 @@ class ResolutionRules(StoneAgeStateBase):
     def _continue(self, p: int) -> None:
         """After one place of ``p`` is fully resolved: their next place, or the next player."""
         base = p * NUM_PLACES
-        placed = self._placed
-        moves = [RESOLVE_KEYS[q] for q in range(NUM_PLACES) if placed[base + q]]
+        moves = list(compress(RESOLVE_KEYS, self._placed[base : base + NUM_PLACES]))
         if moves:
             self._cur = p
             self._pend = None
@@ -140,12 +137,9 @@ class ResolutionRules(StoneAgeStateBase):
             self._turn += 1
             self._next_resolver()
 
-    def _payments(self, p: int, candidates: tuple[Pay, ...]) -> list[Key]:
-        w, c, s, g = self._holdings(p)
-        moves: list[Key] = [
-            (PAY, x) for x in candidates if x[0] <= w and x[1] <= c and x[2] <= s and x[3] <= g
-        ]
-        moves.append(DECLINE_KEY)
+    def _payments(self, p: int, table: int) -> list[Key]:
+        """Buying with a payment of ``table`` (see ``PAYMENT_TABLES``), or declining."""
+        moves: list[Key] = [*self._affordable(PAY, table, p), DECLINE_KEY]
         if self._any2[p]:
             moves += CLAIM_KEYS
         return moves
@@ -153,8 +147,7 @@ class ResolutionRules(StoneAgeStateBase):
     def _roll(self, p: int, n: int) -> tuple[int, ...]:
         k = self._rolls[p]
         self._rolls[p] = k + 1
-        # dice.roll's event, spelled out here: one call less on the hottest chance path.
-        return self._chance.integers((DICE_EVENT, self._round, p, k), n, 1, 6)
+        return roll(self._chance, self._round, p, k, n)
 
     def _gather_roll(self, p: int, good: int, n: int, place: int) -> None:
         """Roll ``n`` dice for ``good``; ask about tools if any choice could matter."""
@@ -187,12 +180,12 @@ class ResolutionRules(StoneAgeStateBase):
             if self._display[place - CARD0] < 0:  # pragma: no cover - placement forbids it
                 raise AssertionError("resolving an empty card slot")
             self._pend = (PD_CARD, place)
-            self._moves = self._payments(p, COMPOSITIONS[place - CARD0 + 1])
+            self._moves = self._payments(p, place - CARD0 + 1)  # the card's cost
             return
         else:
             j = place - PILE0
             self._pend = (PD_BUILDING, place)
-            self._moves = self._payments(p, BUILDING_PAYMENTS[self._piles[j][self._pile_pos[j]]])
+            self._moves = self._payments(p, BUILDING_TABLE0 + self._piles[j][self._pile_pos[j]])
             return
         self._continue(p)
 

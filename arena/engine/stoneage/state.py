@@ -12,16 +12,15 @@ See ``RULES.md`` beside this file for the rules and the rulings.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from itertools import compress
 from typing import Any
 
 from arena.engine.api import Game
 from arena.engine.chance import Chance
 from arena.engine.stoneage.components import (
-    BUILDING_PAYMENTS,
     BUILDINGS,
     CARD0,
     CARDS,
-    COMPOSITIONS,
     DIVISOR,
     NUM_PLACES,
     PILE0,
@@ -44,6 +43,7 @@ from arena.engine.stoneage.moves import (
     RESOLVE,
     RESOLVE_KEYS,
     TOOLS,
+    actions_of,
     key_to_action,
 )
 from arena.engine.stoneage.phases import (
@@ -61,6 +61,7 @@ from arena.engine.stoneage.placement import PlacementRules
 from arena.engine.stoneage.resolution import ResolutionRules, remove_values, tool_options
 from arena.engine.stoneage.save import SaveFormat
 from arena.engine.stoneage.scoring import Scoring
+from arena.engine.stoneage.state_base import BUILDING_TABLE0
 from arena.engine.stoneage.views import ObservationView
 
 __all__ = ["MAX_ROUNDS", "PHASE_NAMES", "StoneAgeState", "tool_options"]
@@ -133,6 +134,12 @@ class StoneAgeState(
     def action_of(self, key: Hashable) -> dict[str, Any]:
         return key_to_action(key)  # type: ignore[arg-type]
 
+    def legal_actions(self) -> list[dict[str, Any]]:
+        return actions_of(self._moves)
+
+    def num_legal(self) -> int:
+        return len(self._moves)
+
     def _apply_key(self, key: Hashable) -> None:
         self._do(key)  # type: ignore[arg-type]
         self._settle()
@@ -142,7 +149,8 @@ class StoneAgeState(
         if type(index) is not int or not 0 <= index < len(moves):
             super().apply_index(index)  # raises IllegalActionError with the message
         self._do(moves[index])
-        self._settle()
+        while len(self._moves) == 1:  # _settle, spelled out on the hottest path
+            self._do(self._moves[0])
 
     def clone(self) -> StoneAgeState:
         c = StoneAgeState.__new__(StoneAgeState)
@@ -235,15 +243,15 @@ class StoneAgeState(
         pend = self._pend
         if pend is None:
             base = p * NUM_PLACES
-            return [RESOLVE_KEYS[q] for q in range(NUM_PLACES) if self._placed[base + q]]
+            return list(compress(RESOLVE_KEYS, self._placed[base : base + NUM_PLACES]))
         kind = pend[0]
         if kind == PD_TOOLS:
             return tool_options(sum(pend[2]), DIVISOR[pend[1]], self._tfree[p], self._one_use[p])
         if kind == PD_CARD:
-            return self._payments(p, COMPOSITIONS[pend[1] - CARD0 + 1])
+            return self._payments(p, pend[1] - CARD0 + 1)
         if kind == PD_BUILDING:
             j = pend[1] - PILE0
-            return self._payments(p, BUILDING_PAYMENTS[self._piles[j][self._pile_pos[j]]])
+            return self._payments(p, BUILDING_TABLE0 + self._piles[j][self._pile_pos[j]])
         if kind == PD_PICK:
             return [PICK_KEYS[f] for f in sorted(set(pend[1]))]
         return self._feed_options(p, pend[1])

@@ -19,7 +19,18 @@ from typing import Any
 
 from arena.engine.api import State
 from arena.engine.chance import Chance
+from arena.engine.stoneage.components import BUILDING_PAYMENTS, COMPOSITIONS
 from arena.engine.stoneage.phases import Key, Pay
+
+#: Payment tables: table n (0..10) holds every way to pay n resources (a card costing n, a
+#: feeding deficit of n), table BUILDING_TABLE0 + b every way to pay for building b.
+PAYMENT_TABLES: tuple[tuple[Pay, ...], ...] = COMPOSITIONS + BUILDING_PAYMENTS
+BUILDING_TABLE0 = len(COMPOSITIONS)
+#: The most of one resource a payment of each table uses: holding more changes nothing.
+_TABLE_CAPS = tuple(max((max(x) for x in table), default=0) for table in PAYMENT_TABLES)
+#: (opcode, table, holdings capped by the table's cap) -> the keys of the payments they cover.
+#: At most (cap + 1) ** 4 entries a table and opcode; far fewer are ever met.
+_AFFORDABLE: dict[tuple[int, ...], tuple[Key, ...]] = {}
 
 
 class StoneAgeStateBase(State):
@@ -92,11 +103,6 @@ class StoneAgeStateBase(State):
     _rolls: list[int]
 
     # ------------------------------------------------------------------ goods accounting
-    def _holdings(self, p: int) -> Pay:
-        g = self._goods
-        b = p * 5
-        return (g[b + 1], g[b + 2], g[b + 3], g[b + 4])
-
     def _gain(self, p: int, pay: Pay) -> None:
         g = self._goods
         b = p * 5
@@ -112,6 +118,22 @@ class StoneAgeStateBase(State):
         g[b + 2] -= pay[1]
         g[b + 3] -= pay[2]
         g[b + 4] -= pay[3]
+
+    def _affordable(self, op: int, table: int, p: int) -> tuple[Key, ...]:
+        """The keys ``(op, payment)`` of the payments of ``table`` that ``p`` can make, in the
+        table's order."""
+        cap = _TABLE_CAPS[table]
+        g = self._goods
+        b = p * 5
+        w, c, s, gold = (min(g[b + i], cap) for i in range(1, 5))
+        ck = (op, table, w, c, s, gold)
+        got = _AFFORDABLE.get(ck)
+        if got is None:
+            got = _AFFORDABLE[ck] = tuple(
+                (op, x) for x in PAYMENT_TABLES[table]
+                if x[0] <= w and x[1] <= c and x[2] <= s and x[3] <= gold
+            )
+        return got
 
     # ------------------------------------------------------------------ hooks
     @abstractmethod
