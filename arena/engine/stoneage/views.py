@@ -112,10 +112,8 @@ class ObservationView(StoneAgeStateBase):
         n = self._n
         if type(seat) is not int or not 0 <= seat < n:
             raise ValueError(f"seat {seat!r} is not in 0..{n - 1}")
-        placed = self._placed
-        people = {
-            PLACE_NAMES[q]: [placed[p * NUM_PLACES + q] for p in range(n)] for q in range(8)
-        }
+        placed = self._placed  # seat p's people on place q at p * NUM_PLACES + q
+        people = {PLACE_NAMES[q]: placed[q::NUM_PLACES] for q in range(8)}
         cards = []
         for i in range(4):
             cid = self._display[i]
@@ -123,7 +121,7 @@ class ObservationView(StoneAgeStateBase):
                 "slot": i + 1,
                 "cost": i + 1,
                 "card": cid if cid >= 0 else None,
-                "people": [placed[p * NUM_PLACES + CARD0 + i] for p in range(n)],
+                "people": placed[CARD0 + i::NUM_PLACES],
             })
         buildings = []
         for j in range(n):
@@ -133,7 +131,7 @@ class ObservationView(StoneAgeStateBase):
                 "remaining": PILE_SIZE - pos,
                 "top": self._piles[j][pos] if pos < PILE_SIZE else None,
                 "taken": list(self._piles[j][:pos]),  # bought tiles, in order: public
-                "people": [placed[p * NUM_PLACES + PILE0 + j] for p in range(n)],
+                "people": placed[PILE0 + j::NUM_PLACES],
             })
         players = []
         goods = self._goods
