@@ -9,6 +9,8 @@ Family game does no work for cards):
   clones (immutable). Dispatch at a moment looks at nothing else. ``_listen``: the same for
   every seat at once, moment -> (seat, card) in seat order, so that a moment no played card
   listens to costs one lookup (the placements' SPACE_USED, the sub-actions, Claypipe's watch).
+  ``_used_by``: per user seat, the SPACE_USED events in the order a use by that seat fires
+  them, as (seat, card, event); rebuilt with ``_listen``.
 - ``_pending``: the card decisions waiting, first asked first (:class:`Pending`). While one
   waits it is the decision: its seat is the current player and its legal actions are the
   effect's ``ask``; the decision under it (``_phase``, ``_cur``) resumes afterwards.
@@ -36,7 +38,14 @@ from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.effects import EFFECTS, PLACEMENT
-from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pending, Thing
+from arena.engine.agricola.cards.effects.base import (
+    AT_END,
+    AT_USE,
+    Event,
+    Goods,
+    Pending,
+    Thing,
+)
 from arena.engine.agricola.cards.effects.building import (
     all_costs,
     fence_budget,
@@ -81,10 +90,11 @@ class CardHooks(AgricolaState):
     """Card mode's state below the hands: the effects' index, decisions, marks and promises."""
 
     __slots__ = ("_guests", "_hold", "_index", "_listen", "_marks", "_pending", "_promised",
-                 "_seen", "_sub", "_turn", "_use")
+                 "_seen", "_sub", "_turn", "_use", "_used_by")
 
     _index: list[Mapping[Moment, tuple[str, ...]]]
     _listen: Mapping[Moment, tuple[tuple[int, str], ...]]
+    _used_by: tuple[tuple[tuple[int, str, Event], ...], ...]
     _pending: tuple[Pending, ...]
     _marks: Mapping[str, tuple[int, ...]]
     _promised: tuple[tuple[int, int, int, int], ...]
@@ -111,6 +121,7 @@ class CardHooks(AgricolaState):
         self._promised = ()
         self._index = [_NO_INDEX] * self._n
         self._listen = _NO_LISTEN
+        self._used_by = ((),) * self._n
         self._sub = ()
         self._seen = None
         self._turn = ()
@@ -134,6 +145,11 @@ class CardHooks(AgricolaState):
             for m, cards in per_seat.items():
                 listen[m] = (*listen.get(m, ()), *((p, c) for c in cards))
         self._listen = listen
+        # The user's cards and those of the seats after it, then the seats before it.
+        used = [(p, c, EFFECTS[c].events[Moment.SPACE_USED])
+                for p, c in listen.get(Moment.SPACE_USED, ())]
+        self._used_by = tuple((*(x for x in used if x[0] >= user),
+                               *(x for x in used if x[0] < user)) for user in range(self._n))
         caps = index.get(Moment.CAPACITY, ())
         farm = self._farms[seat]
         if caps or isinstance(farm, CardFarm):
@@ -225,14 +241,9 @@ class CardHooks(AgricolaState):
     def used(self, space: int, user: int, when: int) -> None:
         """Fire SPACE_USED for ``user``'s use of ``space`` at ``when`` (AT_USE or AT_END): every
         seat's cards, the user's first, then clockwise."""
-        listening = self._listen.get(Moment.SPACE_USED)
-        if not listening:
-            return
-        # The user's cards and those of the seats after it, then the seats before it.
-        for seat, c in (*(x for x in listening if x[0] >= user),
-                        *(x for x in listening if x[0] < user)):
+        for seat, c, event in self._used_by[user]:
             self._use = (space, user, when)
-            EFFECTS[c].events[Moment.SPACE_USED](self, seat, c)
+            event(self, seat, c)
 
     def placement(self, seat: int, usable: int) -> int:
         """The spaces ``seat`` may place a person on, after its cards' placement rules."""

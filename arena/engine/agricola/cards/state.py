@@ -99,6 +99,7 @@ class CardState(DraftFlow):
         c._draft = self._draft
         c._index = self._index[:]
         c._listen = self._listen
+        c._used_by = self._used_by
         c._pending = self._pending
         c._marks = self._marks
         c._promised = self._promised
@@ -258,15 +259,19 @@ class CardState(DraftFlow):
     def _major_options(self, p: int, h: Holding, board: Board, space: int
                        ) -> list[dict[str, Any]]:
         """The majors ``p`` may build with its cost cards: each major's options as the Family
-        game lists them for goods raised by what the cards take off."""
+        game lists them for goods raised by what the cards take off (listed once for the
+        majors that get the same credit: most cards take off nothing)."""
         out = []
+        listed: dict[tuple[int, ...], list[dict[str, Any]]] = {}
         for m in board.majors():
             credit = self._credit(p, m)
             if credit is None:
                 continue
-            more = h._replace(goods=tuple(a + b for a, b in zip(h.goods, credit, strict=True)))
-            out += [a for a in options(BUILD_ONE_MAJOR, more, board, space, 0)
-                    if a["major"] == m]
+            if credit not in listed:
+                more = h._replace(goods=tuple(a + b for a, b in zip(h.goods, credit,
+                                                                    strict=True)))
+                listed[credit] = options(BUILD_ONE_MAJOR, more, board, space, 0)
+            out += [a for a in listed[credit] if a["major"] == m]
         return out
 
     # ------------------------------------------------------------------ carrying out
