@@ -6,7 +6,8 @@ effect there is played for its cost and counts its printed points.
 Per seat: ``_hand_o`` and ``_hand_m`` (the occupations and minor improvements in hand,
 sorted tuples), ``_occs`` and ``_minors`` (played, in the order played). ``_log`` is every
 traveling minor passed on, as (card, seat that passed it) in order: public. Every field is an
-immutable tuple, so a clone copies four short lists.
+immutable tuple, so a clone copies four short lists. ``_offered``: the card plays last offered
+with the goods each leaves, so that the play taken is paid without listing them again.
 """
 
 from __future__ import annotations
@@ -79,13 +80,14 @@ class CardState(DraftFlow):
     draft (:class:`~arena.engine.agricola.cards.draft.Draft`), None when the hands were
     dealt."""
 
-    __slots__ = ("_hand_m", "_hand_o", "_log", "_minors", "_occs")
+    __slots__ = ("_hand_m", "_hand_o", "_log", "_minors", "_occs", "_offered")
 
     _hand_o: list[tuple[str, ...]]
     _hand_m: list[tuple[str, ...]]
     _occs: list[tuple[str, ...]]
     _minors: list[tuple[str, ...]]
     _log: tuple[tuple[str, int], ...]
+    _offered: list[tuple[dict[str, Any], tuple[int, ...]]]
 
     _SPACES = CARD_SPACES
 
@@ -96,6 +98,7 @@ class CardState(DraftFlow):
         c._occs = self._occs[:]
         c._minors = self._minors[:]
         c._log = self._log
+        c._offered = self._offered
         c._draft = self._draft
         c._index = self._index[:]
         c._listen = self._listen
@@ -210,8 +213,8 @@ class CardState(DraftFlow):
             return out
         if done:
             return []
-        p = self._cur
-        return [a for a, _ in self._plays(p, kind, space, board)]
+        self._offered = self._plays(self._cur, kind, space, board)
+        return [a for a, _ in self._offered]
 
     def _plays(self, p: int, kind: str, space: int, board: Board
                ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
@@ -288,9 +291,11 @@ class CardState(DraftFlow):
             self._part = i
             self._started |= 1 << i
             self._done = 0
-        kind = self._SPACES[self._space].parts[i].kind
-        after = next(g for a, g in self._plays(p, kind, self._space, self._board)
-                     if a == action)
+        after = next((g for a, g in self._offered if a is action), None)
+        if after is None:  # not one of the plays last offered (an action built elsewhere)
+            kind = self._SPACES[self._space].parts[i].kind
+            after = next(g for a, g in self._plays(p, kind, self._space, self._board)
+                         if a == action)
         self.play(p, action["card"], after)
         self._acted = True
         self._done += 1
@@ -372,6 +377,7 @@ class CardState(DraftFlow):
         self._occs = [tuple(x["occupations"]) for x in ps]
         self._minors = [tuple(x["minors"]) for x in ps]
         self._log = tuple((str(c), int(p)) for c, p in cards["passed"])
+        self._offered = []
         for kind, hands, played in ((OCC, self._hand_o, self._occs),
                                     (MINOR, self._hand_m, self._minors)):
             every = [c for h in (*hands, *played) for c in h]
@@ -433,6 +439,7 @@ def new_card_state(game: Game, num_players: int, chance: Chance,
     s._occs = [()] * n
     s._minors = [()] * n
     s._log = ()
+    s._offered = []
     s._draft = None
     s._init_effects()
     s._clear_action()

@@ -12,11 +12,12 @@ Keeper), wood, and clay (Rammed Clay); they are paid in that order (ruling C28).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.deck import BASE_DECK
-from arena.engine.agricola.cards.effects.base import EFFECTS, CardState, Goods, Thing
+from arena.engine.agricola.cards.effects.base import EFFECTS, CardState, CostRule, Goods, Thing
 from arena.engine.agricola.components import (
     BUILD_FENCES,
     BUILD_ROOMS,
@@ -106,13 +107,23 @@ def one_cost(state: CardState, seat: int, thing: Thing, base: Goods) -> Goods | 
     if not cards:
         return base
     cost = base
-    for e in sorted((EFFECTS[c] for c in cards), key=lambda e: not e.cost_first):
-        assert e.cost is not None
-        got = e.cost(thing, cost)
+    for rule in _rules_in_order(cards):
+        got = rule(thing, cost)
         if got is None:
             return None
         cost = got
     return cost
+
+
+@lru_cache(maxsize=1 << 10)
+def _rules_in_order(cards: tuple[str, ...]) -> tuple[CostRule, ...]:
+    """The cost rules of ``cards`` (played, in the order played) as :func:`one_cost` applies
+    them: those replacing the cost first, then the others, each group in the order played."""
+    rules = []
+    for e in sorted((EFFECTS[c] for c in cards), key=lambda e: not e.cost_first):
+        assert e.cost is not None
+        rules.append(e.cost)
+    return tuple(rules)
 
 
 def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Goods]:
