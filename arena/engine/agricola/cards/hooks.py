@@ -10,7 +10,7 @@ Family game does no work for cards):
   every seat at once, moment -> (seat, card) in seat order, so that a moment no played card
   listens to costs one lookup (the placements' SPACE_USED, the sub-actions, Claypipe's watch).
   ``_used_by``: per user seat, the SPACE_USED events in the order a use by that seat fires
-  them, as (seat, card, event); rebuilt with ``_listen``.
+  them, as (seat, card, event, the spaces it acts on or None); rebuilt with ``_listen``.
 - ``_pending``: the card decisions waiting, first asked first (:class:`Pending`). While one
   waits it is the decision: its seat is the current player and its legal actions are the
   effect's ``ask``; the decision under it (``_phase``, ``_cur``) resumes afterwards.
@@ -94,7 +94,7 @@ class CardHooks(AgricolaState):
 
     _index: list[Mapping[Moment, tuple[str, ...]]]
     _listen: Mapping[Moment, tuple[tuple[int, str], ...]]
-    _used_by: tuple[tuple[tuple[int, str, Event], ...], ...]
+    _used_by: tuple[tuple[tuple[int, str, Event, frozenset[int] | None], ...], ...]
     _pending: tuple[Pending, ...]
     _marks: Mapping[str, tuple[int, ...]]
     _promised: tuple[tuple[int, int, int, int], ...]
@@ -146,7 +146,7 @@ class CardHooks(AgricolaState):
                 listen[m] = (*listen.get(m, ()), *((p, c) for c in cards))
         self._listen = listen
         # The user's cards and those of the seats after it, then the seats before it.
-        used = [(p, c, EFFECTS[c].events[Moment.SPACE_USED])
+        used = [(p, c, EFFECTS[c].events[Moment.SPACE_USED], EFFECTS[c].spaces)
                 for p, c in listen.get(Moment.SPACE_USED, ())]
         self._used_by = tuple((*(x for x in used if x[0] >= user),
                                *(x for x in used if x[0] < user)) for user in range(self._n))
@@ -240,10 +240,11 @@ class CardHooks(AgricolaState):
 
     def used(self, space: int, user: int, when: int) -> None:
         """Fire SPACE_USED for ``user``'s use of ``space`` at ``when`` (AT_USE or AT_END): every
-        seat's cards, the user's first, then clockwise."""
-        for seat, c, event in self._used_by[user]:
-            self._use = (space, user, when)
-            event(self, seat, c)
+        seat's cards, the user's first, then clockwise (those acting on ``space``)."""
+        for seat, c, event, spaces in self._used_by[user]:
+            if spaces is None or space in spaces:
+                self._use = (space, user, when)
+                event(self, seat, c)
 
     def placement(self, seat: int, usable: int) -> int:
         """The spaces ``seat`` may place a person on, after its cards' placement rules."""
