@@ -84,6 +84,14 @@ M_ANY: Final = 10
 _PAID: Final = frozenset({"build_room", "renovate", "pasture"})
 _NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
 _NO_LISTEN: Final[Mapping[Moment, tuple[tuple[int, str], ...]]] = {}
+#: Per card with an effect, the moments its effect has an event or a rule at (the moments
+#: ``_index`` lists it under).
+_INDEXED_AT: Final[Mapping[str, tuple[Moment, ...]]] = {
+    card: (*e.events, *((Moment.SCORING,) if e.score else ()),
+           *((Moment.COST,) if e.cost else ()),
+           *((Moment.ANYTIME,) if e.anytime else ()),
+           *((Moment.CAPACITY,) if e.capacity else ()))
+    for card, e in EFFECTS.items()}
 
 
 class CardHooks(AgricolaState):
@@ -131,20 +139,14 @@ class CardHooks(AgricolaState):
     def _reindex(self, seat: int) -> None:
         index: dict[Moment, tuple[str, ...]] = {}
         for card in self._played(seat):
-            e = EFFECTS.get(card)
-            if e is None:
-                continue
-            for m in (*e.events, *((Moment.SCORING,) if e.score else ()),
-                      *((Moment.COST,) if e.cost else ()),
-                      *((Moment.ANYTIME,) if e.anytime else ()),
-                      *((Moment.CAPACITY,) if e.capacity else ())):
+            for m in _INDEXED_AT.get(card, ()):
                 index[m] = (*index.get(m, ()), card)
         self._index[seat] = index
-        listen: dict[Moment, tuple[tuple[int, str], ...]] = {}
+        every: dict[Moment, list[tuple[int, str]]] = {}
         for p, per_seat in enumerate(self._index):
             for m, cards in per_seat.items():
-                listen[m] = (*listen.get(m, ()), *((p, c) for c in cards))
-        self._listen = listen
+                every.setdefault(m, []).extend([(p, c) for c in cards])
+        self._listen = listen = {m: tuple(x) for m, x in every.items()}
         # The user's cards and those of the seats after it, then the seats before it.
         used = [(p, c, EFFECTS[c].events[Moment.SPACE_USED], EFFECTS[c].spaces)
                 for p, c in listen.get(Moment.SPACE_USED, ())]
@@ -310,10 +312,11 @@ class CardHooks(AgricolaState):
         if Moment.SUB_ACTION not in self._listen:
             return
         n, doer = self._n, sub[1]
-        seats = [(doer + i) % n for i in range(n)]
         self._sub = sub
-        for p in seats:
-            self.fire(Moment.SUB_ACTION, p)
+        for i in range(n):
+            p = (doer + i) % n
+            if self._index[p].get(Moment.SUB_ACTION):
+                self.fire(Moment.SUB_ACTION, p)
         self._sub = ()
 
     def _end_work(self) -> None:
