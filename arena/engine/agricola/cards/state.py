@@ -25,6 +25,8 @@ from arena.engine.agricola.cards.effects.building import (
     BUILDING_KINDS,
     MAY_FORBID,
     building_options,
+    fence_budget,
+    pays_fences,
 )
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
@@ -50,6 +52,7 @@ from arena.engine.agricola.cards.spaces import (
 from arena.engine.agricola.components import (
     ALL,
     AND_THEN,
+    BUILD_FENCES,
     FOOD,
     GOODS,
     MAJOR_OR_MINOR,
@@ -62,6 +65,7 @@ from arena.engine.agricola.components import (
     START_FOOD_OTHERS,
     START_FOOD_SOLO,
     START_PEOPLE,
+    WOOD,
     Part,
 )
 from arena.engine.agricola.farm import Farm
@@ -192,13 +196,23 @@ class CardState(DraftFlow):
                 for part in deciding:
                     ok = known.get(part)
                     if ok is None:
-                        ok = bool(self._part_options(part, h, board, space, 0))
+                        ok = self._part_possible(part, h, board, space)
                         if part.kind in BUILDING_KINDS:
                             known[part] = ok
                     if ok:
                         usable |= 1 << space
                         break
         return usable
+
+    def _part_possible(self, part: Part, h: Holding, board: Board, space: int) -> bool:
+        """Whether :meth:`_part_options` offers anything before ``part``'s first sub-action;
+        fences are asked of the farm (whether a pasture fits the fences the seat can pay)
+        without listing where they could go."""
+        if part.kind == BUILD_FENCES:
+            p = self._cur
+            return h.farm.can_fence(fence_budget(self, p) if pays_fences(self, p)
+                                    else h.goods[WOOD])
+        return bool(self._part_options(part, h, board, space, 0))
 
     def _part_options(self, part: Part, h: Holding, board: Board, space: int,
                       done: int = 0) -> list[dict[str, Any]]:
