@@ -258,10 +258,10 @@ class CardState(DraftFlow):
         if not self.hooked(p, Moment.COST):
             return None
         farm = self._farms[p]
+        rooms, material = farm.num_rooms(), farm.material  # the same for every card
 
         def cost(card: str) -> tuple[int, ...] | None:
-            return self.cost(p, Thing("minor", card, farm.num_rooms(), farm.material),
-                             minor_cost(card, s.people))
+            return self.cost(p, Thing("minor", card, rooms, material), minor_cost(card, s.people))
         return cost
 
     def _credit(self, p: int, major: int) -> tuple[int, ...] | None:
