@@ -69,7 +69,7 @@ from arena.engine.agricola.components import (
     Part,
 )
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.parts import FIXED, Holding, options
+from arena.engine.agricola.parts import FIXED, Holding, can_use, options
 from arena.engine.agricola.state_base import PHASE_NAMES, with_good
 from arena.engine.api import Game
 from arena.engine.chance import Chance
@@ -205,14 +205,19 @@ class CardState(DraftFlow):
         return usable
 
     def _part_possible(self, part: Part, h: Holding, board: Board, space: int) -> bool:
-        """Whether :meth:`_part_options` offers anything before ``part``'s first sub-action;
-        fences are asked of the farm (whether a pasture fits the fences the seat can pay)
-        without listing where they could go."""
-        if part.kind == BUILD_FENCES:
-            p = self._cur
-            return h.farm.can_fence(fence_budget(self, p) if pays_fences(self, p)
-                                    else h.goods[WOOD])
-        return bool(self._part_options(part, h, board, space, 0))
+        """Whether :meth:`_part_options` offers anything before ``part``'s first sub-action,
+        without listing the options where a cheaper answer exists: the Family game's
+        :func:`~..parts.can_use` for what cards do not change, and for a seat with cost cards,
+        fences asked of the farm (a pasture within the fences the seat can pay)."""
+        kind, p = part.kind, self._cur
+        if kind in BUILDING_KINDS and self.hooked(p, Moment.COST):
+            if kind == BUILD_FENCES:
+                return h.farm.can_fence(fence_budget(self, p) if pays_fences(self, p)
+                                        else h.goods[WOOD])
+            return bool(self._part_options(part, h, board, space, 0))
+        if kind in _CARD_KINDS or kind == SOW:
+            return bool(self._part_options(part, h, board, space, 0))
+        return can_use(part, h, board, space)
 
     def _part_options(self, part: Part, h: Holding, board: Board, space: int,
                       done: int = 0) -> list[dict[str, Any]]:
