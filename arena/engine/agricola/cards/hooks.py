@@ -82,15 +82,21 @@ M_CARD: Final = 9
 M_ANY: Final = 10
 #: The sub-actions whose cost cards may change what they cost.
 _PAID: Final = frozenset({"build_room", "renovate", "pasture"})
+#: The moments looked up at every step, as module names (a global is read several times
+#: faster than an enum member).
+ON_PLAY, SPACE_USED, SUB_ACTION, ROUND_START = (Moment.ON_PLAY, Moment.SPACE_USED,
+                                               Moment.SUB_ACTION, Moment.ROUND_START)
+RETURN_HOME, FIELD_PHASE = Moment.RETURN_HOME, Moment.FIELD_PHASE
+COST, CAPACITY, SCORING, ANYTIME = Moment.COST, Moment.CAPACITY, Moment.SCORING, Moment.ANYTIME
 _NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
 _NO_LISTEN: Final[Mapping[Moment, tuple[tuple[int, str], ...]]] = {}
 #: Per card with an effect, the moments its effect has an event or a rule at (the moments
 #: ``_index`` lists it under).
 _INDEXED_AT: Final[Mapping[str, tuple[Moment, ...]]] = {
-    card: (*e.events, *((Moment.SCORING,) if e.score else ()),
-           *((Moment.COST,) if e.cost else ()),
-           *((Moment.ANYTIME,) if e.anytime else ()),
-           *((Moment.CAPACITY,) if e.capacity else ()))
+    card: (*e.events, *((SCORING,) if e.score else ()),
+           *((COST,) if e.cost else ()),
+           *((ANYTIME,) if e.anytime else ()),
+           *((CAPACITY,) if e.capacity else ()))
     for card, e in EFFECTS.items()}
 
 
@@ -148,11 +154,11 @@ class CardHooks(AgricolaState):
                 every.setdefault(m, []).extend([(p, c) for c in cards])
         self._listen = listen = {m: tuple(x) for m, x in every.items()}
         # The user's cards and those of the seats after it, then the seats before it.
-        used = [(p, c, EFFECTS[c].events[Moment.SPACE_USED], EFFECTS[c].spaces)
-                for p, c in listen.get(Moment.SPACE_USED, ())]
+        used = [(p, c, EFFECTS[c].events[SPACE_USED], EFFECTS[c].spaces)
+                for p, c in listen.get(SPACE_USED, ())]
         self._used_by = tuple((*(x for x in used if x[0] >= user),
                                *(x for x in used if x[0] < user)) for user in range(self._n))
-        caps = index.get(Moment.CAPACITY, ())
+        caps = index.get(CAPACITY, ())
         farm = self._farms[seat]
         if caps or isinstance(farm, CardFarm):
             self._farms[seat] = CardFarm.of(farm, (EFFECTS[c].capacity or {} for c in caps))
@@ -224,7 +230,7 @@ class CardHooks(AgricolaState):
             if e is not None and e.kept_points and self.mark(card) and self.mark(card)[0]:
                 out[card] = self.mark(card)[0]
         for owner in range(self._n):
-            for card in self.hooked(owner, Moment.SCORING):
+            for card in self.hooked(owner, SCORING):
                 score = EFFECTS[card].score
                 assert score is not None
                 pts = score(self, owner, seat)
@@ -250,7 +256,7 @@ class CardHooks(AgricolaState):
 
     def placement(self, seat: int, usable: int) -> int:
         """The spaces ``seat`` may place a person on, after its cards' placement rules."""
-        for c in self.hooked(seat, Moment.SPACE_USED):
+        for c in self.hooked(seat, SPACE_USED):
             rule = PLACEMENT.get(c)
             if rule is not None:
                 usable = rule(self, seat, usable)
@@ -303,20 +309,20 @@ class CardHooks(AgricolaState):
         n, start = self._n, self._board.start_player
         for i in range(n):
             seat = (start + i) % n
-            if self._index[seat].get(Moment.ROUND_START):
-                self.fire(Moment.ROUND_START, seat)
+            if self._index[seat].get(ROUND_START):
+                self.fire(ROUND_START, seat)
 
     def sub_action(self, sub: tuple[Any, ...]) -> None:
         """Fire SUB_ACTION for every seat's cards after the sub-action ``sub`` = (what, seat
         who did it, *numbers) (:mod:`.effects.sub_action`), the doer's cards first."""
-        if Moment.SUB_ACTION not in self._listen:
+        if SUB_ACTION not in self._listen:
             return
         n, doer = self._n, sub[1]
         self._sub = sub
         for i in range(n):
             p = (doer + i) % n
-            if self._index[p].get(Moment.SUB_ACTION):
-                self.fire(Moment.SUB_ACTION, p)
+            if self._index[p].get(SUB_ACTION):
+                self.fire(SUB_ACTION, p)
         self._sub = ()
 
     def _end_work(self) -> None:
@@ -326,13 +332,13 @@ class CardHooks(AgricolaState):
         n, start = self._n, self._board.start_player
         order = [(start + i) % n for i in range(n)]
         for p in order:
-            if self._index[p].get(Moment.RETURN_HOME):
-                self.fire(Moment.RETURN_HOME, p)
+            if self._index[p].get(RETURN_HOME):
+                self.fire(RETURN_HOME, p)
         if self._board.harvest_due():
             for p in order:
-                if self._index[p].get(Moment.FIELD_PHASE):
-                    self.fire(Moment.FIELD_PHASE, p)
-                if BEANFIELD in self._index[p].get(Moment.CAPACITY, ()):
+                if self._index[p].get(FIELD_PHASE):
+                    self.fire(FIELD_PHASE, p)
+                if BEANFIELD in self._index[p].get(CAPACITY, ()):
                     bean_harvest(self, p)
         super()._end_work()
 
@@ -357,7 +363,7 @@ class CardHooks(AgricolaState):
         farm = self._farms[p]
         material, pastured = farm.material, farm.pastured()
         first = i != self._part or self._done == 0
-        if typ in _PAID and self.hooked(p, Moment.COST):
+        if typ in _PAID and self.hooked(p, COST):
             paid_part(self, p, action, lambda: super(CardHooks, self)._do_part(p, i, action))
         else:
             super()._do_part(p, i, action)
@@ -384,8 +390,8 @@ class CardHooks(AgricolaState):
     def _options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
         moves, pays = self._waiting_decision()
         seat = self.current_player
-        if moves and seat is not None and self._index[seat].get(Moment.ANYTIME):
-            for card in self._index[seat][Moment.ANYTIME]:
+        if moves and seat is not None and self._index[seat].get(ANYTIME):
+            for card in self._index[seat][ANYTIME]:
                 anytime = EFFECTS[card].anytime
                 assert anytime is not None
                 for a in anytime(self, seat, card):
@@ -426,8 +432,8 @@ class CardHooks(AgricolaState):
             assert answer is not None
             answer(self, Pending(seat, pay[1], "anytime"), pay[2])
             return
-        if (self._phase == PLACE or self._phase == ACT) and Moment.RETURN_HOME in self._listen:
-            watch = [p for p, c in self._listen[Moment.RETURN_HOME] if c == "A053"]
+        if (self._phase == PLACE or self._phase == ACT) and RETURN_HOME in self._listen:
+            watch = [p for p, c in self._listen[RETURN_HOME] if c == "A053"]
             self._seen = {p: self._goods[p] for p in watch} if watch else None
         if kind != M_CARD:
             p = self._cur

@@ -77,6 +77,10 @@ from arena.engine.chance import Chance
 #: The draft options: "deal" (7 + 7 dealt), "app" (the app's draft, ``draft.py``).
 DRAFTS: Final = ("deal", "app")
 OCC, MINOR = "occupation", "minor"
+#: The moments looked up at every step, as module names (a global is read several times
+#: faster than an enum member).
+ON_PLAY, SPACE_USED, COST, CAPACITY = (Moment.ON_PLAY, Moment.SPACE_USED, Moment.COST,
+                                       Moment.CAPACITY)
 
 
 class CardState(DraftFlow):
@@ -153,7 +157,7 @@ class CardState(DraftFlow):
     # ------------------------------------------------------------------ the legal moves
     def _usable(self, p: int) -> int:
         usable = self._free_usable(p)
-        if self._index[p].get(Moment.SPACE_USED):
+        if self._index[p].get(SPACE_USED):
             return self.placement(p, usable)
         return usable
 
@@ -161,7 +165,7 @@ class CardState(DraftFlow):
         board = self._board
         free = board.free_mask()
         usable = super()._usable(p)
-        if self.hooked(p, Moment.COST) and free & _BUILDING_MASK:
+        if self.hooked(p, COST) and free & _BUILDING_MASK:
             usable = self._building_usable(p, free, usable)
         extra = free & ~usable & _CARD_ONLY_MASK
         if not extra:
@@ -176,7 +180,7 @@ class CardState(DraftFlow):
                     if food >= cost or can_play_occupation(self._hand_o[p], cost, s):
                         usable |= 1 << space
         if extra >> MAJOR_IMPROVEMENT & 1 and (
-                self._can_play_minor(p, s, board) or (self.hooked(p, Moment.COST) and any(
+                self._can_play_minor(p, s, board) or (self.hooked(p, COST) and any(
                     self._credit(p, m) is not None for m in board.majors()))):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
@@ -188,7 +192,7 @@ class CardState(DraftFlow):
         one (:data:`~.effects.building.MAY_FORBID`)."""
         h, board = self.holding(p), self._board
         known: dict[Part, bool] = {}  # a building part offers the same on every space
-        if MAY_FORBID.isdisjoint(self.hooked(p, Moment.COST)):
+        if MAY_FORBID.isdisjoint(self.hooked(p, COST)):
             free &= ~usable
         for space, deciding in _BUILDING_SPACES:
             if free >> space & 1:
@@ -210,7 +214,7 @@ class CardState(DraftFlow):
         :func:`~..parts.can_use` for what cards do not change, and for a seat with cost cards,
         fences asked of the farm (a pasture within the fences the seat can pay)."""
         kind, p = part.kind, self._cur
-        if kind in BUILDING_KINDS and self.hooked(p, Moment.COST):
+        if kind in BUILDING_KINDS and self.hooked(p, COST):
             if kind == BUILD_FENCES:
                 return h.farm.can_fence(fence_budget(self, p) if pays_fences(self, p)
                                         else h.goods[WOOD])
@@ -222,12 +226,12 @@ class CardState(DraftFlow):
     def _part_options(self, part: Part, h: Holding, board: Board, space: int,
                       done: int = 0) -> list[dict[str, Any]]:
         kind = part.kind
-        if kind in BUILDING_KINDS and self.hooked(self._cur, Moment.COST):
+        if kind in BUILDING_KINDS and self.hooked(self._cur, COST):
             out = building_options(self, self._cur, part, h.farm, done)
             return options(part, h, board, space, done) if out is None else out
         if kind not in _CARD_KINDS:
             out = options(part, h, board, space, done)
-            if kind == SOW and BEANFIELD in self.hooked(self._cur, Moment.CAPACITY):
+            if kind == SOW and BEANFIELD in self.hooked(self._cur, CAPACITY):
                 return [*out, *bean_sow_options(self, self._cur)]
             return out
         if done:
@@ -244,7 +248,7 @@ class CardState(DraftFlow):
         if kind == MAJOR_OR_MINOR:
             h = self.holding(p)
             majors = [(a, s.goods) for a in options(BUILD_ONE_MAJOR, h, board, space, 0)]
-            if self.hooked(p, Moment.COST):
+            if self.hooked(p, COST):
                 majors = [(a, s.goods) for a in self._major_options(p, h, board, space)]
             return [*majors, *plays]
         return plays
@@ -260,7 +264,7 @@ class CardState(DraftFlow):
 
     def _minor_cost(self, p: int, s: Seat) -> Callable[[str], tuple[int, ...] | None] | None:
         """What a minor costs ``p`` after its cost cards (None: the printed cost)."""
-        if not self.hooked(p, Moment.COST):
+        if not self.hooked(p, COST):
             return None
         farm = self._farms[p]
         rooms, material = farm.num_rooms(), farm.material  # the same for every card
@@ -299,7 +303,7 @@ class CardState(DraftFlow):
     # ------------------------------------------------------------------ carrying out
     def _do_part(self, p: int, i: int, action: dict[str, Any]) -> None:
         typ = action["type"]
-        if typ == "build_major" and action["pay"] == "goods" and self.hooked(p, Moment.COST):
+        if typ == "build_major" and action["pay"] == "goods" and self.hooked(p, COST):
             credit = self._credit(p, action["major"])
             assert credit is not None
             self._goods[p] = tuple(a + b for a, b in zip(self._goods[p], credit, strict=True))
@@ -338,7 +342,7 @@ class CardState(DraftFlow):
                     left = (p + 1) % self._n
                     self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
         self._reindex(p)
-        self.fire(Moment.ON_PLAY, p, card)
+        self.fire(ON_PLAY, p, card)
         self.sub_action(("occupation" if facts.occupation else "improvement", p))
 
     # ------------------------------------------------------------------ scoring and views

@@ -32,6 +32,7 @@ from arena.engine.agricola.components import (
 from arena.engine.agricola.farm import Farm
 from arena.engine.agricola.parts import SINGLE
 
+COST = Moment.COST  # a module name: read at every cost, faster than the enum member
 #: Conservator, Hedge Keeper, Rammed Clay.
 CONSERVATOR, HEDGE_KEEPER, RAMMED_CLAY = "A087", "A088", "A016"
 #: The fences Hedge Keeper frees on each Build Fences action.
@@ -45,7 +46,7 @@ _FENCE_CARDS: Final = frozenset({HEDGE_KEEPER, RAMMED_CLAY})
 MAY_FORBID: Final = frozenset({"B033"})
 #: The cards whose cost rule is a "may": a way to pay beside the cost without it.
 OPTIONAL_COSTS: Final = frozenset(
-    c.id for c in BASE_DECK if any(x.moment == Moment.COST and x.optional for x in c.clauses))
+    c.id for c in BASE_DECK if any(x.moment == COST and x.optional for x in c.clauses))
 
 
 def _pad(cost: Cost) -> Goods:
@@ -68,7 +69,7 @@ def ways(state: CardState, seat: int, kind: str) -> list[tuple[dict[str, Any], G
             return []
         things.append(({}, Thing("renovation", "", rooms, material),
                        _pad(farm.renovation_cost())))
-        if material == HOUSE_WOOD and CONSERVATOR in state.hooked(seat, Moment.COST):
+        if material == HOUSE_WOOD and CONSERVATOR in state.hooked(seat, COST):
             things.append(({"to": "stone"}, Thing("renovation", "stone", rooms, material),
                            _pad((0, 0, 1, rooms))))
     out = []
@@ -103,7 +104,7 @@ def renovation_options(state: CardState, seat: int) -> list[dict[str, Any]]:
 def one_cost(state: CardState, seat: int, thing: Thing, base: Goods) -> Goods | None:
     """What ``thing`` costs ``seat`` after its cards' cost rules, those replacing the cost
     first (None: not allowed)."""
-    cards = state.hooked(seat, Moment.COST)
+    cards = state.hooked(seat, COST)
     if not cards:
         return base
     cost = base
@@ -131,7 +132,7 @@ def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Go
     a fixed order ([]: not allowed). A rule replacing the cost gives its cost in place of
     the printed one (two such rules: either, ruling C26); the other rules then apply in
     the order played, each optional one (a "may" clause) both used and not."""
-    cards = state.hooked(seat, Moment.COST)
+    cards = state.hooked(seat, COST)
     if not cards:
         return [base]
     starts: list[Goods] = []
@@ -210,11 +211,11 @@ def building_options(state: CardState, p: int, part: Part, farm: Farm, done: int
 
 def pays_fences(state: CardState, seat: int) -> bool:
     """Whether ``seat`` has a card that pays fences otherwise than 1 wood each."""
-    return not _FENCE_CARDS.isdisjoint(state.hooked(seat, Moment.COST))
+    return not _FENCE_CARDS.isdisjoint(state.hooked(seat, COST))
 
 
 def _free_left(state: CardState, seat: int) -> int:
-    if HEDGE_KEEPER not in state.hooked(seat, Moment.COST):
+    if HEDGE_KEEPER not in state.hooked(seat, COST):
         return 0
     mark = state.mark(HEDGE_KEEPER)
     used = mark[2] if mark[:2] == (state._board.round, state._space) else 0
@@ -224,7 +225,7 @@ def _free_left(state: CardState, seat: int) -> int:
 def fence_budget(state: CardState, seat: int) -> int:
     """The most fences ``seat`` can pay for now, on the Build Fences action under way."""
     g = state._goods[seat]
-    clay = g[CLAY] if RAMMED_CLAY in state.hooked(seat, Moment.COST) else 0
+    clay = g[CLAY] if RAMMED_CLAY in state.hooked(seat, COST) else 0
     return _free_left(state, seat) + g[WOOD] + clay
 
 
