@@ -153,11 +153,12 @@ class CardHooks(AgricolaState):
             for m, cards in per_seat.items():
                 every.setdefault(m, []).extend([(p, c) for c in cards])
         self._listen = listen = {m: tuple(x) for m, x in every.items()}
-        # The user's cards and those of the seats after it, then the seats before it.
-        used = [(p, c, EFFECTS[c].events[SPACE_USED], EFFECTS[c].spaces)
-                for p, c in listen.get(SPACE_USED, ())]
-        self._used_by = tuple((*(x for x in used if x[0] >= user),
-                               *(x for x in used if x[0] < user)) for user in range(self._n))
+        # A use fires the user's cards and those of the seats after it, then the seats before
+        # it: ``used`` is in seat order, so each user's order is a rotation of it.
+        used = tuple((p, c, EFFECTS[c].events[SPACE_USED], EFFECTS[c].spaces)
+                     for p, c in listen.get(SPACE_USED, ()))
+        before = [sum(1 for x in used if x[0] < user) for user in range(self._n)]
+        self._used_by = tuple(used[k:] + used[:k] for k in before)
         caps = index.get(CAPACITY, ())
         farm = self._farms[seat]
         if caps or isinstance(farm, CardFarm):
