@@ -165,22 +165,25 @@ class CardState(DraftFlow):
         board = self._board
         free = board.free_mask()
         usable = super()._usable(p)
-        if self.hooked(p, COST) and free & _BUILDING_MASK:
+        costs = self.hooked(p, COST)
+        if costs and free & _BUILDING_MASK:
             usable = self._building_usable(p, free, usable)
         extra = free & ~usable & _CARD_ONLY_MASK
         if not extra:
             return usable
-        s = self.seat_view(p)
-        if self._hand_o[p] and extra & _LESSONS_MASK:
-            food, played = s.goods[FOOD], s.occupations
+        s: Seat | None = None  # what playing a card reads of p: made when first needed
+        hand = self._hand_o[p]
+        if hand and extra & _LESSONS_MASK:
+            food, played = self._goods[p][FOOD], len(self._occs[p])
             for space in LESSONS_SPACES:
                 if extra >> space & 1:
                     # The supply's food pays at once; else the conversions' total decides.
                     cost = lessons_cost(space, played)
-                    if food >= cost or can_play_occupation(self._hand_o[p], cost, s):
+                    if food >= cost or can_play_occupation(hand, cost,
+                                                           s := s or self.seat_view(p)):
                         usable |= 1 << space
         if extra >> MAJOR_IMPROVEMENT & 1 and (
-                self._can_play_minor(p, s, board) or (self.hooked(p, COST) and any(
+                self._can_play_minor(p, s or self.seat_view(p), board) or (costs and any(
                     self._credit(p, m) is not None for m in board.majors()))):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
