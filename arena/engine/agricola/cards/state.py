@@ -23,10 +23,12 @@ from arena.engine.agricola.cards.draft_sample import sample_cards
 from arena.engine.agricola.cards.effects.base import Thing
 from arena.engine.agricola.cards.effects.building import (
     BUILDING_KINDS,
+    CHANGED_BY,
     MAY_FORBID,
     building_options,
     fence_budget,
     pays_fences,
+    ways,
 )
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
@@ -53,6 +55,7 @@ from arena.engine.agricola.components import (
     ALL,
     AND_THEN,
     BUILD_FENCES,
+    BUILD_ROOMS,
     FOOD,
     GOODS,
     MAJOR_OR_MINOR,
@@ -193,12 +196,14 @@ class CardState(DraftFlow):
         cards. A space the printed costs allow stays usable unless a card of ``p`` may forbid
         building work: every other cost card leaves a way to pay no dearer than the printed
         one (:data:`~.effects.building.MAY_FORBID`)."""
-        h, board = self.holding(p), self._board
+        h, board, cards = self.holding(p), self._board, self.hooked(p, COST)
         known: dict[Part, bool] = {}  # a building part offers the same on every space
-        if MAY_FORBID.isdisjoint(self.hooked(p, COST)):
+        if MAY_FORBID.isdisjoint(cards):
             free &= ~usable
         for space, deciding in _BUILDING_SPACES:
-            if free >> space & 1:
+            # Only a space with a part p's cards change is decided again.
+            if free >> space & 1 and any(not CHANGED_BY[part.kind].isdisjoint(cards)
+                                         for part in deciding if part.kind in CHANGED_BY):
                 usable &= ~(1 << space)
                 for part in deciding:
                     ok = known.get(part)
@@ -221,7 +226,8 @@ class CardState(DraftFlow):
             if kind == BUILD_FENCES:
                 return h.farm.can_fence(fence_budget(self, p) if pays_fences(self, p)
                                         else h.goods[WOOD])
-            return bool(self._part_options(part, h, board, space, 0))
+            # A room (on any spot) or a renovation, each of the ways to pay it listed.
+            return bool(ways(self, p, "room" if kind == BUILD_ROOMS else "renovation"))
         if kind in _CARD_KINDS or kind == SOW:
             return bool(self._part_options(part, h, board, space, 0))
         return can_use(part, h, board, space)

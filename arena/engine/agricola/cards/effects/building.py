@@ -44,6 +44,15 @@ _FENCE_CARDS: Final = frozenset({HEDGE_KEEPER, RAMMED_CLAY})
 #: card leaves a room, a renovation or a fence a way to pay no dearer than the printed cost
 #: (a test holds it), so a space the printed costs allow stays usable whatever they add.
 MAY_FORBID: Final = frozenset({"B033"})
+#: Per building part kind, the cost cards that may change it: the cards whose rules change
+#: what a room or a renovation costs (every other card's rule leaves both as printed: a test
+#: holds it), Conservator's renovation, Mantlepiece's ban, the cards that pay fences. For a
+#: seat with none of a kind's cards that kind is built as in the Family game.
+CHANGED_BY: Final = {
+    BUILD_ROOMS: frozenset({"A143", "A123", "B145", "B126", "B013"}),
+    RENOVATE: frozenset({"A143", "A123", "B145", CONSERVATOR, *MAY_FORBID}),
+    BUILD_FENCES: _FENCE_CARDS,
+}
 #: The cards whose cost rule is a "may": a way to pay beside the cost without it.
 OPTIONAL_COSTS: Final = frozenset(
     c.id for c in BASE_DECK if any(x.moment == COST and x.optional for x in c.clauses))
@@ -250,6 +259,7 @@ def pay_fences(state: CardState, seat: int, fences: int, goods: Goods) -> Goods:
 
 __all__ = [
     "BUILDING_KINDS",
+    "CHANGED_BY",
     "CONSERVATOR",
     "HEDGE_FREE",
     "OPTIONAL_COSTS",
