@@ -87,10 +87,14 @@ def count(what: Count, s: Seat, board: Board) -> int:
     raise ValueError(f"unknown count {what!r}")  # pragma: no cover
 
 
+#: The cards with a cost per person.
+_PER_PERSON: Final = frozenset(c for c, f in FACTS.items() if any(f.per_person))
+
+
 def minor_cost(card_id: str, people: int) -> Goods:
     """The goods a minor improvement costs a family of ``people``."""
     f = FACTS[card_id]
-    if not any(f.per_person):
+    if card_id not in _PER_PERSON:
         return f.cost
     return tuple(a + people * b for a, b in zip(f.cost, f.per_person, strict=True))
 
