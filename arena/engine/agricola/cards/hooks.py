@@ -7,8 +7,9 @@ Family game does no work for cards):
 - ``_index``: per seat, moment -> the played cards whose effect has an event or a rule at that
   moment, in the order played. Rebuilt when a card is played or a state is read, shared by
   clones (immutable). Dispatch at a moment looks at nothing else. ``_listen``: the same for
-  every seat at once, moment -> (seat, card) in seat order, so that a moment no played card
-  listens to costs one lookup (the placements' SPACE_USED, the sub-actions, Claypipe's watch).
+  every seat at once, moment -> (seat, card) in seat order, for the moments every seat's
+  cards hear at each step (:data:`EVERY_SEAT`), so that a moment no played card listens to
+  costs one lookup (the placements' SPACE_USED, the sub-actions, Claypipe's watch).
   ``_used_by``: per user seat, the SPACE_USED events in the order a use by that seat fires
   them, as (seat, card, event, the spaces it acts on or None); rebuilt with ``_listen``.
 - ``_pending``: the card decisions waiting, first asked first (:class:`Pending`). While one
@@ -88,6 +89,8 @@ ON_PLAY, SPACE_USED, SUB_ACTION, ROUND_START = (Moment.ON_PLAY, Moment.SPACE_USE
                                                Moment.SUB_ACTION, Moment.ROUND_START)
 RETURN_HOME, FIELD_PHASE = Moment.RETURN_HOME, Moment.FIELD_PHASE
 COST, CAPACITY, SCORING, ANYTIME = Moment.COST, Moment.CAPACITY, Moment.SCORING, Moment.ANYTIME
+#: The moments ``_listen`` lists.
+EVERY_SEAT: Final = (SPACE_USED, SUB_ACTION, RETURN_HOME)
 _NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
 _NO_LISTEN: Final[Mapping[Moment, tuple[tuple[int, str], ...]]] = {}
 #: Per card with an effect, the moments its effect has an event or a rule at (the moments
@@ -148,11 +151,13 @@ class CardHooks(AgricolaState):
             for m in _INDEXED_AT.get(card, ()):
                 index[m] = (*index.get(m, ()), card)
         self._index[seat] = index
-        every: dict[Moment, list[tuple[int, str]]] = {}
-        for p, per_seat in enumerate(self._index):
-            for m, cards in per_seat.items():
-                every.setdefault(m, []).extend([(p, c) for c in cards])
-        self._listen = listen = {m: tuple(x) for m, x in every.items()}
+        listen = {}
+        for m in EVERY_SEAT:
+            heard = tuple((p, c) for p, per_seat in enumerate(self._index)
+                          for c in per_seat.get(m, ()))
+            if heard:
+                listen[m] = heard
+        self._listen = listen
         # A use fires the user's cards and those of the seats after it, then the seats before
         # it: ``used`` is in seat order, so each user's order is a rotation of it.
         used = tuple((p, c, EFFECTS[c].events[SPACE_USED], EFFECTS[c].spaces)
