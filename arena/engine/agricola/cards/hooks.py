@@ -395,8 +395,10 @@ class CardHooks(AgricolaState):
     # ------------------------------------------------------------------ decisions
     def _options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
         moves, pays = self._waiting_decision()
-        seat = self.current_player
-        if moves and seat is not None and self._index[seat].get(ANYTIME):
+        if not moves:  # the game is over
+            return moves, pays
+        seat = self._pending[0].seat if self._pending else self._cur  # the player to decide
+        if self._index[seat].get(ANYTIME):
             for card in self._index[seat][ANYTIME]:
                 anytime = EFFECTS[card].anytime
                 assert anytime is not None
