@@ -391,14 +391,24 @@ def test_the_cards_changing_each_kind_of_building_are_all_named() -> None:
     from arena.engine.agricola.cards.effects import EFFECTS
     from arena.engine.agricola.cards.effects.base import Thing
     from arena.engine.agricola.cards.effects.building import (
+        BUILDING_SPACES,
         CHANGED_BY,
         CONSERVATOR,
         HEDGE_KEEPER,
         MAY_FORBID,
         RAMMED_CLAY,
     )
-    from arena.engine.agricola.components import BUILD_FENCES, BUILD_ROOMS, GOODS, RENOVATE
+    from arena.engine.agricola.components import (
+        BUILD_FENCES,
+        BUILD_ROOMS,
+        BUILD_STABLES,
+        GOODS,
+        RENOVATE,
+    )
 
+    # The parts deciding the building spaces: what CHANGED_BY names, and the Family's stables.
+    kinds = {part.kind for _, parts in BUILDING_SPACES for part in parts}
+    assert kinds == {BUILD_ROOMS, RENOVATE, BUILD_FENCES, BUILD_STABLES}
     assert {CONSERVATOR, *MAY_FORBID} <= CHANGED_BY[RENOVATE]
     assert CHANGED_BY[BUILD_FENCES] == {HEDGE_KEEPER, RAMMED_CLAY}
     costs = [(*c, *(0,) * (len(GOODS) - 4)) for c in itertools.product((0, 1, 2, 5), repeat=4)]

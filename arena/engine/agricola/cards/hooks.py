@@ -8,10 +8,10 @@ Family game does no work for cards):
   moment, in the order played. Rebuilt when a card is played or a state is read, shared by
   clones (immutable). Dispatch at a moment looks at nothing else. ``_listen``: the same for
   every seat at once, moment -> (seat, card) in seat order, for the moments every seat's
-  cards hear at each step (:data:`EVERY_SEAT`), so that a moment no played card listens to
-  costs one lookup (the placements' SPACE_USED, the sub-actions, Claypipe's watch).
-  ``_used_by``: per user seat, the SPACE_USED events in the order a use by that seat fires
-  them, as (seat, card, event, the spaces it acts on or None); rebuilt with ``_listen``.
+  cards hear at each step (:data:`.effects.EVERY_SEAT`), so that a moment no played card
+  listens to costs one lookup (the placements' SPACE_USED, the sub-actions, Claypipe's
+  watch); ``_used_by``: per user seat, the SPACE_USED events in firing order
+  (:func:`.effects.listeners`).
 - ``_pending``: the card decisions waiting, first asked first (:class:`Pending`). While one
   waits it is the decision: its seat is the current player and its legal actions are the
   effect's ``ask``; the decision under it (``_phase``, ``_cur``) resumes afterwards.
@@ -38,15 +38,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
-from arena.engine.agricola.cards.effects import EFFECTS, PLACEMENT
-from arena.engine.agricola.cards.effects.base import (
-    AT_END,
-    AT_USE,
-    Event,
-    Goods,
-    Pending,
-    Thing,
-)
+from arena.engine.agricola.cards.effects import EFFECTS, INDEXED_AT, PLACEMENT, UsedBy, listeners
+from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pending, Thing
 from arena.engine.agricola.cards.effects.building import (
     all_costs,
     fence_budget,
@@ -89,18 +82,8 @@ ON_PLAY, SPACE_USED, SUB_ACTION, ROUND_START = (Moment.ON_PLAY, Moment.SPACE_USE
                                                Moment.SUB_ACTION, Moment.ROUND_START)
 RETURN_HOME, FIELD_PHASE = Moment.RETURN_HOME, Moment.FIELD_PHASE
 COST, CAPACITY, SCORING, ANYTIME = Moment.COST, Moment.CAPACITY, Moment.SCORING, Moment.ANYTIME
-#: The moments ``_listen`` lists.
-EVERY_SEAT: Final = (SPACE_USED, SUB_ACTION, RETURN_HOME)
 _NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
 _NO_LISTEN: Final[Mapping[Moment, tuple[tuple[int, str], ...]]] = {}
-#: Per card with an effect, the moments its effect has an event or a rule at (the moments
-#: ``_index`` lists it under).
-_INDEXED_AT: Final[Mapping[str, tuple[Moment, ...]]] = {
-    card: (*e.events, *((SCORING,) if e.score else ()),
-           *((COST,) if e.cost else ()),
-           *((ANYTIME,) if e.anytime else ()),
-           *((CAPACITY,) if e.capacity else ()))
-    for card, e in EFFECTS.items()}
 
 
 class CardHooks(AgricolaState):
@@ -111,7 +94,7 @@ class CardHooks(AgricolaState):
 
     _index: list[Mapping[Moment, tuple[str, ...]]]
     _listen: Mapping[Moment, tuple[tuple[int, str], ...]]
-    _used_by: tuple[tuple[tuple[int, str, Event, frozenset[int] | None], ...], ...]
+    _used_by: UsedBy
     _pending: tuple[Pending, ...]
     _marks: Mapping[str, tuple[int, ...]]
     _promised: tuple[tuple[int, int, int, int], ...]
@@ -148,22 +131,10 @@ class CardHooks(AgricolaState):
     def _reindex(self, seat: int) -> None:
         index: dict[Moment, tuple[str, ...]] = {}
         for card in self._played(seat):
-            for m in _INDEXED_AT.get(card, ()):
+            for m in INDEXED_AT.get(card, ()):
                 index[m] = (*index.get(m, ()), card)
         self._index[seat] = index
-        listen = {}
-        for m in EVERY_SEAT:
-            heard = tuple((p, c) for p, per_seat in enumerate(self._index)
-                          for c in per_seat.get(m, ()))
-            if heard:
-                listen[m] = heard
-        self._listen = listen
-        # A use fires the user's cards and those of the seats after it, then the seats before
-        # it: ``used`` is in seat order, so each user's order is a rotation of it.
-        used = tuple((p, c, EFFECTS[c].events[SPACE_USED], EFFECTS[c].spaces)
-                     for p, c in listen.get(SPACE_USED, ()))
-        before = [sum(1 for x in used if x[0] < user) for user in range(self._n)]
-        self._used_by = tuple(used[k:] + used[:k] for k in before)
+        self._listen, self._used_by = listeners(self._index)
         caps = index.get(CAPACITY, ())
         farm = self._farms[seat]
         if caps or isinstance(farm, CardFarm):

@@ -23,12 +23,9 @@ from arena.engine.agricola.cards.draft_sample import sample_cards
 from arena.engine.agricola.cards.effects.base import Thing
 from arena.engine.agricola.cards.effects.building import (
     BUILDING_KINDS,
-    CHANGED_BY,
-    MAY_FORBID,
+    BUILDING_MASK,
     building_options,
-    fence_budget,
-    pays_fences,
-    ways,
+    usable_building,
 )
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
@@ -53,9 +50,6 @@ from arena.engine.agricola.cards.spaces import (
 )
 from arena.engine.agricola.components import (
     ALL,
-    AND_THEN,
-    BUILD_FENCES,
-    BUILD_ROOMS,
     FOOD,
     GOODS,
     MAJOR_OR_MINOR,
@@ -68,11 +62,10 @@ from arena.engine.agricola.components import (
     START_FOOD_OTHERS,
     START_FOOD_SOLO,
     START_PEOPLE,
-    WOOD,
     Part,
 )
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.parts import FIXED, Holding, can_use, options
+from arena.engine.agricola.parts import FIXED, Holding, options
 from arena.engine.agricola.state_base import PHASE_NAMES, with_good
 from arena.engine.api import Game
 from arena.engine.chance import Chance
@@ -169,8 +162,8 @@ class CardState(DraftFlow):
         free = board.free_mask()
         usable = super()._usable(p)
         costs = self.hooked(p, COST)
-        if costs and free & _BUILDING_MASK:
-            usable = self._building_usable(p, free, usable)
+        if costs and free & BUILDING_MASK:
+            usable = usable_building(self, p, usable, free)
         extra = free & ~usable & _CARD_ONLY_MASK
         if not extra:
             return usable
@@ -190,47 +183,6 @@ class CardState(DraftFlow):
                     self._credit(p, m) is not None for m in board.majors()))):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
-
-    def _building_usable(self, p: int, free: int, usable: int) -> int:
-        """``usable`` with the spaces of rooms, renovation and fences decided by ``p``'s cost
-        cards. A space the printed costs allow stays usable unless a card of ``p`` may forbid
-        building work: every other cost card leaves a way to pay no dearer than the printed
-        one (:data:`~.effects.building.MAY_FORBID`)."""
-        h, board, cards = self.holding(p), self._board, self.hooked(p, COST)
-        known: dict[Part, bool] = {}  # a building part offers the same on every space
-        if MAY_FORBID.isdisjoint(cards):
-            free &= ~usable
-        for space, deciding in _BUILDING_SPACES:
-            # Only a space with a part p's cards change is decided again.
-            if free >> space & 1 and any(not CHANGED_BY[part.kind].isdisjoint(cards)
-                                         for part in deciding if part.kind in CHANGED_BY):
-                usable &= ~(1 << space)
-                for part in deciding:
-                    ok = known.get(part)
-                    if ok is None:
-                        ok = self._part_possible(part, h, board, space)
-                        if part.kind in BUILDING_KINDS:
-                            known[part] = ok
-                    if ok:
-                        usable |= 1 << space
-                        break
-        return usable
-
-    def _part_possible(self, part: Part, h: Holding, board: Board, space: int) -> bool:
-        """Whether :meth:`_part_options` offers anything before ``part``'s first sub-action,
-        without listing the options where a cheaper answer exists: the Family game's
-        :func:`~..parts.can_use` for what cards do not change, and for a seat with cost cards,
-        fences asked of the farm (a pasture within the fences the seat can pay)."""
-        kind, p = part.kind, self._cur
-        if kind in BUILDING_KINDS and self.hooked(p, COST):
-            if kind == BUILD_FENCES:
-                return h.farm.can_fence(fence_budget(self, p) if pays_fences(self, p)
-                                        else h.goods[WOOD])
-            # A room (on any spot) or a renovation, each of the ways to pay it listed.
-            return bool(ways(self, p, "room" if kind == BUILD_ROOMS else "renovation"))
-        if kind in _CARD_KINDS or kind == SOW:
-            return bool(self._part_options(part, h, board, space, 0))
-        return can_use(part, h, board, space)
 
     def _part_options(self, part: Part, h: Holding, board: Board, space: int,
                       done: int = 0) -> list[dict[str, Any]]:
@@ -431,14 +383,6 @@ _EFFECT_KEYS: Final = ("turn", "pending", "marks", "promised", "used", "hold", "
 _CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
 _LESSONS_MASK: Final = sum(1 << s for s in LESSONS_SPACES)
 _CARD_ONLY_MASK: Final = sum(1 << s for s in (*LESSONS_SPACES, MAJOR_IMPROVEMENT))
-#: (space, its deciding parts) of the spaces where rooms, renovation or fences decide whether
-#: a seat with cost cards may use it (ruling P1).
-_BUILDING_SPACES: Final = tuple(
-    (s, parts) for s, sp in enumerate(CARD_SPACES)
-    if not sp.dead
-    for parts in [sp.parts[:1] if sp.combine == AND_THEN else sp.parts]
-    if any(part.kind in BUILDING_KINDS for part in parts))
-_BUILDING_MASK: Final = sum(1 << s for s, _ in _BUILDING_SPACES)
 CardState._AUTOMATIC = frozenset(
     s for s, sp in enumerate(CARD_SPACES)
     if not sp.dead and sp.parts and sp.combine in (ONE, ALL)

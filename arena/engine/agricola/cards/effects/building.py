@@ -18,7 +18,9 @@ from typing import Any, Final
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.deck import BASE_DECK
 from arena.engine.agricola.cards.effects.base import EFFECTS, CardState, CostRule, Goods, Thing
+from arena.engine.agricola.cards.spaces import CARD_SPACES
 from arena.engine.agricola.components import (
+    AND_THEN,
     BUILD_FENCES,
     BUILD_ROOMS,
     CLAY,
@@ -30,7 +32,7 @@ from arena.engine.agricola.components import (
     Part,
 )
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.parts import SINGLE
+from arena.engine.agricola.parts import SINGLE, Holding, can_use
 
 COST = Moment.COST  # a module name: read at every cost, faster than the enum member
 #: Conservator, Hedge Keeper, Rammed Clay.
@@ -216,6 +218,57 @@ def building_options(state: CardState, p: int, part: Part, farm: Farm, done: int
     return [{"type": "pasture_from", "cell": c} for c in starts]
 
 
+# --- the building spaces a seat with cost cards may use (ruling P1) ------------------------
+#: (space, its deciding parts) of card mode's spaces where rooms, renovation or fences decide
+#: whether a seat may use it; the other deciding parts are the Family game's (a test holds it).
+BUILDING_SPACES: Final = tuple(
+    (s, parts) for s, sp in enumerate(CARD_SPACES)
+    if not sp.dead
+    for parts in [sp.parts[:1] if sp.combine == AND_THEN else sp.parts]
+    if any(part.kind in BUILDING_KINDS for part in parts))
+BUILDING_MASK: Final = sum(1 << s for s, _ in BUILDING_SPACES)
+
+
+def usable_building(state: CardState, p: int, usable: int, free: int) -> int:
+    """``usable`` (the free spaces ``p`` could use at the printed costs) with the spaces of
+    rooms, renovation and fences decided by ``p``'s cost cards. A space the printed costs
+    allow stays usable unless a card of ``p`` may forbid building work: every other cost card
+    leaves a way to pay no dearer than the printed one (:data:`MAY_FORBID`); and only a space
+    with a part ``p``'s cards change (:data:`CHANGED_BY`) is decided again."""
+    cards = state.hooked(p, COST)
+    h = Holding(state._goods[p], state._farms[p], state._majors[p], state._people[p])
+    known: dict[Part, bool] = {}  # a building part offers the same on every space
+    if MAY_FORBID.isdisjoint(cards):
+        free &= ~usable
+    for space, deciding in BUILDING_SPACES:
+        if free >> space & 1 and any(not CHANGED_BY[part.kind].isdisjoint(cards)
+                                     for part in deciding if part.kind in CHANGED_BY):
+            usable &= ~(1 << space)
+            for part in deciding:
+                ok = known.get(part)
+                if ok is None:
+                    ok = _possible(state, p, part, h, space)
+                    if part.kind in BUILDING_KINDS:
+                        known[part] = ok
+                if ok:
+                    usable |= 1 << space
+                    break
+    return usable
+
+
+def _possible(state: CardState, p: int, part: Part, h: Holding, space: int) -> bool:
+    """Whether ``part`` offers ``p`` anything before its first sub-action, without listing the
+    options: fences asked of the farm (a pasture within the fences ``p`` can pay), a room or
+    a renovation of the ways ``p`` can pay for it, the Family game's ``can_use`` otherwise."""
+    kind = part.kind
+    if kind == BUILD_FENCES:
+        wood = h.goods[WOOD]
+        return h.farm.can_fence(fence_budget(state, p) if pays_fences(state, p) else wood)
+    if kind in (BUILD_ROOMS, RENOVATE):
+        return bool(ways(state, p, "room" if kind == BUILD_ROOMS else "renovation"))
+    return can_use(part, h, state._board, space)
+
+
 # --- fences -------------------------------------------------------------------------------
 
 def pays_fences(state: CardState, seat: int) -> bool:
@@ -259,6 +312,8 @@ def pay_fences(state: CardState, seat: int, fences: int, goods: Goods) -> Goods:
 
 __all__ = [
     "BUILDING_KINDS",
+    "BUILDING_MASK",
+    "BUILDING_SPACES",
     "CHANGED_BY",
     "CONSERVATOR",
     "HEDGE_FREE",
@@ -271,5 +326,6 @@ __all__ = [
     "pays_fences",
     "renovation_options",
     "room_options",
+    "usable_building",
     "ways",
 ]
