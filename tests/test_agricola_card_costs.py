@@ -379,3 +379,48 @@ def test_only_the_forbidding_cards_can_make_building_work_dearer() -> None:
             got = rule(thing, base)
             cheaper = got is not None and all(a <= b for a, b in zip(got, base, strict=True))
             assert cheaper or card in OPTIONAL_COSTS or card in MAY_FORBID, (card, thing)
+
+
+def test_the_cards_changing_each_kind_of_building_are_all_named() -> None:
+    """``CHANGED_BY`` (placement decides a building space again only for a seat with one of
+    its cards): every other cost card's rule leaves what a room or a renovation costs as it
+    is, whatever the house and whatever the cost it is handed (another rule may have changed
+    it); Conservator and Mantlepiece change renovation, the fence cards fences."""
+    import itertools
+
+    from arena.engine.agricola.cards.effects import EFFECTS
+    from arena.engine.agricola.cards.effects.base import Thing
+    from arena.engine.agricola.cards.effects.building import (
+        BUILDING_SPACES,
+        CHANGED_BY,
+        CONSERVATOR,
+        HEDGE_KEEPER,
+        MAY_FORBID,
+        RAMMED_CLAY,
+    )
+    from arena.engine.agricola.components import (
+        BUILD_FENCES,
+        BUILD_ROOMS,
+        BUILD_STABLES,
+        GOODS,
+        RENOVATE,
+    )
+
+    # The parts deciding the building spaces: what CHANGED_BY names, and the Family's stables.
+    kinds = {part.kind for _, parts in BUILDING_SPACES for part in parts}
+    assert kinds == {BUILD_ROOMS, RENOVATE, BUILD_FENCES, BUILD_STABLES}
+    assert {CONSERVATOR, *MAY_FORBID} <= CHANGED_BY[RENOVATE]
+    assert CHANGED_BY[BUILD_FENCES] == {HEDGE_KEEPER, RAMMED_CLAY}
+    costs = [(*c, *(0,) * (len(GOODS) - 4)) for c in itertools.product((0, 1, 2, 5), repeat=4)]
+    cost_cards = [c for c, e in EFFECTS.items() if e.cost is not None]
+    for kind, what in ((BUILD_ROOMS, "room"), (RENOVATE, "renovation")):
+        changing = set()
+        for card in cost_cards:
+            rule = EFFECTS[card].cost
+            assert rule is not None
+            for rooms, material, base in itertools.product(range(1, 7), range(3), costs):
+                if rule(Thing(what, "", rooms, material), base) != base:
+                    changing.add(card)
+                    break
+        assert changing <= CHANGED_BY[kind], (kind, changing - CHANGED_BY[kind])
+        assert changing, kind

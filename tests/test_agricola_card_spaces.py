@@ -5,6 +5,7 @@ random playouts with these cards in hand. The coverage test of
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections.abc import Callable
@@ -30,7 +31,11 @@ from test_agricola_card_effects import (
     _round_gives,
 )
 
+from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.effects import EFFECTS
+from arena.engine.agricola.cards.effects.base import AT_END, AT_USE
+from arena.engine.agricola.cards.hands import pool
+from arena.engine.agricola.cards.spaces import CARD_SPACES
 from arena.engine.agricola.cards.state import CardState
 from arena.engine.agricola.components import SPACE_ID
 from arena.engine.agricola.game import AGRICOLA
@@ -567,6 +572,30 @@ def test_the_rows_cover_exactly_this_group() -> None:
 @pytest.mark.parametrize(("card", "what"), sorted(SPACE_ROWS))
 def test_space_row(card: str, what: str) -> None:
     SPACE_ROWS[(card, what)]()
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_an_event_acts_on_no_space_but_those_it_names(n: int) -> None:
+    """The engine calls a SPACE_USED event only for the spaces it names: on a use of any other
+    space, by anyone, at either time, the event changes nothing (its owner rich enough for
+    every clause). Brook and Lasso name none: they hear every space."""
+    named = [c for c in MINE if EFFECTS[c].spaces is not None]
+    assert set(MINE) - set(named) == {"B024", "B056"}
+    d = _pos(8, n)
+    named = [c for c in named if c in (*pool("occupation", n), *pool("minor", n))]
+    _played(d, 0, *named)
+    _goods(d, 0, wood=6, clay=6, reed=6, stone=6, food=9, grain=4, vegetable=2, sheep=1)
+    d["cards"]["marks"] = {"B019": [2]}
+    s = _load(d)
+    before = s.to_dict()
+    for card in named:
+        event = EFFECTS[card].events[Moment.SPACE_USED]
+        others = set(range(len(CARD_SPACES))) - (EFFECTS[card].spaces or set())
+        for space, user, when in itertools.product(sorted(others), range(n), (AT_USE, AT_END)):
+            c = s.clone()
+            c._use = (space, user, when)
+            event(c, 0, card)
+            assert c.to_dict() == before, (card, space, user, when)
 
 
 def test_a_decision_held_saves_and_loads() -> None:

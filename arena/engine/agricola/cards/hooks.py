@@ -7,8 +7,11 @@ Family game does no work for cards):
 - ``_index``: per seat, moment -> the played cards whose effect has an event or a rule at that
   moment, in the order played. Rebuilt when a card is played or a state is read, shared by
   clones (immutable). Dispatch at a moment looks at nothing else. ``_listen``: the same for
-  every seat at once, moment -> (seat, card) in seat order, so that a moment no played card
-  listens to costs one lookup (the placements' SPACE_USED, the sub-actions, Claypipe's watch).
+  every seat at once, moment -> (seat, card) in seat order, for the moments every seat's
+  cards hear at each step (:data:`.effects.EVERY_SEAT`), so that a moment no played card
+  listens to costs one lookup (the placements' SPACE_USED, the sub-actions, Claypipe's
+  watch); ``_used_by``: per user seat, the SPACE_USED events in firing order
+  (:func:`.effects.listeners`).
 - ``_pending``: the card decisions waiting, first asked first (:class:`Pending`). While one
   waits it is the decision: its seat is the current player and its legal actions are the
   effect's ``ask``; the decision under it (``_phase``, ``_cur``) resumes afterwards.
@@ -35,7 +38,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
-from arena.engine.agricola.cards.effects import EFFECTS, PLACEMENT
+from arena.engine.agricola.cards.effects import EFFECTS, INDEXED_AT, PLACEMENT, UsedBy, listeners
 from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pending, Thing
 from arena.engine.agricola.cards.effects.building import (
     all_costs,
@@ -73,6 +76,12 @@ M_CARD: Final = 9
 M_ANY: Final = 10
 #: The sub-actions whose cost cards may change what they cost.
 _PAID: Final = frozenset({"build_room", "renovate", "pasture"})
+#: The moments looked up at every step, as module names (a global is read several times
+#: faster than an enum member).
+ON_PLAY, SPACE_USED, SUB_ACTION, ROUND_START = (Moment.ON_PLAY, Moment.SPACE_USED,
+                                               Moment.SUB_ACTION, Moment.ROUND_START)
+RETURN_HOME, FIELD_PHASE = Moment.RETURN_HOME, Moment.FIELD_PHASE
+COST, CAPACITY, SCORING, ANYTIME = Moment.COST, Moment.CAPACITY, Moment.SCORING, Moment.ANYTIME
 _NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
 _NO_LISTEN: Final[Mapping[Moment, tuple[tuple[int, str], ...]]] = {}
 
@@ -81,10 +90,11 @@ class CardHooks(AgricolaState):
     """Card mode's state below the hands: the effects' index, decisions, marks and promises."""
 
     __slots__ = ("_guests", "_hold", "_index", "_listen", "_marks", "_pending", "_promised",
-                 "_seen", "_sub", "_turn", "_use")
+                 "_seen", "_sub", "_turn", "_use", "_used_by")
 
     _index: list[Mapping[Moment, tuple[str, ...]]]
     _listen: Mapping[Moment, tuple[tuple[int, str], ...]]
+    _used_by: UsedBy
     _pending: tuple[Pending, ...]
     _marks: Mapping[str, tuple[int, ...]]
     _promised: tuple[tuple[int, int, int, int], ...]
@@ -111,6 +121,7 @@ class CardHooks(AgricolaState):
         self._promised = ()
         self._index = [_NO_INDEX] * self._n
         self._listen = _NO_LISTEN
+        self._used_by = ((),) * self._n
         self._sub = ()
         self._seen = None
         self._turn = ()
@@ -120,21 +131,11 @@ class CardHooks(AgricolaState):
     def _reindex(self, seat: int) -> None:
         index: dict[Moment, tuple[str, ...]] = {}
         for card in self._played(seat):
-            e = EFFECTS.get(card)
-            if e is None:
-                continue
-            for m in (*e.events, *((Moment.SCORING,) if e.score else ()),
-                      *((Moment.COST,) if e.cost else ()),
-                      *((Moment.ANYTIME,) if e.anytime else ()),
-                      *((Moment.CAPACITY,) if e.capacity else ())):
+            for m in INDEXED_AT.get(card, ()):
                 index[m] = (*index.get(m, ()), card)
         self._index[seat] = index
-        listen: dict[Moment, tuple[tuple[int, str], ...]] = {}
-        for p, per_seat in enumerate(self._index):
-            for m, cards in per_seat.items():
-                listen[m] = (*listen.get(m, ()), *((p, c) for c in cards))
-        self._listen = listen
-        caps = index.get(Moment.CAPACITY, ())
+        self._listen, self._used_by = listeners(self._index)
+        caps = index.get(CAPACITY, ())
         farm = self._farms[seat]
         if caps or isinstance(farm, CardFarm):
             self._farms[seat] = CardFarm.of(farm, (EFFECTS[c].capacity or {} for c in caps))
@@ -206,7 +207,7 @@ class CardHooks(AgricolaState):
             if e is not None and e.kept_points and self.mark(card) and self.mark(card)[0]:
                 out[card] = self.mark(card)[0]
         for owner in range(self._n):
-            for card in self.hooked(owner, Moment.SCORING):
+            for card in self.hooked(owner, SCORING):
                 score = EFFECTS[card].score
                 assert score is not None
                 pts = score(self, owner, seat)
@@ -224,19 +225,15 @@ class CardHooks(AgricolaState):
 
     def used(self, space: int, user: int, when: int) -> None:
         """Fire SPACE_USED for ``user``'s use of ``space`` at ``when`` (AT_USE or AT_END): every
-        seat's cards, the user's first, then clockwise."""
-        listening = self._listen.get(Moment.SPACE_USED)
-        if not listening:
-            return
-        # The user's cards and those of the seats after it, then the seats before it.
-        for seat, c in (*(x for x in listening if x[0] >= user),
-                        *(x for x in listening if x[0] < user)):
-            self._use = (space, user, when)
-            EFFECTS[c].events[Moment.SPACE_USED](self, seat, c)
+        seat's cards, the user's first, then clockwise (those acting on ``space``)."""
+        for seat, c, event, spaces in self._used_by[user]:
+            if spaces is None or space in spaces:
+                self._use = (space, user, when)
+                event(self, seat, c)
 
     def placement(self, seat: int, usable: int) -> int:
         """The spaces ``seat`` may place a person on, after its cards' placement rules."""
-        for c in self.hooked(seat, Moment.SPACE_USED):
+        for c in self.hooked(seat, SPACE_USED):
             rule = PLACEMENT.get(c)
             if rule is not None:
                 usable = rule(self, seat, usable)
@@ -289,19 +286,20 @@ class CardHooks(AgricolaState):
         n, start = self._n, self._board.start_player
         for i in range(n):
             seat = (start + i) % n
-            if self._index[seat].get(Moment.ROUND_START):
-                self.fire(Moment.ROUND_START, seat)
+            if self._index[seat].get(ROUND_START):
+                self.fire(ROUND_START, seat)
 
     def sub_action(self, sub: tuple[Any, ...]) -> None:
         """Fire SUB_ACTION for every seat's cards after the sub-action ``sub`` = (what, seat
         who did it, *numbers) (:mod:`.effects.sub_action`), the doer's cards first."""
-        if Moment.SUB_ACTION not in self._listen:
+        if SUB_ACTION not in self._listen:
             return
         n, doer = self._n, sub[1]
-        seats = [(doer + i) % n for i in range(n)]
         self._sub = sub
-        for p in seats:
-            self.fire(Moment.SUB_ACTION, p)
+        for i in range(n):
+            p = (doer + i) % n
+            if self._index[p].get(SUB_ACTION):
+                self.fire(SUB_ACTION, p)
         self._sub = ()
 
     def _end_work(self) -> None:
@@ -311,13 +309,13 @@ class CardHooks(AgricolaState):
         n, start = self._n, self._board.start_player
         order = [(start + i) % n for i in range(n)]
         for p in order:
-            if self._index[p].get(Moment.RETURN_HOME):
-                self.fire(Moment.RETURN_HOME, p)
+            if self._index[p].get(RETURN_HOME):
+                self.fire(RETURN_HOME, p)
         if self._board.harvest_due():
             for p in order:
-                if self._index[p].get(Moment.FIELD_PHASE):
-                    self.fire(Moment.FIELD_PHASE, p)
-                if BEANFIELD in self._index[p].get(Moment.CAPACITY, ()):
+                if self._index[p].get(FIELD_PHASE):
+                    self.fire(FIELD_PHASE, p)
+                if BEANFIELD in self._index[p].get(CAPACITY, ()):
                     bean_harvest(self, p)
         super()._end_work()
 
@@ -342,7 +340,7 @@ class CardHooks(AgricolaState):
         farm = self._farms[p]
         material, pastured = farm.material, farm.pastured()
         first = i != self._part or self._done == 0
-        if typ in _PAID and self.hooked(p, Moment.COST):
+        if typ in _PAID and self.hooked(p, COST):
             paid_part(self, p, action, lambda: super(CardHooks, self)._do_part(p, i, action))
         else:
             super()._do_part(p, i, action)
@@ -368,9 +366,11 @@ class CardHooks(AgricolaState):
     # ------------------------------------------------------------------ decisions
     def _options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
         moves, pays = self._waiting_decision()
-        seat = self.current_player
-        if moves and seat is not None and self._index[seat].get(Moment.ANYTIME):
-            for card in self._index[seat][Moment.ANYTIME]:
+        if not moves:  # the game is over
+            return moves, pays
+        seat = self._pending[0].seat if self._pending else self._cur  # the player to decide
+        if self._index[seat].get(ANYTIME):
+            for card in self._index[seat][ANYTIME]:
                 anytime = EFFECTS[card].anytime
                 assert anytime is not None
                 for a in anytime(self, seat, card):
@@ -411,8 +411,8 @@ class CardHooks(AgricolaState):
             assert answer is not None
             answer(self, Pending(seat, pay[1], "anytime"), pay[2])
             return
-        if (self._phase == PLACE or self._phase == ACT) and Moment.RETURN_HOME in self._listen:
-            watch = [p for p, c in self._listen[Moment.RETURN_HOME] if c == "A053"]
+        if (self._phase == PLACE or self._phase == ACT) and RETURN_HOME in self._listen:
+            watch = [p for p, c in self._listen[RETURN_HOME] if c == "A053"]
             self._seen = {p: self._goods[p] for p in watch} if watch else None
         if kind != M_CARD:
             p = self._cur

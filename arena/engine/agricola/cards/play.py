@@ -87,10 +87,14 @@ def count(what: Count, s: Seat, board: Board) -> int:
     raise ValueError(f"unknown count {what!r}")  # pragma: no cover
 
 
+#: The cards with a cost per person.
+_PER_PERSON: Final = frozenset(c for c, f in FACTS.items() if any(f.per_person))
+
+
 def minor_cost(card_id: str, people: int) -> Goods:
     """The goods a minor improvement costs a family of ``people``."""
     f = FACTS[card_id]
-    if not any(f.per_person):
+    if card_id not in _PER_PERSON:
         return f.cost
     return tuple(a + people * b for a, b in zip(f.cost, f.per_person, strict=True))
 
@@ -145,18 +149,18 @@ def _payable(hand: tuple[str, ...], s: Seat, board: Board,
              cost_of: Callable[[str], Goods | None] | None
              ) -> Iterator[tuple[str, Goods, Goods]]:
     """The minors of ``hand`` whose prerequisite ``s`` meets and whose goods but food it has:
-    (card, goods after paying all but the food, cost)."""
+    (card, goods after paying all but the food, cost). The cost is looked at first: most
+    cards fail on it, and it is cheaper than counting for a prerequisite."""
     goods = s.goods
     for c in hand:
-        f = FACTS[c]
-        pre = f.prerequisite
-        if pre is not None and not pre.met(count(pre.count, s, board)):
-            continue
         cost = minor_cost(c, s.people) if cost_of is None else cost_of(c)
         if cost is None:
             continue
         left = tuple(map(sub, goods, cost))
         if min(left[:FOOD]) < 0 or min(left[FOOD + 1:]) < 0:
+            continue
+        pre = FACTS[c].prerequisite
+        if pre is not None and not pre.met(count(pre.count, s, board)):
             continue
         yield c, (*left[:FOOD], goods[FOOD], *left[FOOD + 1:]), cost
 

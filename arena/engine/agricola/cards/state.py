@@ -6,7 +6,8 @@ effect there is played for its cost and counts its printed points.
 Per seat: ``_hand_o`` and ``_hand_m`` (the occupations and minor improvements in hand,
 sorted tuples), ``_occs`` and ``_minors`` (played, in the order played). ``_log`` is every
 traveling minor passed on, as (card, seat that passed it) in order: public. Every field is an
-immutable tuple, so a clone copies four short lists.
+immutable tuple, so a clone copies four short lists. ``_offered``: the card plays last offered
+with the goods each leaves, so that the play taken is paid without listing them again.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from arena.engine.agricola.cards.draft_sample import sample_cards
 from arena.engine.agricola.cards.effects.base import Thing
 from arena.engine.agricola.cards.effects.building import (
     BUILDING_KINDS,
-    MAY_FORBID,
+    BUILDING_MASK,
     building_options,
+    usable_building,
 )
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
@@ -48,7 +50,6 @@ from arena.engine.agricola.cards.spaces import (
 )
 from arena.engine.agricola.components import (
     ALL,
-    AND_THEN,
     FOOD,
     GOODS,
     MAJOR_OR_MINOR,
@@ -72,6 +73,10 @@ from arena.engine.chance import Chance
 #: The draft options: "deal" (7 + 7 dealt), "app" (the app's draft, ``draft.py``).
 DRAFTS: Final = ("deal", "app")
 OCC, MINOR = "occupation", "minor"
+#: The moments looked up at every step, as module names (a global is read several times
+#: faster than an enum member).
+ON_PLAY, SPACE_USED, COST, CAPACITY = (Moment.ON_PLAY, Moment.SPACE_USED, Moment.COST,
+                                       Moment.CAPACITY)
 
 
 class CardState(DraftFlow):
@@ -79,13 +84,14 @@ class CardState(DraftFlow):
     draft (:class:`~arena.engine.agricola.cards.draft.Draft`), None when the hands were
     dealt."""
 
-    __slots__ = ("_hand_m", "_hand_o", "_log", "_minors", "_occs")
+    __slots__ = ("_hand_m", "_hand_o", "_log", "_minors", "_occs", "_offered")
 
     _hand_o: list[tuple[str, ...]]
     _hand_m: list[tuple[str, ...]]
     _occs: list[tuple[str, ...]]
     _minors: list[tuple[str, ...]]
     _log: tuple[tuple[str, int], ...]
+    _offered: list[tuple[dict[str, Any], tuple[int, ...]]]
 
     _SPACES = CARD_SPACES
 
@@ -96,9 +102,11 @@ class CardState(DraftFlow):
         c._occs = self._occs[:]
         c._minors = self._minors[:]
         c._log = self._log
+        c._offered = self._offered
         c._draft = self._draft
         c._index = self._index[:]
         c._listen = self._listen
+        c._used_by = self._used_by
         c._pending = self._pending
         c._marks = self._marks
         c._promised = self._promised
@@ -145,7 +153,7 @@ class CardState(DraftFlow):
     # ------------------------------------------------------------------ the legal moves
     def _usable(self, p: int) -> int:
         usable = self._free_usable(p)
-        if self._index[p].get(Moment.SPACE_USED):
+        if self._index[p].get(SPACE_USED):
             return self.placement(p, usable)
         return usable
 
@@ -153,64 +161,44 @@ class CardState(DraftFlow):
         board = self._board
         free = board.free_mask()
         usable = super()._usable(p)
-        if self.hooked(p, Moment.COST) and free & _BUILDING_MASK:
-            usable = self._building_usable(p, free, usable)
+        costs = self.hooked(p, COST)
+        if costs and free & BUILDING_MASK:
+            usable = usable_building(self, p, usable, free)
         extra = free & ~usable & _CARD_ONLY_MASK
         if not extra:
             return usable
-        s = self.seat_view(p)
-        if self._hand_o[p] and extra & _LESSONS_MASK:
-            food, played = s.goods[FOOD], s.occupations
+        s: Seat | None = None  # what playing a card reads of p: made when first needed
+        hand = self._hand_o[p]
+        if hand and extra & _LESSONS_MASK:
+            food, played = self._goods[p][FOOD], len(self._occs[p])
             for space in LESSONS_SPACES:
                 if extra >> space & 1:
                     # The supply's food pays at once; else the conversions' total decides.
                     cost = lessons_cost(space, played)
-                    if food >= cost or can_play_occupation(self._hand_o[p], cost, s):
+                    if food >= cost or can_play_occupation(hand, cost,
+                                                           s := s or self.seat_view(p)):
                         usable |= 1 << space
         if extra >> MAJOR_IMPROVEMENT & 1 and (
-                self._can_play_minor(p, s, board) or (self.hooked(p, Moment.COST) and any(
+                self._can_play_minor(p, s or self.seat_view(p), board) or (costs and any(
                     self._credit(p, m) is not None for m in board.majors()))):
             usable |= 1 << MAJOR_IMPROVEMENT
-        return usable
-
-    def _building_usable(self, p: int, free: int, usable: int) -> int:
-        """``usable`` with the spaces of rooms, renovation and fences decided by ``p``'s cost
-        cards. A space the printed costs allow stays usable unless a card of ``p`` may forbid
-        building work: every other cost card leaves a way to pay no dearer than the printed
-        one (:data:`~.effects.building.MAY_FORBID`)."""
-        h, board = self.holding(p), self._board
-        known: dict[Part, bool] = {}  # a building part offers the same on every space
-        if MAY_FORBID.isdisjoint(self.hooked(p, Moment.COST)):
-            free &= ~usable
-        for space, deciding in _BUILDING_SPACES:
-            if free >> space & 1:
-                usable &= ~(1 << space)
-                for part in deciding:
-                    ok = known.get(part)
-                    if ok is None:
-                        ok = bool(self._part_options(part, h, board, space, 0))
-                        if part.kind in BUILDING_KINDS:
-                            known[part] = ok
-                    if ok:
-                        usable |= 1 << space
-                        break
         return usable
 
     def _part_options(self, part: Part, h: Holding, board: Board, space: int,
                       done: int = 0) -> list[dict[str, Any]]:
         kind = part.kind
-        if kind in BUILDING_KINDS and self.hooked(self._cur, Moment.COST):
+        if kind in BUILDING_KINDS and self.hooked(self._cur, COST):
             out = building_options(self, self._cur, part, h.farm, done)
             return options(part, h, board, space, done) if out is None else out
         if kind not in _CARD_KINDS:
             out = options(part, h, board, space, done)
-            if kind == SOW and BEANFIELD in self.hooked(self._cur, Moment.CAPACITY):
+            if kind == SOW and BEANFIELD in self.hooked(self._cur, CAPACITY):
                 return [*out, *bean_sow_options(self, self._cur)]
             return out
         if done:
             return []
-        p = self._cur
-        return [a for a, _ in self._plays(p, kind, space, board)]
+        self._offered = self._plays(self._cur, kind, space, board)
+        return [a for a, _ in self._offered]
 
     def _plays(self, p: int, kind: str, space: int, board: Board
                ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
@@ -221,7 +209,7 @@ class CardState(DraftFlow):
         if kind == MAJOR_OR_MINOR:
             h = self.holding(p)
             majors = [(a, s.goods) for a in options(BUILD_ONE_MAJOR, h, board, space, 0)]
-            if self.hooked(p, Moment.COST):
+            if self.hooked(p, COST):
                 majors = [(a, s.goods) for a in self._major_options(p, h, board, space)]
             return [*majors, *plays]
         return plays
@@ -237,13 +225,13 @@ class CardState(DraftFlow):
 
     def _minor_cost(self, p: int, s: Seat) -> Callable[[str], tuple[int, ...] | None] | None:
         """What a minor costs ``p`` after its cost cards (None: the printed cost)."""
-        if not self.hooked(p, Moment.COST):
+        if not self.hooked(p, COST):
             return None
         farm = self._farms[p]
+        rooms, material = farm.num_rooms(), farm.material  # the same for every card
 
         def cost(card: str) -> tuple[int, ...] | None:
-            return self.cost(p, Thing("minor", card, farm.num_rooms(), farm.material),
-                             minor_cost(card, s.people))
+            return self.cost(p, Thing("minor", card, rooms, material), minor_cost(card, s.people))
         return cost
 
     def _credit(self, p: int, major: int) -> tuple[int, ...] | None:
@@ -258,21 +246,25 @@ class CardState(DraftFlow):
     def _major_options(self, p: int, h: Holding, board: Board, space: int
                        ) -> list[dict[str, Any]]:
         """The majors ``p`` may build with its cost cards: each major's options as the Family
-        game lists them for goods raised by what the cards take off."""
+        game lists them for goods raised by what the cards take off (listed once for the
+        majors that get the same credit: most cards take off nothing)."""
         out = []
+        listed: dict[tuple[int, ...], list[dict[str, Any]]] = {}
         for m in board.majors():
             credit = self._credit(p, m)
             if credit is None:
                 continue
-            more = h._replace(goods=tuple(a + b for a, b in zip(h.goods, credit, strict=True)))
-            out += [a for a in options(BUILD_ONE_MAJOR, more, board, space, 0)
-                    if a["major"] == m]
+            if credit not in listed:
+                more = h._replace(goods=tuple(a + b for a, b in zip(h.goods, credit,
+                                                                    strict=True)))
+                listed[credit] = options(BUILD_ONE_MAJOR, more, board, space, 0)
+            out += [a for a in listed[credit] if a["major"] == m]
         return out
 
     # ------------------------------------------------------------------ carrying out
     def _do_part(self, p: int, i: int, action: dict[str, Any]) -> None:
         typ = action["type"]
-        if typ == "build_major" and action["pay"] == "goods" and self.hooked(p, Moment.COST):
+        if typ == "build_major" and action["pay"] == "goods" and self.hooked(p, COST):
             credit = self._credit(p, action["major"])
             assert credit is not None
             self._goods[p] = tuple(a + b for a, b in zip(self._goods[p], credit, strict=True))
@@ -283,9 +275,11 @@ class CardState(DraftFlow):
             self._part = i
             self._started |= 1 << i
             self._done = 0
-        kind = self._SPACES[self._space].parts[i].kind
-        after = next(g for a, g in self._plays(p, kind, self._space, self._board)
-                     if a == action)
+        after = next((g for a, g in self._offered if a is action), None)
+        if after is None:  # not one of the plays last offered (an action built elsewhere)
+            kind = self._SPACES[self._space].parts[i].kind
+            after = next(g for a, g in self._plays(p, kind, self._space, self._board)
+                         if a == action)
         self.play(p, action["card"], after)
         self._acted = True
         self._done += 1
@@ -309,7 +303,7 @@ class CardState(DraftFlow):
                     left = (p + 1) % self._n
                     self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
         self._reindex(p)
-        self.fire(Moment.ON_PLAY, p, card)
+        self.fire(ON_PLAY, p, card)
         self.sub_action(("occupation" if facts.occupation else "improvement", p))
 
     # ------------------------------------------------------------------ scoring and views
@@ -367,6 +361,7 @@ class CardState(DraftFlow):
         self._occs = [tuple(x["occupations"]) for x in ps]
         self._minors = [tuple(x["minors"]) for x in ps]
         self._log = tuple((str(c), int(p)) for c, p in cards["passed"])
+        self._offered = []
         for kind, hands, played in ((OCC, self._hand_o, self._occs),
                                     (MINOR, self._hand_m, self._minors)):
             every = [c for h in (*hands, *played) for c in h]
@@ -388,14 +383,6 @@ _EFFECT_KEYS: Final = ("turn", "pending", "marks", "promised", "used", "hold", "
 _CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
 _LESSONS_MASK: Final = sum(1 << s for s in LESSONS_SPACES)
 _CARD_ONLY_MASK: Final = sum(1 << s for s in (*LESSONS_SPACES, MAJOR_IMPROVEMENT))
-#: (space, its deciding parts) of the spaces where rooms, renovation or fences decide whether
-#: a seat with cost cards may use it (ruling P1).
-_BUILDING_SPACES: Final = tuple(
-    (s, parts) for s, sp in enumerate(CARD_SPACES)
-    if not sp.dead
-    for parts in [sp.parts[:1] if sp.combine == AND_THEN else sp.parts]
-    if any(part.kind in BUILDING_KINDS for part in parts))
-_BUILDING_MASK: Final = sum(1 << s for s, _ in _BUILDING_SPACES)
 CardState._AUTOMATIC = frozenset(
     s for s, sp in enumerate(CARD_SPACES)
     if not sp.dead and sp.parts and sp.combine in (ONE, ALL)
@@ -428,6 +415,7 @@ def new_card_state(game: Game, num_players: int, chance: Chance,
     s._occs = [()] * n
     s._minors = [()] * n
     s._log = ()
+    s._offered = []
     s._draft = None
     s._init_effects()
     s._clear_action()

@@ -13,6 +13,8 @@ the clauses of :mod:`..card` at their moments.
   decision of the owner (the decision stays open); the one taken goes to ``answer`` with a
   Pending tagged "anytime". **Capacity** rules are data (``capacity``: what the card adds
   to the farm's room for animals, people or crops; :mod:`.capacity`).
+- A SPACE_USED event names the spaces whose use it may act on (``spaces``; None: any), so
+  that a use of another space does not call it.
 - **Modifiers** are pure functions: ``score(state, owner, seat)`` the bonus points the card
   of ``owner`` gives ``seat`` at the end; ``cost`` (:mod:`.costs`) what a thing costs.
 
@@ -123,6 +125,7 @@ class Effect:
     kept_points: bool = False  # bonus points kept on the card (its mark's first number)
     anytime: AnyTime | None = None  # conversions offered in every decision of the owner
     capacity: Mapping[str, int] | None = None  # where animals, people, crops may be kept
+    spaces: frozenset[int] | None = None  # the spaces the SPACE_USED event acts on (None: any)
 
 
 #: Every implemented card, by id (filled by the group modules on import).
@@ -133,13 +136,14 @@ def register(card: str, *moments: Moment, events: Mapping[Moment, Event] | None 
              ask: Ask | None = None, answer: Answer | None = None, score: Score | None = None,
              cost: CostRule | None = None, cost_first: bool = False,
              kept_points: bool = False, anytime: AnyTime | None = None,
-             capacity: Mapping[str, int] | None = None) -> Effect:
+             capacity: Mapping[str, int] | None = None,
+             spaces: frozenset[int] | None = None) -> Effect:
     """Record the implementation of ``card``'s clauses of ``moments``."""
     if card in EFFECTS:
         raise ValueError(f"card {card} implemented twice")
     e = Effect(card, frozenset(moments), MappingProxyType(dict(events or {})), ask, answer,
                score, cost, cost_first, kept_points, anytime,
-               MappingProxyType(dict(capacity)) if capacity else None)
+               MappingProxyType(dict(capacity)) if capacity else None, spaces)
     EFFECTS[card] = e
     return e
 

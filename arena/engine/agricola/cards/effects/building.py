@@ -12,12 +12,15 @@ Keeper), wood, and clay (Rammed Clay); they are paid in that order (ruling C28).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.deck import BASE_DECK
-from arena.engine.agricola.cards.effects.base import EFFECTS, CardState, Goods, Thing
+from arena.engine.agricola.cards.effects.base import EFFECTS, CardState, CostRule, Goods, Thing
+from arena.engine.agricola.cards.spaces import CARD_SPACES
 from arena.engine.agricola.components import (
+    AND_THEN,
     BUILD_FENCES,
     BUILD_ROOMS,
     CLAY,
@@ -29,8 +32,9 @@ from arena.engine.agricola.components import (
     Part,
 )
 from arena.engine.agricola.farm import Farm
-from arena.engine.agricola.parts import SINGLE
+from arena.engine.agricola.parts import SINGLE, Holding, can_use
 
+COST = Moment.COST  # a module name: read at every cost, faster than the enum member
 #: Conservator, Hedge Keeper, Rammed Clay.
 CONSERVATOR, HEDGE_KEEPER, RAMMED_CLAY = "A087", "A088", "A016"
 #: The fences Hedge Keeper frees on each Build Fences action.
@@ -42,9 +46,18 @@ _FENCE_CARDS: Final = frozenset({HEDGE_KEEPER, RAMMED_CLAY})
 #: card leaves a room, a renovation or a fence a way to pay no dearer than the printed cost
 #: (a test holds it), so a space the printed costs allow stays usable whatever they add.
 MAY_FORBID: Final = frozenset({"B033"})
+#: Per building part kind, the cost cards that may change it: the cards whose rules change
+#: what a room or a renovation costs (every other card's rule leaves both as printed: a test
+#: holds it), Conservator's renovation, Mantlepiece's ban, the cards that pay fences. For a
+#: seat with none of a kind's cards that kind is built as in the Family game.
+CHANGED_BY: Final = {
+    BUILD_ROOMS: frozenset({"A143", "A123", "B145", "B126", "B013"}),
+    RENOVATE: frozenset({"A143", "A123", "B145", CONSERVATOR, *MAY_FORBID}),
+    BUILD_FENCES: _FENCE_CARDS,
+}
 #: The cards whose cost rule is a "may": a way to pay beside the cost without it.
 OPTIONAL_COSTS: Final = frozenset(
-    c.id for c in BASE_DECK if any(x.moment == Moment.COST and x.optional for x in c.clauses))
+    c.id for c in BASE_DECK if any(x.moment == COST and x.optional for x in c.clauses))
 
 
 def _pad(cost: Cost) -> Goods:
@@ -67,7 +80,7 @@ def ways(state: CardState, seat: int, kind: str) -> list[tuple[dict[str, Any], G
             return []
         things.append(({}, Thing("renovation", "", rooms, material),
                        _pad(farm.renovation_cost())))
-        if material == HOUSE_WOOD and CONSERVATOR in state.hooked(seat, Moment.COST):
+        if material == HOUSE_WOOD and CONSERVATOR in state.hooked(seat, COST):
             things.append(({"to": "stone"}, Thing("renovation", "stone", rooms, material),
                            _pad((0, 0, 1, rooms))))
     out = []
@@ -102,17 +115,27 @@ def renovation_options(state: CardState, seat: int) -> list[dict[str, Any]]:
 def one_cost(state: CardState, seat: int, thing: Thing, base: Goods) -> Goods | None:
     """What ``thing`` costs ``seat`` after its cards' cost rules, those replacing the cost
     first (None: not allowed)."""
-    cards = state.hooked(seat, Moment.COST)
+    cards = state.hooked(seat, COST)
     if not cards:
         return base
     cost = base
-    for e in sorted((EFFECTS[c] for c in cards), key=lambda e: not e.cost_first):
-        assert e.cost is not None
-        got = e.cost(thing, cost)
+    for rule in _rules_in_order(cards):
+        got = rule(thing, cost)
         if got is None:
             return None
         cost = got
     return cost
+
+
+@lru_cache(maxsize=1 << 10)
+def _rules_in_order(cards: tuple[str, ...]) -> tuple[CostRule, ...]:
+    """The cost rules of ``cards`` (played, in the order played) as :func:`one_cost` applies
+    them: those replacing the cost first, then the others, each group in the order played."""
+    rules = []
+    for e in sorted((EFFECTS[c] for c in cards), key=lambda e: not e.cost_first):
+        assert e.cost is not None
+        rules.append(e.cost)
+    return tuple(rules)
 
 
 def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Goods]:
@@ -120,7 +143,7 @@ def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Go
     a fixed order ([]: not allowed). A rule replacing the cost gives its cost in place of
     the printed one (two such rules: either, ruling C26); the other rules then apply in
     the order played, each optional one (a "may" clause) both used and not."""
-    cards = state.hooked(seat, Moment.COST)
+    cards = state.hooked(seat, COST)
     if not cards:
         return [base]
     starts: list[Goods] = []
@@ -195,15 +218,66 @@ def building_options(state: CardState, p: int, part: Part, farm: Farm, done: int
     return [{"type": "pasture_from", "cell": c} for c in starts]
 
 
+# --- the building spaces a seat with cost cards may use (ruling P1) ------------------------
+#: (space, its deciding parts) of card mode's spaces where rooms, renovation or fences decide
+#: whether a seat may use it; the other deciding parts are the Family game's (a test holds it).
+BUILDING_SPACES: Final = tuple(
+    (s, parts) for s, sp in enumerate(CARD_SPACES)
+    if not sp.dead
+    for parts in [sp.parts[:1] if sp.combine == AND_THEN else sp.parts]
+    if any(part.kind in BUILDING_KINDS for part in parts))
+BUILDING_MASK: Final = sum(1 << s for s, _ in BUILDING_SPACES)
+
+
+def usable_building(state: CardState, p: int, usable: int, free: int) -> int:
+    """``usable`` (the free spaces ``p`` could use at the printed costs) with the spaces of
+    rooms, renovation and fences decided by ``p``'s cost cards. A space the printed costs
+    allow stays usable unless a card of ``p`` may forbid building work: every other cost card
+    leaves a way to pay no dearer than the printed one (:data:`MAY_FORBID`); and only a space
+    with a part ``p``'s cards change (:data:`CHANGED_BY`) is decided again."""
+    cards = state.hooked(p, COST)
+    h = Holding(state._goods[p], state._farms[p], state._majors[p], state._people[p])
+    known: dict[Part, bool] = {}  # a building part offers the same on every space
+    if MAY_FORBID.isdisjoint(cards):
+        free &= ~usable
+    for space, deciding in BUILDING_SPACES:
+        if free >> space & 1 and any(not CHANGED_BY[part.kind].isdisjoint(cards)
+                                     for part in deciding if part.kind in CHANGED_BY):
+            usable &= ~(1 << space)
+            for part in deciding:
+                ok = known.get(part)
+                if ok is None:
+                    ok = _possible(state, p, part, h, space)
+                    if part.kind in BUILDING_KINDS:
+                        known[part] = ok
+                if ok:
+                    usable |= 1 << space
+                    break
+    return usable
+
+
+def _possible(state: CardState, p: int, part: Part, h: Holding, space: int) -> bool:
+    """Whether ``part`` offers ``p`` anything before its first sub-action, without listing the
+    options: fences asked of the farm (a pasture within the fences ``p`` can pay), a room or
+    a renovation of the ways ``p`` can pay for it, the Family game's ``can_use`` otherwise."""
+    kind = part.kind
+    if kind == BUILD_FENCES:
+        wood = h.goods[WOOD]
+        return h.farm.can_fence(fence_budget(state, p) if pays_fences(state, p) else wood)
+    if kind in (BUILD_ROOMS, RENOVATE):
+        return bool(ways(state, p, "room" if kind == BUILD_ROOMS else "renovation"))
+    return can_use(part, h, state._board, space)
+
+
 # --- fences -------------------------------------------------------------------------------
 
 def pays_fences(state: CardState, seat: int) -> bool:
     """Whether ``seat`` has a card that pays fences otherwise than 1 wood each."""
-    return not _FENCE_CARDS.isdisjoint(state.hooked(seat, Moment.COST))
+    return not _FENCE_CARDS.isdisjoint(state.hooked(seat, COST))
 
 
 def _free_left(state: CardState, seat: int) -> int:
-    if HEDGE_KEEPER not in state.hooked(seat, Moment.COST):
+    if HEDGE_KEEPER not in state.hooked(seat, COST):
         return 0
     mark = state.mark(HEDGE_KEEPER)
     used = mark[2] if mark[:2] == (state._board.round, state._space) else 0
@@ -213,7 +287,7 @@ def _free_left(state: CardState, seat: int) -> int:
 def fence_budget(state: CardState, seat: int) -> int:
     """The most fences ``seat`` can pay for now, on the Build Fences action under way."""
     g = state._goods[seat]
-    clay = g[CLAY] if RAMMED_CLAY in state.hooked(seat, Moment.COST) else 0
+    clay = g[CLAY] if RAMMED_CLAY in state.hooked(seat, COST) else 0
     return _free_left(state, seat) + g[WOOD] + clay
 
 
@@ -238,6 +312,9 @@ def pay_fences(state: CardState, seat: int, fences: int, goods: Goods) -> Goods:
 
 __all__ = [
     "BUILDING_KINDS",
+    "BUILDING_MASK",
+    "BUILDING_SPACES",
+    "CHANGED_BY",
     "CONSERVATOR",
     "HEDGE_FREE",
     "OPTIONAL_COSTS",
@@ -249,5 +326,6 @@ __all__ = [
     "pays_fences",
     "renovation_options",
     "room_options",
+    "usable_building",
     "ways",
 ]

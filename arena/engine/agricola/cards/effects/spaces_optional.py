@@ -61,7 +61,7 @@ def _optional(card: str, spaces: frozenset[int], options: Options,
             answer(state, pd, action)
 
     register(card, SPACE_USED, *more, events={**(events or {}), SPACE_USED: event}, ask=ask,
-             answer=on_answer)
+             answer=on_answer, spaces=spaces)
 
 
 def _paying(good: int, n: int) -> Options:

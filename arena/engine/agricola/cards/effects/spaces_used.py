@@ -5,7 +5,9 @@ Each event is called twice per use, for every seat's cards (:meth:`.hooks.CardHo
 ``state._use`` is (space, user, when), ``when`` :data:`.base.AT_USE` (the person is placed,
 before the space's own action: "each time you use") or :data:`.base.AT_END` (the turn is
 over: "right after", "at the end of that turn"). An event acts only on its own uses: the
-owner's, another player's (Lutenist) or anyone's (Milk Jug). A clause its owner may decline
+owner's, another player's (Lutenist) or anyone's (Milk Jug), of the spaces it names when it
+is registered (``spaces``; only the events of Brook and Lasso hear every space). A clause its
+owner may decline
 is asked as a card decision; the decisions of a turn are taken before the next person is
 placed.
 """
@@ -99,20 +101,24 @@ def _gain_on(spaces: frozenset[int], when: int = AT_USE, **amounts: int) -> Even
     return event
 
 
-def _auto(card: str, event: Event, *more: Moment) -> None:
-    register(card, SPACE_USED, *more, events={SPACE_USED: event})
+def _auto(card: str, spaces: frozenset[int] | None, event: Event, *more: Moment) -> None:
+    register(card, SPACE_USED, *more, events={SPACE_USED: event}, spaces=spaces)
 
 
-_auto("A116", _gain_on(WOOD_SPACES, wood=1))  # Wood Cutter
-_auto("A080", _gain_on(STONE_SPACES, stone=1))  # Stone Tongs
-_auto("A067", _gain_on(frozenset({GRAIN_SEEDS}), grain=1))  # Corn Scoop
-_auto("B142", _gain_on(frozenset({GRAIN_SEEDS}), vegetable=1))  # Greengrocer
-_auto("A078", _gain_on(frozenset({FISHING}), food=1, reed=1))  # Canoe
-_auto("A155", _gain_on(frozenset({TRAVELING}), wood=1, grain=1))  # Conjurer
-_auto("B077", _gain_on(frozenset({DAY_LABORER}), clay=3))  # Loam Pit
+def _gain(card: str, spaces: frozenset[int], when: int = AT_USE, **amounts: int) -> None:
+    _auto(card, spaces, _gain_on(spaces, when, **amounts))
+
+
+_gain("A116", WOOD_SPACES, wood=1)  # Wood Cutter
+_gain("A080", STONE_SPACES, stone=1)  # Stone Tongs
+_gain("A067", frozenset({GRAIN_SEEDS}), grain=1)  # Corn Scoop
+_gain("B142", frozenset({GRAIN_SEEDS}), vegetable=1)  # Greengrocer
+_gain("A078", frozenset({FISHING}), food=1, reed=1)  # Canoe
+_gain("A155", frozenset({TRAVELING}), wood=1, grain=1)  # Conjurer
+_gain("B077", frozenset({DAY_LABORER}), clay=3)  # Loam Pit
 # A119 Firewood Collector: the wood comes at the end of the turn.
-_auto("A119", _gain_on(ids("farmland", "grain_seeds", "grain_utilization", "cultivation"),
-                       AT_END, wood=1))
+_gain("A119", ids("farmland", "grain_seeds", "grain_utilization", "cultivation"), AT_END,
+      wood=1)
 
 
 # B121 Geologist: Forest and Reed Bank; Clay Pit too with 3 or more players.
@@ -124,7 +130,7 @@ def _geologist(state: CardState, owner: int, card: str) -> None:
         state.gain(owner, row(clay=1))
 
 
-_auto("B121", _geologist)
+_auto("B121", _GEOLOGIST[1], _geologist)
 
 
 # B056 Brook: Forest, Clay Pit, Reed Bank and the stage card of round 1.
@@ -138,7 +144,7 @@ def _brook(state: CardState, owner: int, card: str) -> None:
         state.gain(owner, row(food=1))
 
 
-_auto("B056", _brook)
+_auto("B056", None, _brook)  # the stage card of round 1 is any space
 
 
 # B062 Pitchfork: Grain Seeds while anyone stands on Farmland.
@@ -148,7 +154,7 @@ def _pitchfork(state: CardState, owner: int, card: str) -> None:
         state.gain(owner, row(food=3))
 
 
-_auto("B062", _pitchfork)
+_auto("B062", frozenset({GRAIN_SEEDS}), _pitchfork)
 
 
 # A050 Milk Jug: whoever uses Cattle Market, the owner 3 food and every other player 1.
@@ -159,7 +165,7 @@ def _milk_jug(state: CardState, owner: int, card: str) -> None:
             state.gain(seat, row(food=3 if seat == owner else 1))
 
 
-_auto("A050", _milk_jug)
+_auto("A050", frozenset({CATTLE_MARKET}), _milk_jug)
 
 
 # B047 Herring Pot: Fishing puts 1 food on each of the next 3 round spaces.
@@ -169,7 +175,7 @@ def _herring_pot(state: CardState, owner: int, card: str) -> None:
         state.promise(owner, FOOD, range(rnd + 1, rnd + 4))
 
 
-_auto("B047", _herring_pot, Moment.ROUND_START)
+_auto("B047", frozenset({FISHING}), _herring_pot, Moment.ROUND_START)
 
 
 # --- a choice of goods --------------------------------------------------------------------------
@@ -193,7 +199,8 @@ def _choose(card: str, spaces: frozenset[int], goods: tuple[str, ...],
     def answer(state: CardState, pd: Pending, action: dict[str, Any]) -> None:
         state.gain(pd.seat, row(**{action["choice"]: 1}))
 
-    register(card, SPACE_USED, events={SPACE_USED: event}, ask=ask, answer=answer)
+    register(card, SPACE_USED, events={SPACE_USED: event}, ask=ask, answer=answer,
+             spaces=spaces)
 
 
 # A114 Seasonal Worker: Day Laborer, 1 grain; from round 6, 1 vegetable instead if chosen.
@@ -216,6 +223,7 @@ def _lutenist_ask(state: CardState, pd: Pending) -> list[dict[str, Any]]:
 
 
 register("A160", SPACE_USED, events={SPACE_USED: _lutenist}, ask=_lutenist_ask,
+         spaces=frozenset({TRAVELING}),
          answer=lambda state, pd, action: state.gain(pd.seat, row(food=-2, vegetable=1))
          if action["type"] == USE else None)
 
@@ -238,7 +246,8 @@ def _sleeping_corner_rule(state: CardState, seat: int, usable: int) -> int:
     return usable
 
 
-register("A026", SPACE_USED, events={SPACE_USED: lambda state, owner, card: None})
+register("A026", SPACE_USED, events={SPACE_USED: lambda state, owner, card: None},
+         spaces=frozenset())  # a placement rule: its event does nothing
 
 
 # B024 Lasso: right after a turn (the owner's, begun with Lasso in play), the owner may place
