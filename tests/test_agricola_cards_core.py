@@ -286,3 +286,25 @@ def test_a_waiting_card_decision_is_the_observations_decision() -> None:
         if found >= 3:
             break
     assert found >= 3  # card decisions of a seat other than the placing one came up
+
+
+@pytest.mark.parametrize(("card", "tag", "good"), [
+    ("B123", "pay", "food"), ("A090", "plough", "food"), ("A092", "adopt", "food"),
+    ("B109", "paper", "wood")])
+def test_a_question_to_pay_is_dropped_when_the_payment_has_gone(
+        card: str, tag: str, good: str) -> None:
+    """A card that may pay is asked while the seat has the goods; if they are spent before the
+    answer (an any-time purchase, such as Grocer's, answered first), the question goes too,
+    instead of an answer that cannot pay. With the goods there it is asked."""
+    state = new_card_state(2, SeededChance(5))
+    seat = state.current_player
+    d = json.loads(json.dumps(state.to_dict()))
+    d["cards"]["pending"] = [[seat, card, tag, []]]
+    d["cards"]["players"][seat]["occupations"].append(card)  # all four are occupations
+    index = GOODS.index(good)
+    for amount, asked in ((0, False), (3, True)):
+        d["players"][seat]["goods"][good] = amount
+        s = AGRICOLA.state_from_dict(d)
+        uses = [a for a in s.legal_actions() if a.get("card") == card and a["type"] == "use_card"]
+        assert bool(uses) == asked, (amount, s.legal_actions()[:3])
+        assert s._goods[seat][index] == amount

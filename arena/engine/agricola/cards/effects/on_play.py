@@ -42,7 +42,9 @@ def _ballaster(state: CardState, seat: int, card: str) -> None:
 
 
 def _ballaster_ask(state: CardState, pd: Pending) -> list[dict[str, Any]]:
-    return [use(pd.card), decline(pd.card)]
+    # Food may have gone since the question was put (an any-time purchase answered first):
+    # then the question is gone too.
+    return [use(pd.card), decline(pd.card)] if state._goods[pd.seat][FOOD] >= 1 else []
 
 
 def _ballaster_answer(state: CardState, pd: Pending, action: dict[str, Any]) -> None:

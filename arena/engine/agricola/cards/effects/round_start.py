@@ -72,13 +72,18 @@ def _plough_ask(state: CardState, pd: Pending) -> list[dict[str, Any]]:
             decline(pd.card)]
 
 
+def _plow_driver_ask(state: CardState, pd: Pending) -> list[dict[str, Any]]:
+    # Asked only while the food is still there (an any-time purchase may have spent it).
+    return _plough_ask(state, pd) if state._goods[pd.seat][FOOD] >= 1 else []
+
+
 def _plow_driver_answer(state: CardState, pd: Pending, action: dict[str, Any]) -> None:
     if action["type"] == USE:
         state.gain(pd.seat, row(food=-1))
         plough(state, pd.seat, action["cell"])
 
 
-register("A090", ROUND_START, events={ROUND_START: _plow_driver}, ask=_plough_ask,
+register("A090", ROUND_START, events={ROUND_START: _plow_driver}, ask=_plow_driver_ask,
          answer=_plow_driver_answer)
 
 
