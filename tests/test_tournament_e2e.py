@@ -1310,18 +1310,20 @@ def fill(folder: Path, leave_bytes: int) -> Path:
     return filler
 
 
-@pytest.mark.parametrize(("free_kb", "games_first"), [(16, False), (400, True)],
+@pytest.mark.parametrize(("free_kb", "games_first", "rounds"), [(16, False, 1), (400, True, 6)],
                          ids=["full-from-the-start", "fills-mid-run"])
 def test_a_run_on_a_really_full_disk_stops_with_one_message_then_resumes(
-    tmp_path: Path, runs: Runs, small_disk: Path, free_kb: int, games_first: bool
+    tmp_path: Path, runs: Runs, small_disk: Path, free_kb: int, games_first: bool, rounds: int
 ) -> None:
     """On a real small disk (a tmpfs) with ``free_kb`` left: whichever write finds it full
     first (the journal as it is created or committed, a record, a bot's log), the run ends with
     one message, exit 2; every committed game is whole, and with the space back the same
-    command finishes."""
+    command finishes. Full from the start, no game is committed whatever the schedule's
+    length, so one round (2 games, whose records alone, about 19 KB each, overflow the 16 KB
+    left) is enough; filling mid-run needs the 12 games of 6 rounds to outgrow 400 KB."""
     out = small_disk / "out"
     file = write_tournament(tmp_path, "real-disk.toml", name="real-disk", output=out,
-                            bots=[example("random-py"), example("greedy-py")], rounds=6)
+                            bots=[example("random-py"), example("greedy-py")], rounds=rounds)
     schedule = schedule_of(file)
     filler = fill(small_disk, free_kb * 1024)
     run = runs.complete(file)
