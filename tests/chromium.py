@@ -22,11 +22,13 @@ import subprocess
 import tempfile
 import time
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -69,14 +71,30 @@ class Browser:
             for fd in (to_browser_r, from_browser_w, high_r, high_w):
                 os.close(fd)
         try:
-            target = self.call("Target.createTarget", url="about:blank")["targetId"]
-            self.session = self.call("Target.attachToTarget", targetId=target,
-                                     flatten=True)["sessionId"]
-            for domain in ("Page", "Runtime", "Log"):
-                self.call(f"{domain}.enable", session=self.session)
+            self._open_page()
         except BaseException:
             self.close()
             raise
+
+    def _open_page(self) -> None:
+        self.session = ""
+        self.target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=self.target,
+                                 flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(f"{domain}.enable", session=self.session)
+
+    def new_page(self) -> None:
+        """Close the page and open a fresh one, forgetting every event of the old: what a test
+        sees of a browser another test used is what it would see of a browser of its own."""
+        old = self.target
+        self._open_page()
+        self.call("Target.closeTarget", targetId=old)
+        self.events = []
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
 
     # ------------------------------------------------------------------ the protocol
     def _send(self, message: dict[str, Any]) -> None:
@@ -115,7 +133,7 @@ class Browser:
                 result: dict[str, Any] = reply.get("result", {})
                 return result
             if "method" in reply:
-                self.events.append(reply)
+                self._keep(reply)
 
     def wait_for(self, method: str) -> dict[str, Any]:
         """The first event ``method`` (of those not yet seen, or still to come)."""
@@ -125,10 +143,15 @@ class Browser:
         deadline = time.monotonic() + self.timeout
         while True:
             message = self._receive(deadline)
-            if "method" in message:
-                self.events.append(message)
-                if message["method"] == method:
-                    return message
+            if "method" in message and self._keep(message) and message["method"] == method:
+                return message
+
+    def _keep(self, event: dict[str, Any]) -> bool:
+        """Keep ``event`` if it is the page's (not that of a page closed before); whether kept."""
+        if event.get("sessionId") != self.session:
+            return False
+        self.events.append(event)
+        return True
 
     # ------------------------------------------------------------------ the page
     def load(self, url: str) -> None:
@@ -196,6 +219,45 @@ class Browser:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class SharedBrowser:
+    """The Chromium of one test process, started for the first test that asks for one and
+    started again only if a test left it dead."""
+
+    def __init__(self) -> None:
+        self.browser: Browser | None = None
+
+    def fresh(self) -> Browser:
+        """The browser with a fresh page."""
+        if self.browser is not None and self.browser.alive:
+            self.browser.new_page()
+        else:
+            if self.browser is not None:
+                self.browser.close()
+            self.browser = Browser()
+        return self.browser
+
+    def close(self) -> None:
+        if self.browser is not None:
+            self.browser.close()
+
+
+@pytest.fixture(scope="session")
+def shared_browser() -> Iterator[SharedBrowser]:
+    """Chromium's start, about a second of CPU, made once per test process (see ``browser``)."""
+    shared = SharedBrowser()
+    try:
+        yield shared
+    finally:
+        shared.close()
+
+
+@pytest.fixture
+def browser(shared_browser: SharedBrowser) -> Browser:
+    """A headless Chromium on a fresh page, with no event of an earlier test's page: the test
+    process's one browser, whose page each test that asks for it gets anew."""
+    return shared_browser.fresh()
 
 
 def decode_png(data: bytes) -> npt.NDArray[np.uint8]:

@@ -122,8 +122,12 @@ def _stats(players: int, seeds: int) -> dict[str, float]:
 
 
 # Measured on these seeds: greedy wins every game, scoring about 30 times what random does.
-@pytest.mark.parametrize(("players", "seeds"), [(2, 50), (3, 25), (4, 25)])
+@pytest.mark.parametrize(("players", "seeds"), [(2, 20), (3, 10), (4, 8)])
 def test_greedy_beats_random(players: int, seeds: int) -> None:
+    """Greedy in every seat of each seed (40, 30 and 32 games) wins at least 90% of them and
+    scores 100 more than random on average (it scores over 400, random about 0). A policy no
+    better than random wins about 1/players of its games: 90% of 30 or more is then out of
+    reach (a chance below one in a million even at 2 players)."""
     stats = _stats(players, seeds)
     assert stats["win_rate"] >= 0.9, stats  # chance is 1/players
     assert stats["greedy_mean"] >= stats["random_mean"] + 100, stats

@@ -284,14 +284,22 @@ def test_the_runner_issues_the_next_repeat_while_the_last_one_still_plays(
     assert standings_doc(out)["meta"]["games"] == 18
 
 
+@pytest.fixture(scope="session")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The output folder of :func:`three_repeats` run to its end without a stop, once per test
+    process: the stopped and resumed runs below end where it did (the tests only read it)."""
+    file, out = three_repeats(tmp_path_factory.mktemp("lazy-reference"), "reference")
+    run(file, Scripted(out / JOURNAL))
+    return out
+
+
 @pytest.mark.parametrize(("stop_after", "level"), [(1, 2), (3, 1), (5, 1), (6, 2), (7, 1)])
 def test_a_run_stopped_with_repeats_still_to_issue_resumes_where_it_was(
-    tmp_path: Path, stop_after: int, level: int
+    tmp_path: Path, stop_after: int, level: int, uninterrupted: Path
 ) -> None:
     file, out = three_repeats(tmp_path, "stopped")
     schedule = schedule_of(file)
-    reference_file, reference_out = three_repeats(tmp_path, "reference")
-    run(reference_file, Scripted(reference_out / JOURNAL))
+    reference_out = uninterrupted
 
     stop = StopRequest()
     first = run(file, Scripted(out / JOURNAL, stop, stop_after, level), stop=stop)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from html import unescape
 from pathlib import Path
 from urllib.parse import unquote
 
 import numpy as np
 import pytest
-from chromium import CHROMIUM, Browser
+from chromium import CHROMIUM, Browser, SharedBrowser, browser, shared_browser
 from typer.testing import CliRunner
 
 from arena.cli.main import app
@@ -24,6 +25,8 @@ from arena.runner.play.reading import read_progress
 from arena.stats.match import match
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes
 from arena.stats.tables import head_to_head
+
+__all__ = ["browser", "shared_browser"]  # the fixtures, shared with the other page tests
 
 runner = CliRunner()
 LEADERBOARDS = Path(__file__).resolve().parent.parent / "leaderboards"
@@ -219,44 +222,68 @@ def drawn(pixels: np.ndarray) -> tuple[float, int]:
 
 @needs_chromium
 def test_the_page_loads_in_chromium_without_errors_and_its_charts_are_drawn(
-        tmp_path: Path) -> None:
+        tmp_path: Path, browser: Browser) -> None:
     rename = {"bot-00": HOSTILE}
     synthetic(tmp_path, bots=6, players=4, games=200, rename=rename)
     report(tmp_path)
-    with Browser() as browser:
-        browser.load((tmp_path / "report.html").as_uri())
-        assert browser.problems() == []
-        assert browser.evaluate("document.scripts.length") == 1
-        boxes = json.loads(browser.evaluate(CHART_BOXES))
-        assert [b[0] for b in boxes] == ["crosstable-chart", "ratings-chart", "scores-chart",
-                                         "seats-chart-4"]
-        for name, x, y, width, height in boxes:
-            assert 150 < width <= 1240 and height > 100, name
-            share, colours = drawn(browser.screenshot(x, y, width, height))
-            # Every chart has lines, fills and text in several colours over most of its box.
-            assert share > 0.3 and colours > 20, (name, share, colours)
-        # The whole visible page is no blank either, and nothing is wider than the window.
-        assert browser.evaluate("document.documentElement.scrollWidth") <= 1280
-        # Sorting a table by a column is the page's one script: it works and throws nothing.
-        browser.evaluate("document.querySelector('#standings th:nth-child(6)').click()")
-        assert browser.problems() == []
-        # A hostile name is text on the page, not a script that ran.
-        assert HOSTILE in browser.evaluate("document.body.textContent")
+    browser.load((tmp_path / "report.html").as_uri())
+    assert browser.problems() == []
+    assert browser.evaluate("document.scripts.length") == 1
+    boxes = json.loads(browser.evaluate(CHART_BOXES))
+    assert [b[0] for b in boxes] == ["crosstable-chart", "ratings-chart", "scores-chart",
+                                     "seats-chart-4"]
+    for name, x, y, width, height in boxes:
+        assert 150 < width <= 1240 and height > 100, name
+        share, colours = drawn(browser.screenshot(x, y, width, height))
+        # Every chart has lines, fills and text in several colours over most of its box.
+        assert share > 0.3 and colours > 20, (name, share, colours)
+    # The whole visible page is no blank either, and nothing is wider than the window.
+    assert browser.evaluate("document.documentElement.scrollWidth") <= 1280
+    # Sorting a table by a column is the page's one script: it works and throws nothing.
+    browser.evaluate("document.querySelector('#standings th:nth-child(6)').click()")
+    assert browser.problems() == []
+    # A hostile name is text on the page, not a script that ran.
+    assert HOSTILE in browser.evaluate("document.body.textContent")
 
 
 @needs_chromium
-def test_the_browser_check_catches_a_throwing_script_and_console_errors(tmp_path: Path) -> None:
+def test_the_browser_check_catches_a_throwing_script_and_console_errors(
+        tmp_path: Path, browser: Browser) -> None:
     page = tmp_path / "broken.html"
     page.write_text('<!DOCTYPE html><html><body><svg class="chart" id="c" width="10" '
                     'height="10"></svg><script>console.error("drawn wrong");</script>'
                     '<script>throw new Error("broken chart")</script></body></html>')
-    with Browser() as browser:
-        browser.load(page.as_uri())
-        problems = browser.problems()
-        assert any("drawn wrong" in p for p in problems), problems
-        assert any("broken chart" in p for p in problems), problems
-        share, colours = drawn(browser.screenshot(0, 0, 200, 100))
-        assert share == 0.0 and colours == 1
+    browser.load(page.as_uri())
+    problems = browser.problems()
+    assert any("drawn wrong" in p for p in problems), problems
+    assert any("broken chart" in p for p in problems), problems
+    share, colours = drawn(browser.screenshot(0, 0, 200, 100))
+    assert share == 0.0 and colours == 1
+
+
+@needs_chromium
+def test_a_fresh_page_of_the_shared_browser_has_none_of_the_last_pages_problems(
+        tmp_path: Path, shared_browser: SharedBrowser) -> None:
+    """The tests share one Chromium, each on a fresh page: what went wrong on the page before
+    is not counted against the next, and the next page's own problems still are."""
+    page = tmp_path / "broken.html"
+    page.write_text('<!DOCTYPE html><html><body><script>console.error("old page");</script>'
+                    "</body></html>")
+    first = shared_browser.fresh()
+    first.load(page.as_uri())
+    assert any("old page" in p for p in first.problems())
+    again = shared_browser.fresh()
+    assert again is first and again.problems() == []
+    fine = tmp_path / "fine.html"
+    fine.write_text("<!DOCTYPE html><html><body><p>fine</p></body></html>")
+    again.load(fine.as_uri())
+    again.evaluate("setTimeout(function () { console.error('new page'); }, 0); 1")
+    deadline = time.monotonic() + 10
+    while not again.problems():
+        assert time.monotonic() < deadline, "the new page's console error was not seen"
+        time.sleep(0.02)
+    assert all("old page" not in p for p in again.problems()), again.problems()
+    assert any("new page" in p for p in again.problems()), again.problems()
 
 
 def test_two_player_elo_is_what_arena_compare_figures(tmp_path: Path) -> None:

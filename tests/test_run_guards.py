@@ -63,15 +63,35 @@ def test_a_second_run_of_a_busy_folder_is_refused_naming_the_first_and_a_dead_ho
 # ---------------------------------------------------------------------------- damaged journals
 
 
-def finished(tmp_path: Path, **fields: object) -> tuple[Path, Path, dict[str, object]]:
-    """A quick tournament played to its end: its file, output folder and standings."""
-    out = tmp_path / "out"
-    file = write_tournament(tmp_path, "t.toml", name="guards", output=out, concurrency=2,
-                            bots=[example("random-py"), example("greedy-py")], rounds=2,
-                            **fields)
+def guards_tournament(folder: Path) -> tuple[Path, Path]:
+    """The quick tournament of :func:`finished` (4 games), written into ``folder``: its file
+    and output folder."""
+    out = folder / "out"
+    file = write_tournament(folder, "t.toml", name="guards", output=out, concurrency=2,
+                            bots=[example("random-py"), example("greedy-py")], rounds=2)
+    return file, out
+
+
+@pytest.fixture(scope="session")
+def played_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The output folder of :func:`guards_tournament` played to its end by a real `arena run`,
+    once per test process. The tests that damage a finished folder each take a copy of it
+    (:func:`finished`), never this folder itself."""
+    file, out = guards_tournament(tmp_path_factory.mktemp("guards-played"))
     with signals_kept():
         r = CliRunner().invoke(app, ["run", str(file), "--plain"])
     assert r.exit_code == 0, r.output
+    return out
+
+
+@pytest.fixture
+def finished(tmp_path: Path, played_once: Path) -> tuple[Path, Path, dict[str, object]]:
+    """A quick tournament played to its end, in the test's own folder: its file, output folder
+    and standings. The folder is a copy, file for file (the journal with its write-ahead log),
+    of :func:`played_once`'s: the output folder is not part of a tournament's identity, so the
+    file written here resumes, rebuilds and reads it as the one that played it."""
+    file, out = guards_tournament(tmp_path)
+    shutil.copytree(played_once, out)
     return file, out, standings_of(out)
 
 
@@ -97,9 +117,9 @@ def records(out: Path) -> dict[str, bytes]:
 
 
 def test_an_empty_journal_is_refused_by_run_and_standings_and_no_record_is_written_over(
-    tmp_path: Path,
+    finished: tuple[Path, Path, dict[str, object]],
 ) -> None:
-    file, out, _ = finished(tmp_path)
+    file, out, _ = finished
     before = records(out)
     (out / "journal.sqlite").write_bytes(b"")
     one_error(invoke("run", str(file), "--plain"), "damaged", "the file is empty", "rebuild")
@@ -108,18 +128,18 @@ def test_an_empty_journal_is_refused_by_run_and_standings_and_no_record_is_writt
 
 
 def test_a_lost_journal_beside_records_is_refused_rather_than_started_afresh(
-    tmp_path: Path,
+    finished: tuple[Path, Path, dict[str, object]],
 ) -> None:
-    file, out, _ = finished(tmp_path)
+    file, out, _ = finished
     (out / "journal.sqlite").unlink()
     one_error(invoke("run", str(file), "--plain"), "missing", "holds game records")
     assert not (out / "journal.sqlite").exists()
 
 
 def test_a_journal_truncated_midway_is_one_clear_error_and_a_rebuild_restores_every_game(
-    tmp_path: Path,
+    finished: tuple[Path, Path, dict[str, object]],
 ) -> None:
-    file, out, standings = finished(tmp_path)
+    file, out, standings = finished
     journal = out / "journal.sqlite"
     os.truncate(journal, journal.stat().st_size // 2)
     one_error(invoke("run", str(file), "--plain"), "damaged", "malformed")
@@ -136,9 +156,9 @@ def test_a_journal_truncated_midway_is_one_clear_error_and_a_rebuild_restores_ev
 
 
 def test_a_rebuild_skips_missing_and_false_records_and_the_resumed_run_plays_them_again(
-    tmp_path: Path,
+    finished: tuple[Path, Path, dict[str, object]],
 ) -> None:
-    file, out, standings = finished(tmp_path)
+    file, out, standings = finished
     names = sorted(records(out))
     (out / "games" / names[0]).unlink()
     forged = json.loads((out / "games" / names[1]).read_text())
@@ -182,10 +202,12 @@ def finished_secret(tmp_path: Path) -> tuple[Path, Path, dict[str, object]]:
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap for a read-only mount")
-def test_standings_of_a_read_only_folder_are_read_without_writing(tmp_path: Path) -> None:
+def test_standings_of_a_read_only_folder_are_read_without_writing(
+    finished: tuple[Path, Path, dict[str, object]],
+) -> None:
     """The folder is mounted read-only (root can write anything else), and the journal is left
     in WAL mode with its write-ahead log, the case where SQLite wants to write to read."""
-    _, out, _ = finished(tmp_path)
+    _, out, _ = finished
     writable = invoke("standings", str(out), "--json")
     assert writable.exit_code == 0, writable.output
     command = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(out), str(out),
@@ -354,8 +376,10 @@ def test_an_absurd_schedule_is_refused_with_its_size_before_anything_is_built(
     assert r.exit_code == 0 and "4/4 games, complete" in r.output, r.output
 
 
-def test_standings_of_a_finished_tournament_say_it_is_complete(tmp_path: Path) -> None:
-    _, out, _ = finished(tmp_path)
+def test_standings_of_a_finished_tournament_say_it_is_complete(
+    finished: tuple[Path, Path, dict[str, object]],
+) -> None:
+    _, out, _ = finished
     r = invoke("standings", str(out))
     assert r.exit_code == 0 and "guards: complete, 4 games" in r.output, r.output
     assert json.loads(invoke("standings", str(out), "--json").output)["complete"] is True

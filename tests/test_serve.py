@@ -19,11 +19,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from chromium import CHROMIUM, Browser
+from chromium import CHROMIUM, Browser, browser, shared_browser
 from serving import served
 from typer.testing import CliRunner
 
 from arena.cli.main import app
+
+__all__ = ["browser", "shared_browser"]  # the fixtures, shared with the other page tests
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "leaderboards" / "reference"
@@ -162,7 +164,7 @@ SHOWN = ("JSON.stringify(Array.from(document.querySelectorAll('#finished a'), "
 
 @needs_chromium
 def test_the_page_shows_a_game_finished_after_it_was_opened_while_arena_run_writes(
-        tmp_path: Path) -> None:
+        tmp_path: Path, browser: Browser) -> None:
     file, out = _tournament(tmp_path, rounds=3)  # 6 games, one at a time
     run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file), "--plain"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -172,7 +174,7 @@ def test_the_page_shows_a_game_finished_after_it_was_opened_while_arena_run_writ
         while not (out / "journal.sqlite").is_file():
             assert run.poll() is None and time.monotonic() < deadline, "no journal"
             time.sleep(0.05)
-        with served(out) as url, Browser() as browser:
+        with served(out) as url:
             browser.load(url)
             while not browser.evaluate("document.body.dataset.version"):  # the first snapshot
                 assert time.monotonic() < deadline, "the page showed nothing"

@@ -551,8 +551,15 @@ def assert_schedule_played_once(view: JournalView, schedule: list[Pairing]) -> N
 
 
 def test_fresh_round_robin_plays_every_game_with_a_verified_record_and_standings(
-    tmp_path: Path, runs: Runs, game: Game
+    tmp_path: Path, runs: Runs, game: Game, request: pytest.FixtureRequest
 ) -> None:
+    """A fresh run plays the whole schedule once, each game with a record that replays, and
+    writes the standings its results make. The Dice Race variant runs with --run-slow only:
+    the runner's fresh run is the same for every game, Stone Age's proves it on every run, and
+    the runner's independence from Stone Age is proven on every run by the Dice Race variants
+    of the faulty-bots and resume tests."""
+    if game.name == "dicerace" and not request.config.getoption("--run-slow"):
+        pytest.skip("long run: give --run-slow to include it")
     out = tmp_path / "out"
     file = write_tournament(tmp_path, "fresh.toml", name="fresh",
                             bots=deterministic_bots(game.name, tmp_path), output=out, rounds=2,
@@ -737,8 +744,15 @@ FAULTY_SEED = {"stoneage": 11, "dicerace": 16}
 
 
 def test_a_tournament_with_faulty_bots_completes_and_counts_their_failures(
-    tmp_path: Path, runs: Runs, game: Game
+    tmp_path: Path, runs: Runs, game: Game, request: pytest.FixtureRequest
 ) -> None:
+    """Faulty bots fail every game they play, each its own way, are ranked last in it, and the
+    standings count their failures by kind. The Stone Age variant runs with --run-slow only:
+    how the runner counts a failure is the same for every game, Dice Race's short games prove
+    it on every run, and tournaments/faulty-bots.toml, played in test_tournament_files.py,
+    fails these same faulty bots in Stone Age games on every run."""
+    if game.name == "stoneage" and not request.config.getoption("--run-slow"):
+        pytest.skip("long run: give --run-slow to include it")
     out = tmp_path / "out"
     good = ok_bot(game.name)
     bots = [example(good), example("random-py"), faulty("illegal-index"),
@@ -1303,18 +1317,20 @@ def fill(folder: Path, leave_bytes: int) -> Path:
     return filler
 
 
-@pytest.mark.parametrize(("free_kb", "games_first"), [(16, False), (400, True)],
+@pytest.mark.parametrize(("free_kb", "games_first", "rounds"), [(16, False, 1), (400, True, 6)],
                          ids=["full-from-the-start", "fills-mid-run"])
 def test_a_run_on_a_really_full_disk_stops_with_one_message_then_resumes(
-    tmp_path: Path, runs: Runs, small_disk: Path, free_kb: int, games_first: bool
+    tmp_path: Path, runs: Runs, small_disk: Path, free_kb: int, games_first: bool, rounds: int
 ) -> None:
     """On a real small disk (a tmpfs) with ``free_kb`` left: whichever write finds it full
     first (the journal as it is created or committed, a record, a bot's log), the run ends with
     one message, exit 2; every committed game is whole, and with the space back the same
-    command finishes."""
+    command finishes. Full from the start, no game is committed whatever the schedule's
+    length, so one round (2 games, whose records alone, about 19 KB each, overflow the 16 KB
+    left) is enough; filling mid-run needs the 12 games of 6 rounds to outgrow 400 KB."""
     out = small_disk / "out"
     file = write_tournament(tmp_path, "real-disk.toml", name="real-disk", output=out,
-                            bots=[example("random-py"), example("greedy-py")], rounds=6)
+                            bots=[example("random-py"), example("greedy-py")], rounds=rounds)
     schedule = schedule_of(file)
     filler = fill(small_disk, free_kb * 1024)
     run = runs.complete(file)

@@ -10,12 +10,14 @@ import time
 from pathlib import Path
 
 import pytest
-from chromium import CHROMIUM, Browser
+from chromium import CHROMIUM, Browser, browser, shared_browser
 from viewing import AGRICOLA_2P, STONE_AGE_4P, page_of, played
 
 from arena.report.view import view_page
 from arena.runner.game.record import GameRecord
 from arena.runner.game.replay import states
+
+__all__ = ["browser", "shared_browser"]  # the fixtures, shared with the other page tests
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.is_file(),
@@ -54,60 +56,58 @@ STEP_ALL = ("(function () { var s = document.getElementById('slider'), n = +s.ma
 
 @pytest.mark.parametrize("path", [STONE_AGE_4P, AGRICOLA_2P], ids=["stoneage", "agricola"])
 def test_every_step_of_a_game_shows_for_every_viewer_without_an_error(
-        tmp_path: Path, path: Path) -> None:
+        tmp_path: Path, path: Path, browser: Browser) -> None:
     record = GameRecord.load(path)
-    with Browser() as browser:
-        steps = opened(browser, tmp_path, record, path)
-        assert steps == len(record.decisions) + 1
-        for viewer in range(record.num_players + 1):
-            show(browser, 0, viewer)
-            assert browser.evaluate(STEP_ALL) == -1
-        assert browser.problems() == []
+    steps = opened(browser, tmp_path, record, path)
+    assert steps == len(record.decisions) + 1
+    for viewer in range(record.num_players + 1):
+        show(browser, 0, viewer)
+        assert browser.evaluate(STEP_ALL) == -1
+    assert browser.problems() == []
 
 
 def test_the_drawing_on_the_page_counts_what_the_stone_age_position_holds(
-        tmp_path: Path) -> None:
+        tmp_path: Path, browser: Browser) -> None:
     record = GameRecord.load(STONE_AGE_4P)
-    with Browser() as browser:
-        opened(browser, tmp_path, record, STONE_AGE_4P)
-        for k, state in states(record):
-            if k % 50:
-                continue
-            show(browser, k)  # step k is the position before decision k
-            obs = state.observation(0)
-            for p in obs["players"]:
-                s = p["seat"]
-                assert count(browser, f'#board [data-member="{s}"]') == p["people"]
-                assert count(browser, f'#board [data-hut="{s}"]') == p["buildings"]
-            placed = sum(sum(v) for v in obs["board"]["people"].values()) + sum(
-                sum(c["people"]) for c in obs["board"]["cards"]) + sum(
-                sum(b["people"]) for b in obs["board"]["buildings"])
-            assert count(browser, "#board [data-person]") == placed
-        assert browser.problems() == []
+    opened(browser, tmp_path, record, STONE_AGE_4P)
+    for k, state in states(record):
+        if k % 50:
+            continue
+        show(browser, k)  # step k is the position before decision k
+        obs = state.observation(0)
+        for p in obs["players"]:
+            s = p["seat"]
+            assert count(browser, f'#board [data-member="{s}"]') == p["people"]
+            assert count(browser, f'#board [data-hut="{s}"]') == p["buildings"]
+        placed = sum(sum(v) for v in obs["board"]["people"].values()) + sum(
+            sum(c["people"]) for c in obs["board"]["cards"]) + sum(
+            sum(b["people"]) for b in obs["board"]["buildings"])
+        assert count(browser, "#board [data-person]") == placed
+    assert browser.problems() == []
 
 
 def test_the_drawing_on_the_page_counts_what_the_agricola_position_holds(
-        tmp_path: Path) -> None:
+        tmp_path: Path, browser: Browser) -> None:
     record = GameRecord.load(AGRICOLA_2P)
-    with Browser() as browser:
-        opened(browser, tmp_path, record, AGRICOLA_2P)
-        for k, state in states(record):
-            if k % 15:
-                continue
-            show(browser, k, viewer=1)
-            d = state.observation(0)
-            for p in d["players"]:
-                farm, s = p["farm"], p["seat"]
-                within = f'#board [data-seat="{s}"] '
-                assert count(browser, within + "[data-room]") == len(farm["rooms"])
-                assert count(browser, within + "[data-fence]") == len(farm["fences"])
-                assert count(browser, within + "[data-animal]") == sum(
-                    p["goods"][a] for a in ("sheep", "boar", "cattle"))
-            assert count(browser, "#board [data-person]") == len(d["board"]["occupants"])
-        assert browser.problems() == []
+    opened(browser, tmp_path, record, AGRICOLA_2P)
+    for k, state in states(record):
+        if k % 15:
+            continue
+        show(browser, k, viewer=1)
+        d = state.observation(0)
+        for p in d["players"]:
+            farm, s = p["farm"], p["seat"]
+            within = f'#board [data-seat="{s}"] '
+            assert count(browser, within + "[data-room]") == len(farm["rooms"])
+            assert count(browser, within + "[data-fence]") == len(farm["fences"])
+            assert count(browser, within + "[data-animal]") == sum(
+                p["goods"][a] for a in ("sheep", "boar", "cattle"))
+        assert count(browser, "#board [data-person]") == len(d["board"]["occupants"])
+    assert browser.problems() == []
 
 
-def test_the_seat_selector_hides_what_that_seat_could_not_see(tmp_path: Path) -> None:
+def test_the_seat_selector_hides_what_that_seat_could_not_see(
+        tmp_path: Path, browser: Browser) -> None:
     for seed in range(40):
         record = played("stoneage", 3, seed=seed)
         hidden = [(k, s.to_dict()["hidden"]) for k, s in states(record) if any(
@@ -115,59 +115,57 @@ def test_the_seat_selector_hides_what_that_seat_could_not_see(tmp_path: Path) ->
         if hidden:
             break
     k, cards = hidden[-1]
-    with Browser() as browser:
-        opened(browser, tmp_path, record)
-        show(browser, k, viewer=0)
-        assert count(browser, "#board [data-hidden]") == sum(len(c) for c in cards)
-        for seat in range(3):
-            show(browser, k, viewer=seat + 1)
-            assert count(browser, "#board [data-hidden]") == len(cards[seat])
-            assert count(browser, "#board [data-facedown]") == sum(
-                len(c) for i, c in enumerate(cards) if i != seat)
-        assert browser.problems() == []
+    opened(browser, tmp_path, record)
+    show(browser, k, viewer=0)
+    assert count(browser, "#board [data-hidden]") == sum(len(c) for c in cards)
+    for seat in range(3):
+        show(browser, k, viewer=seat + 1)
+        assert count(browser, "#board [data-hidden]") == len(cards[seat])
+        assert count(browser, "#board [data-facedown]") == sum(
+            len(c) for i, c in enumerate(cards) if i != seat)
+    assert browser.problems() == []
 
 
-def test_keys_play_and_the_jumps_move_through_the_game(tmp_path: Path) -> None:
+def test_keys_play_and_the_jumps_move_through_the_game(tmp_path: Path, browser: Browser) -> None:
     record = played("stoneage", 2, seed=8, failing=1, fail_at=20)
     first_fallback = next(k for k, d in enumerate(record.decisions) if d.by == "fallback")
-    with Browser() as browser:
-        steps = opened(browser, tmp_path, record)
+    steps = opened(browser, tmp_path, record)
 
-        def at() -> int:
-            return int(browser.evaluate("+document.body.getAttribute('data-step')"))
+    def at() -> int:
+        return int(browser.evaluate("+document.body.getAttribute('data-step')"))
 
-        key = ("document.dispatchEvent(new KeyboardEvent('keydown', {key: %s, "
-               "bubbles: true}))")
-        browser.evaluate(key % '"ArrowRight"')
-        browser.evaluate(key % '"ArrowRight"')
-        assert at() == 2
-        browser.evaluate(key % '"End"')
-        assert at() == steps - 1
-        browser.evaluate(key % '"Home"')
-        browser.evaluate("document.getElementById('failure').click()")
-        assert at() == first_fallback + 1
-        assert "failed: timeout" in browser.evaluate(
-            "document.getElementById('decision').textContent")
-        browser.evaluate("document.getElementById('seat').value = '1';"
-                         "document.getElementById('seat-next').click()")
-        after = at()
-        assert record.decisions[after - 1].seat == 1 and after > first_fallback + 1
-        rounds = browser.evaluate("document.getElementById('round').options.length")
-        assert rounds == record.rounds + 1
-        browser.evaluate("var r = document.getElementById('round'); r.value = r.options[3]"
-                         ".value; r.onchange()")
-        assert browser.evaluate("document.getElementById('where').textContent").find(
-            "round 3") > 0
-        browser.evaluate(key % '"Home"')
-        browser.evaluate("document.getElementById('speed').value = '32';"
-                         "document.getElementById('play').click()")
-        time.sleep(0.5)
-        moved = at()
-        browser.evaluate("document.getElementById('play').click()")
-        assert moved >= 5
-        time.sleep(0.2)
-        assert at() in range(moved, moved + 3)
-        assert browser.problems() == []
+    key = ("document.dispatchEvent(new KeyboardEvent('keydown', {key: %s, "
+           "bubbles: true}))")
+    browser.evaluate(key % '"ArrowRight"')
+    browser.evaluate(key % '"ArrowRight"')
+    assert at() == 2
+    browser.evaluate(key % '"End"')
+    assert at() == steps - 1
+    browser.evaluate(key % '"Home"')
+    browser.evaluate("document.getElementById('failure').click()")
+    assert at() == first_fallback + 1
+    assert "failed: timeout" in browser.evaluate(
+        "document.getElementById('decision').textContent")
+    browser.evaluate("document.getElementById('seat').value = '1';"
+                     "document.getElementById('seat-next').click()")
+    after = at()
+    assert record.decisions[after - 1].seat == 1 and after > first_fallback + 1
+    rounds = browser.evaluate("document.getElementById('round').options.length")
+    assert rounds == record.rounds + 1
+    browser.evaluate("var r = document.getElementById('round'); r.value = r.options[3]"
+                     ".value; r.onchange()")
+    assert browser.evaluate("document.getElementById('where').textContent").find(
+        "round 3") > 0
+    browser.evaluate(key % '"Home"')
+    browser.evaluate("document.getElementById('speed').value = '32';"
+                     "document.getElementById('play').click()")
+    time.sleep(0.5)
+    moved = at()
+    browser.evaluate("document.getElementById('play').click()")
+    assert moved >= 5
+    time.sleep(0.2)
+    assert at() in range(moved, moved + 3)
+    assert browser.problems() == []
 
 
 def test_a_four_player_stone_age_page_is_under_a_megabyte() -> None:
