@@ -14,7 +14,7 @@ from arena.runner.game.clock import TimeControl
 from arena.runner.game.record import BY_BOT, BY_FALLBACK, Decision, GameRecord
 
 LEADERBOARDS = Path(__file__).resolve().parent.parent / "leaderboards"
-STONE_AGE_4P = LEADERBOARDS / "search-4p" / "games" / "r001-t0004-s3.json"
+STONE_AGE_4P = LEADERBOARDS / "search-4p" / "games" / "r004-t0001-s3.json"
 AGRICOLA_2P = LEADERBOARDS / "agricola-2p" / "games" / "r001-t0001-s0.json"
 
 

@@ -125,7 +125,7 @@ def _player(p: Mapping[str, Any], x: float, y: float, to_act: bool) -> str:
            f'<g data-score="{p["score"]}">'
            + _text(x + WIDTH / 2 - 12, y + 20, f"score track {p['score']}", 13, "end") + "</g>"]
     for i, (good, fill) in enumerate(GOODS):
-        gx = x + 12 + i * 62
+        gx = x + 12 + i * 76
         out.append(f'<rect data-good="{good}" data-count="{p[good]}" x="{gx:g}" y="{y + 30:g}" '
                    f'width="14" height="14" fill="{fill}"/>'
                    + _text(gx + 18, y + 42, f"{p[good]} {good}", 11))
