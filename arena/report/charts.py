@@ -91,8 +91,10 @@ def _curves_of(bots: Sequence[str], outcomes: Sequence[GameOutcome],
             curves.sigma[b].append(r.sigma)
 
     sample(0)
-    for k, ((_, seats), o) in enumerate(zip(history, outcomes, strict=True), start=1):
-        for bot, (mu, sigma) in zip(o.bots, json.loads(seats), strict=True):
+    # One parse of every game's seats (one a game is most of the cost on a large journal).
+    every = json.loads("[" + ",".join(seats for _, seats in history) + "]")
+    for k, (seats, o) in enumerate(zip(every, outcomes, strict=True), start=1):
+        for bot, (mu, sigma) in zip(o.bots, seats, strict=True):
             made[bot] = (mu, sigma)
         if k % step == 0 or k == n:
             sample(k)

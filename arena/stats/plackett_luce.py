@@ -142,6 +142,7 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
     finishes: set[tuple[int, ...]] = set()  # each finishing order seen, best first
     met_sets: dict[tuple[int, int], int] = {}
     dup_sets = duplicate_sets(outcomes)
+    seen_orders: dict[tuple[int, ...], list[tuple[list[int], float]]] = {}  # by the ranks
     for d, group in enumerate(dup_sets):
         sat = sorted({index[b] for b in group[0].bots if b in index})
         for x, a in enumerate(sat):
@@ -153,7 +154,11 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
                 continue
             games += 1
             ids = [index[o.bots[s]] for s in seated]
-            for order, weight in orders([o.ranks[s] for s in seated]):
+            ranks = tuple(o.ranks[s] for s in seated)
+            found = seen_orders.get(ranks)
+            if found is None:
+                found = seen_orders[ranks] = orders(ranks)
+            for order, weight in found:
                 placed = [ids[s] for s in order]
                 finishes.add(tuple(placed))
                 for j in range(len(placed) - 1):
