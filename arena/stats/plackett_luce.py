@@ -142,7 +142,10 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
     finishes: set[tuple[int, ...]] = set()  # each finishing order seen, best first
     met_sets: dict[tuple[int, int], int] = {}
     dup_sets = duplicate_sets(outcomes)
-    seen_orders: dict[tuple[int, ...], list[tuple[list[int], float]]] = {}  # by the ranks
+    # A game's choices as (choice set, its winner, weight), by its seated bots and ranks:
+    # figured the first time they are seen (in the same order as game by game, so the
+    # choice sets are numbered alike), then only counted.
+    seen: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[int, int, float]]] = {}
     for d, group in enumerate(dup_sets):
         sat = sorted({index[b] for b in group[0].bots if b in index})
         for x, a in enumerate(sat):
@@ -153,19 +156,21 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
             if len(seated) < 2:
                 continue
             games += 1
-            ids = [index[o.bots[s]] for s in seated]
+            ids = tuple(index[o.bots[s]] for s in seated)
             ranks = tuple(o.ranks[s] for s in seated)
-            found = seen_orders.get(ranks)
-            if found is None:
-                found = seen_orders[ranks] = orders(ranks)
-            for order, weight in found:
-                placed = [ids[s] for s in order]
-                finishes.add(tuple(placed))
-                for j in range(len(placed) - 1):
-                    key = tuple(sorted(placed[j:]))
-                    sid = set_ids.setdefault(key, len(set_ids))
-                    set_entries[(sid, d)] = set_entries.get((sid, d), 0.0) + weight
-                    win_entries[(placed[j], d)] = win_entries.get((placed[j], d), 0.0) + weight
+            choices = seen.get((ids, ranks))
+            if choices is None:
+                choices = seen[(ids, ranks)] = []
+                for order, weight in orders(ranks):
+                    placed = [ids[s] for s in order]
+                    finishes.add(tuple(placed))
+                    for j in range(len(placed) - 1):
+                        key = tuple(sorted(placed[j:]))
+                        choices.append((set_ids.setdefault(key, len(set_ids)), placed[j],
+                                        weight))
+            for sid, winner, weight in choices:
+                set_entries[(sid, d)] = set_entries.get((sid, d), 0.0) + weight
+                win_entries[(winner, d)] = win_entries.get((winner, d), 0.0) + weight
     # Each bot ahead of (or level with) the next in some order: whoever a bot finished ahead
     # of is reached along these, which is all the groups need.
     ahead = {(f[j], f[j + 1]) for f in finishes for j in range(len(f) - 1)}
