@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
 from arena.runner.game.disk import is_disk_full
 from arena.runner.play.checkpoint import RatingCheckpoints, RatingKeeper
+from arena.runner.play.outcome_rows import outcomes_of
 from arena.runner.play.ratings import RatingTracker, numbered
 from arena.seeds import (
     SeedKeyError,
@@ -358,29 +358,13 @@ class Journal(RatingCheckpoints):
         the order their results were committed, as a league rates them)."""
         rows = self.db.execute(
             _OUTCOMES + "ORDER BY " + ("r.rowid" if as_finished else "p.idx")).fetchall()
-        return self._outcomes(rows)
+        return self._games(rows)
 
-    def _outcomes(self, rows: Sequence[sqlite3.Row]) -> list[GameOutcome]:
-        """:meth:`_outcome` of each row, each JSON column parsed as one array of every row's
-        (one parse instead of one a game and a column: most of the reading of a large
-        journal)."""
-        if len(rows) < 2:
-            return [self._outcome(r) for r in rows]
-
-        def column(name: str) -> list[Any]:
-            return list(json.loads("[" + ",".join(r[name] for r in rows) + "]"))
-
-        known = {t.value: t for t in Termination}
+    def _games(self, rows: Sequence[sqlite3.Row]) -> list[GameOutcome]:
         try:
-            bots, scores, ranks, terms, details = (
-                column(c) for c in ("bots", "scores", "ranks", "terminations", "details"))
-            ended = [tuple(known[t] if t in known else Termination(t) for t in ts) for ts in terms]
+            return outcomes_of(rows)
         except ValueError as exc:  # a termination reason this version does not know
             raise JournalError(f"{self.path}: {exc}") from None
-        return [GameOutcome(r["game_id"], r["idx"], r["round"], r["tbl"], tuple(b), r["seed"],
-                            tuple(sc), tuple(ra), te, tuple(de))
-                for r, b, sc, ra, te, de in zip(rows, bots, scores, ranks, ended, details,
-                                                strict=True)]
 
     def rated_outcomes(self) -> list[GameOutcome]:
         """Every finished game in the order the ratings take them, with the indices they are
@@ -398,7 +382,7 @@ class Journal(RatingCheckpoints):
         follow a growing journal reading only what is new."""
         rows = self.db.execute(
             _OUTCOMES + "WHERE r.rowid > ? ORDER BY r.rowid", (mark,)).fetchall()
-        return [(r["mark"], self._outcome(r)) for r in rows]
+        return [(r["mark"], o) for r, o in zip(rows, self._games(rows), strict=True)]
 
     def results_through(self, mark: int) -> tuple[int, str | None]:
         """How many results are numbered ``mark`` or lower, and the game of the one numbered
@@ -408,16 +392,6 @@ class Journal(RatingCheckpoints):
             "SELECT COUNT(*) FROM results WHERE rowid <= ?", (mark,)).fetchone()[0]
         row = self.db.execute("SELECT game_id FROM results WHERE rowid = ?", (mark,)).fetchone()
         return int(count), None if row is None else str(row[0])
-
-    def _outcome(self, r: sqlite3.Row) -> GameOutcome:
-        try:
-            return GameOutcome(r["game_id"], r["idx"], r["round"], r["tbl"],
-                               tuple(json.loads(r["bots"])), r["seed"],
-                               tuple(json.loads(r["scores"])), tuple(json.loads(r["ranks"])),
-                               tuple(Termination(t) for t in json.loads(r["terminations"])),
-                               tuple(json.loads(r["details"])))
-        except ValueError as exc:  # a termination reason this version does not know
-            raise JournalError(f"{self.path}: {exc}") from None
 
     def records(self) -> dict[str, str]:
         """Every finished game's record path, relative to the tournament folder, by game id,
