@@ -4,16 +4,18 @@ The page needs nothing but itself: the styles are inline, every chart is an SVG 
 and the only script sorts the tables when a heading is clicked. It shows the standings, a
 crosstable heat map, each bot's TrueSkill rating over the games, the distribution of each
 bot's final scores, the Plackett–Luce strengths and seat advantage with their intervals (the
-figures of ``arena stats``), and every game linked to its record.
+figures of ``arena stats``), and every game linked to its record (past
+:data:`GAMES_LISTED` games, the most recent ones, the page saying how many it leaves out).
 
 Every string from the journal (bot names, game ids, the tournament's name) is untrusted: it
 goes through :func:`html.escape` on its way into the page. Links to records are relative to
 the page's own folder, so the folder and its page can be moved together. The same journal
 gives the same page byte for byte: nothing in it comes from the clock or a global generator.
 
-The TrueSkill replay is the cost of a large journal (the same as ``arena standings``); the
-rating curves keep at most :data:`~arena.report.charts.CURVE_POINTS` samples per bot whatever
-the games.
+The ratings and their curves come from the journal's rating checkpoint and history when they
+agree with its games (else from a TrueSkill replay, the same numbers); the rating curves keep
+at most :data:`~arena.report.charts.CURVE_POINTS` samples per bot whatever the games. What
+grows with the games is reading them and the statistics' passes over them.
 """
 
 from __future__ import annotations
