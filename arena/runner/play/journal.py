@@ -356,11 +356,16 @@ class Journal(RatingCheckpoints):
     def outcomes(self, as_finished: bool = False) -> list[GameOutcome]:
         """Every finished game, in the order the schedule issued them (``as_finished``: in
         the order their results were committed, as a league rates them)."""
-        rows = self.db.execute(
-            _OUTCOMES + "ORDER BY " + ("r.rowid" if as_finished else "p.idx")).fetchall()
-        return self._games(rows)
+        return self._games(self._rows(
+            _OUTCOMES + "ORDER BY " + ("r.rowid" if as_finished else "p.idx")))
 
-    def _games(self, rows: Sequence[sqlite3.Row]) -> list[GameOutcome]:
+    def _rows(self, query: str, *args: Any) -> list[tuple[Any, ...]]:
+        """The rows of a query, as plain tuples (they read faster than named rows)."""
+        cursor = self.db.cursor()
+        cursor.row_factory = None
+        return cursor.execute(query, args).fetchall()
+
+    def _games(self, rows: Sequence[tuple[Any, ...]]) -> list[GameOutcome]:
         try:
             return outcomes_of(rows)
         except ValueError as exc:  # a termination reason this version does not know
@@ -380,9 +385,8 @@ class Journal(RatingCheckpoints):
         """The games whose results were committed after the result numbered ``mark`` (0:
         every game), in the order they were committed, each with its result's number: to
         follow a growing journal reading only what is new."""
-        rows = self.db.execute(
-            _OUTCOMES + "WHERE r.rowid > ? ORDER BY r.rowid", (mark,)).fetchall()
-        return [(r["mark"], o) for r, o in zip(rows, self._games(rows), strict=True)]
+        rows = self._rows(_OUTCOMES + "WHERE r.rowid > ? ORDER BY r.rowid", mark)
+        return [(r[0], o) for r, o in zip(rows, self._games(rows), strict=True)]
 
     def results_through(self, mark: int) -> tuple[int, str | None]:
         """How many results are numbered ``mark`` or lower, and the game of the one numbered
