@@ -226,7 +226,7 @@ def test_bench_ratings_keeps_its_journal_and_reuses_it_for_the_same_arguments(
     assert again["identical"] is True and again["write_seconds"] == first["write_seconds"]
     assert "report_identical" not in again  # --no-replay: no replay to compare with
     # Other arguments: the kept journal is not theirs, and is written anew.
-    other = bench("--games", "48")
+    other = bench("--games", "48", "--no-report")
     assert other["journal_reused"] is False and other["games"] == 48
     r = CliRunner().invoke(app, ["bench", "ratings", "--games", "40", "--league", str(tmp_path)])
     assert r.exit_code != 0 and "no league.toml" in r.output
