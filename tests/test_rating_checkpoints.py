@@ -10,6 +10,7 @@ import json
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -208,6 +209,27 @@ def test_bench_ratings_prints_both_ways_and_they_agree() -> None:
     f = json.loads(r.output)
     assert f["games"] == 40 and f["identical"] is True and f["report_identical"] is True
     assert f["replay_seconds"] > 0 and f["checkpoint_seconds"] > 0
+    assert f["standings_command_seconds"] > 0 and f["report_command_cpu_seconds"] > 0
+
+
+def test_bench_ratings_keeps_its_journal_and_reuses_it_for_the_same_arguments(
+        tmp_path: Path) -> None:
+    def bench(*extra: str) -> dict[str, Any]:
+        r = CliRunner().invoke(app, ["bench", "ratings", "--keep", str(tmp_path), "--json",
+                                     "--no-replay", "--bootstrap", "5", *extra])
+        assert r.exit_code == 0, r.output
+        return dict(json.loads(r.output))
+
+    first = bench("--games", "40")
+    again = bench("--games", "40")
+    assert first["journal_reused"] is False and again["journal_reused"] is True
+    assert again["identical"] is True and again["write_seconds"] == first["write_seconds"]
+    assert "report_identical" not in again  # --no-replay: no replay to compare with
+    # Other arguments: the kept journal is not theirs, and is written anew.
+    other = bench("--games", "48", "--no-report")
+    assert other["journal_reused"] is False and other["games"] == 48
+    r = CliRunner().invoke(app, ["bench", "ratings", "--games", "40", "--league", str(tmp_path)])
+    assert r.exit_code != 0 and "no league.toml" in r.output
 
 
 def _page(folder: Path, ratings: bool) -> str:

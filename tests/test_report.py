@@ -303,3 +303,23 @@ def test_two_player_elo_is_what_arena_compare_figures(tmp_path: Path) -> None:
     four = runner.invoke(app, ["report", str(LEADERBOARDS / "search-4p"), "--bootstrap", "0",
                                "--no-views", "-o", str(tmp_path / "r4.html")])
     assert four.exit_code == 0 and 'id="elo"' not in (tmp_path / "r4.html").read_text()
+
+
+def test_past_the_games_listed_the_table_lists_the_most_recent_and_says_how_many_are_left_out(
+        tmp_path: Path) -> None:
+    _, outcomes = synthetic(tmp_path, bots=4, players=2, games=30)
+    out = report(tmp_path, "--games-listed", "8")
+    assert "30 games" in out
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    table = page.split('id="games-table"')[1]
+    listed = re.findall(r'<a href="games/(\d+)\.json">', table)
+    assert listed == [str(o.index) for o in outcomes[-8:]]
+    assert "The last 8 of the 30 finished games" in page
+    assert "22 earlier games left out" in page
+    # Every section above the table still counts every game.
+    assert "<dd>30 played of the 30 issued" in page and "TrueSkill after 30 rated games" in page
+    # At the limit, nothing is left out and the table says so as it always did.
+    report(tmp_path, "--games-listed", "30")
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "All 30 finished games" in page and "earlier games" not in page
+    assert len(re.findall(r'<a href="games/\d+\.json">', page)) == 30

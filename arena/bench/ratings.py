@@ -13,7 +13,12 @@ made both ways and timed, and the two pages compared byte for byte.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -27,6 +32,9 @@ from arena.runner.play.reading import read_progress, read_standings
 #: The issue's targets at a million games, in seconds.
 STANDINGS_TARGET_S = 2.0
 REPORT_TARGET_S = 10.0
+#: The file beside a kept journal that says which arguments made it, and the figures of its
+#: making.
+MADE = "bench-ratings.json"
 
 
 def _report(folder: Path, ratings: bool, replicates: int) -> tuple[str, float]:
@@ -41,49 +49,114 @@ def _report(folder: Path, ratings: bool, replicates: int) -> tuple[str, float]:
     return page, time.perf_counter() - start
 
 
+def _prepared(folder: Path, games: int, bots: int, players: int, seed: int
+              ) -> dict[str, Any]:
+    """A journal of about ``games`` synthetic games in ``folder`` with its rating checkpoint
+    and history, and the figures of its making: written here (the games, then the full
+    replay whose tracker becomes the checkpoint), or, if ``folder`` holds one made of the same
+    arguments (its ``bench-ratings.json`` says so), reused with the figures of its making."""
+    made = folder / MADE
+    spec = {"games": games, "bots": bots, "players": players, "seed": seed}
+    if made.is_file() and (folder / JOURNAL).is_file():
+        kept = json.loads(made.read_text())
+        if kept.get("spec") == spec:
+            return {**kept, "reused": True}
+    for stale in (made, folder / JOURNAL, *(folder / f"{JOURNAL}{s}" for s in ("-wal", "-shm"))):
+        stale.unlink(missing_ok=True)
+    start = time.perf_counter()
+    written = write_journal(folder, bots, players, games, seed)
+    write_s = time.perf_counter() - start
+
+    start = time.perf_counter()
+    progress = read_progress(folder)
+    tracker = RatingTracker(progress.bots)
+    tracker.log = []  # the rating history, written with the checkpoint
+    tracker.add_all(progress.outcomes)
+    replayed = json.dumps(tracker.standings().to_dict())
+    replay_s = time.perf_counter() - start
+
+    start = time.perf_counter()
+    journal = Journal(folder / JOURNAL)
+    try:
+        journal.write_checkpoint(tracker)
+    finally:
+        journal.close()
+    kept = {"spec": spec, "games": written, "write_seconds": write_s,
+            "replay_seconds": replay_s, "checkpoint_write_seconds": time.perf_counter() - start,
+            "standings_digest": hashlib.sha256(replayed.encode()).hexdigest()}
+    made.write_text(json.dumps(kept))
+    return {**kept, "reused": False}
+
+
+def command_seconds(*args: str) -> tuple[float, float]:
+    """Wall seconds of ``arena ARGS`` from a fresh process, as a user runs it (start-up
+    included), and its processor seconds (user and system: what a busy machine's other work
+    does not inflate); raises RuntimeError if it fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True,
+                          text=True, check=False)
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"arena {' '.join(args)} failed: {done.stderr or done.stdout}")
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def bench_ratings(games: int, bots: int, players: int, seed: int,
-                  report: bool = False, replicates: int = 200) -> dict[str, Any]:
+                  report: bool = False, replicates: int = 200, replay: bool = True,
+                  keep: Path | None = None, league: Path | None = None) -> dict[str, Any]:
     """Seconds of the full replay and of the checkpoint's reading, on a journal of about
     ``games`` games among ``bots`` bots at tables of ``players``; with ``report``, also of
-    the report both ways (``replicates``: its bootstrap's)."""
-    with tempfile.TemporaryDirectory(prefix="arena-bench-ratings-") as tmp:
-        folder = Path(tmp)
-        start = time.perf_counter()
-        written = write_journal(folder, bots, players, games, seed)
-        write_s = time.perf_counter() - start
-
-        start = time.perf_counter()
-        progress = read_progress(folder)
-        tracker = RatingTracker(progress.bots)
-        tracker.log = []  # the rating history, written with the checkpoint
-        tracker.add_all(progress.outcomes)
-        replayed = tracker.standings()
-        replay_s = time.perf_counter() - start
-
-        journal = Journal(folder / JOURNAL)
-        try:
-            journal.write_checkpoint(tracker)
-        finally:
-            journal.close()
-        size = (folder / JOURNAL).stat().st_size
+    the report (``replicates``: its bootstrap's), both ways unless not ``replay`` (a full
+    replay of a million games is many minutes). The journal is written in ``keep`` and
+    reused from there on a later run with the same arguments (else in a temporary folder).
+    The commands ``arena standings`` and ``arena report`` are timed too, from a fresh
+    process; with ``league`` (a league's folder), ``arena league standings`` of it."""
+    with contextlib.ExitStack() as stack:
+        if keep is None:
+            folder = Path(stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="arena-bench-ratings-")))
+        else:
+            keep.mkdir(parents=True, exist_ok=True)
+            folder = keep
+        made = _prepared(folder, games, bots, players, seed)
+        size = sum(f.stat().st_size for f in folder.glob(f"{JOURNAL}*"))
 
         start = time.perf_counter()
         _, read = read_standings(folder)
         read_s = time.perf_counter() - start
-        figures: dict[str, Any] = {}
+        digest = hashlib.sha256(json.dumps(read.to_dict()).encode()).hexdigest()
+        wall, cpu = command_seconds("standings", str(folder))
+        figures: dict[str, Any] = {"standings_command_seconds": wall,
+                                   "standings_command_cpu_seconds": cpu}
         if report:
-            page, replay_report_s = _report(folder, False, replicates)
             kept_page, kept_report_s = _report(folder, True, replicates)
-            figures = {"report_replay_seconds": replay_report_s,
-                       "report_checkpoint_seconds": kept_report_s,
-                       "report_identical": kept_page == page,
-                       "report_target_seconds": REPORT_TARGET_S}
-    same = json.dumps(read.to_dict()) == json.dumps(replayed.to_dict())
-    return {**figures, "games": written, "bots": bots, "players": players,
-            "write_seconds": write_s, "journal_bytes": size,
-            "replay_seconds": replay_s, "checkpoint_seconds": read_s,
-            "speedup": replay_s / read_s if read_s else None,
-            "identical": same, "target_seconds": STANDINGS_TARGET_S}
+            figures.update(report_checkpoint_seconds=kept_report_s,
+                           report_target_seconds=REPORT_TARGET_S)
+            if replay:
+                page, replay_report_s = _report(folder, False, replicates)
+                figures.update(report_replay_seconds=replay_report_s,
+                               report_identical=kept_page == page)
+            page_file = Path(stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="arena-bench-page-"))) / "report.html"
+            wall, cpu = command_seconds(
+                "report", str(folder), "--no-views", "--output", str(page_file),
+                "--bootstrap", str(replicates))
+            figures.update(report_command_seconds=wall, report_command_cpu_seconds=cpu)
+        if league is not None:
+            wall, cpu = command_seconds("league", "standings", str(league))
+            figures.update(league_standings_command_seconds=wall,
+                           league_standings_command_cpu_seconds=cpu)
+            figures["league_journal_bytes"] = sum(
+                f.stat().st_size for f in league.glob(f"{JOURNAL}*"))
+    return {**figures, "games": made["games"], "bots": bots, "players": players,
+            "write_seconds": made["write_seconds"], "journal_reused": made["reused"],
+            "journal_bytes": size, "replay_seconds": made["replay_seconds"],
+            "checkpoint_seconds": read_s,
+            "speedup": made["replay_seconds"] / read_s if read_s else None,
+            "identical": digest == made["standings_digest"],
+            "target_seconds": STANDINGS_TARGET_S}
 
 
 def figure_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
@@ -92,17 +165,34 @@ def figure_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [(f"{head}: standings, full replay", f"{f['replay_seconds']:.2f} s"),
             (f"{head}: standings, from the checkpoint", f"{f['checkpoint_seconds']:.3f} s"),
             ("ratio (replay / checkpoint)", f"× {f['speedup']:.0f}"),
+            (f"{head}: `arena standings`, a fresh process",
+             _wall_cpu(f, "standings_command")),
             ("target (a million games)", f"≤ {f['target_seconds']:.0f} s"),
             ("byte-identical to the replay", "yes" if f["identical"] else "NO")]
-    if "report_identical" in f:
-        rows += [(f"{head}: report, full replay", f"{f['report_replay_seconds']:.2f} s"),
-                 (f"{head}: report, from the checkpoint",
-                  f"{f['report_checkpoint_seconds']:.2f} s"),
-                 ("ratio (replay / checkpoint)",
-                  f"× {f['report_replay_seconds'] / f['report_checkpoint_seconds']:.1f}"),
-                 ("target (a million games)", f"≤ {f['report_target_seconds']:.0f} s"),
-                 ("report byte-identical to the replay's",
-                  "yes" if f["report_identical"] else "NO")]
+    if "report_checkpoint_seconds" in f:
+        if "report_replay_seconds" in f:
+            rows += [(f"{head}: report, full replay", f"{f['report_replay_seconds']:.2f} s")]
+        rows += [(f"{head}: report, from the checkpoint",
+                  f"{f['report_checkpoint_seconds']:.2f} s")]
+        if "report_replay_seconds" in f:
+            rows += [("ratio (replay / checkpoint)",
+                      f"× {f['report_replay_seconds'] / f['report_checkpoint_seconds']:.1f}")]
+        rows += [(f"{head}: `arena report --no-views`, a fresh process",
+                  _wall_cpu(f, "report_command")),
+                 ("target (a million games)", f"≤ {f['report_target_seconds']:.0f} s")]
+        if "report_identical" in f:
+            rows += [("report byte-identical to the replay's",
+                      "yes" if f["report_identical"] else "NO")]
+    if "league_standings_command_seconds" in f:
+        rows += [("`arena league standings` of --league, a fresh process",
+                  _wall_cpu(f, "league_standings_command")),
+                 ("target (a million games)", f"≤ {f['target_seconds']:.0f} s"),
+                 ("the league's journal size", f"{f['league_journal_bytes'] / 2**20:.1f} MiB")]
+    made = "reused from --keep, written" if f["journal_reused"] else "write the journal"
     rows += [("journal size", f"{f['journal_bytes'] / 2**20:.1f} MiB"),
-             (f"{head}: write the journal (not counted)", f"{f['write_seconds']:.1f} s")]
+             (f"{head}: {made} (not counted)", f"{f['write_seconds']:.1f} s")]
     return rows
+
+
+def _wall_cpu(f: dict[str, Any], name: str) -> str:
+    return f"{f[name + '_seconds']:.2f} s (processor {f[name + '_cpu_seconds']:.2f} s)"

@@ -23,11 +23,15 @@ def report(
         "--views/--no-views", help="Write each game's replay page under views/ beside the "
         "report (those missing or out of date) and link it; --no-views links only the pages "
         "already there.")] = True,
+    games_listed: Annotated[int, typer.Option(
+        "--games-listed", min=1, help="The most games the games' table lists (the most "
+        "recent; the page says how many it leaves out).")] = 1000,
 ) -> None:
     """Write one self-contained HTML page of a tournament: standings, a crosstable heat map,
     ratings over the games, score distributions, strengths, seat advantage, and every game
-    linked to its record and its replay page. Also while a run is going."""
-    from arena.report.html import build_report
+    linked to its record and its replay page (the most recent --games-listed of them). Also
+    while a run is going."""
+    from arena.report.html import build_report, listed_games
     from arena.report.pages import write_pages
     from arena.runner.game.disk import write_atomic
     from arena.runner.play.journal import JournalError
@@ -45,12 +49,15 @@ def report(
     target = output if output is not None else folder / "report.html"
     if not target.parent.is_dir():  # before any replay page is written beside it
         fail(f"cannot write {target}: no folder {target.parent}")
-    pages, problems = write_pages(folder, progress.records, target, write=views)
+    listed = listed_games(progress.outcomes, games_listed)  # only these link a replay page
+    records = {o.game_id: progress.records[o.game_id] for o in listed
+               if o.game_id in progress.records}
+    pages, problems = write_pages(folder, records, target, write=views)
     if problems:
         out.print(f"{len(problems)} games have no replay page; the first: "
                   f"{escape(problems[0])}")
     page = build_report(progress, folder, target, run_complete(folder, len(progress.outcomes)),
-                        replicates=bootstrap, seed=seed, pages=pages)
+                        replicates=bootstrap, seed=seed, pages=pages, games_listed=games_listed)
     try:
         write_atomic(target, page)
     except OSError as exc:

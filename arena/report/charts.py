@@ -76,7 +76,11 @@ def rating_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],
 def _curves_of(bots: Sequence[str], outcomes: Sequence[GameOutcome],
                history: Sequence[tuple[str, str]], points: int) -> RatingCurves:
     """:func:`rating_curves`' samples from a rating history (each game's seats' new mu and
-    sigma as made), each sample read as the tracker reads a rating made of them."""
+    sigma as made), each sample read as the tracker reads a rating made of them.
+
+    A sample needs each bot's rating as its last game before it left it: only those games'
+    history is read, found by walking back from the sample to the one before (a bot that did
+    not play in between keeps its rating), not every game's."""
     env = make_environment()
     made = dict.fromkeys(bots, (TRUESKILL_MU, TRUESKILL_SIGMA))
     n = len(outcomes)
@@ -91,11 +95,20 @@ def _curves_of(bots: Sequence[str], outcomes: Sequence[GameOutcome],
             curves.sigma[b].append(r.sigma)
 
     sample(0)
-    for k, ((_, seats), o) in enumerate(zip(history, outcomes, strict=True), start=1):
-        for bot, (mu, sigma) in zip(o.bots, json.loads(seats), strict=True):
+    before = 0
+    for k in (k for k in range(1, n + 1) if k % step == 0 or k == n):
+        latest: dict[str, tuple[int, int]] = {}  # bot -> its last game and seat up to k
+        for g in range(k - 1, before - 1, -1):
+            table = outcomes[g].bots
+            for seat in range(len(table) - 1, -1, -1):  # the last seat if it sat twice
+                latest.setdefault(table[seat], (g, seat))
+            if len(latest) == len(made):
+                break
+        for bot, (g, seat) in latest.items():
+            mu, sigma = json.loads(history[g][1])[seat]
             made[bot] = (mu, sigma)
-        if k % step == 0 or k == n:
-            sample(k)
+        sample(k)
+        before = k
     return curves
 
 

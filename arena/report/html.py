@@ -4,16 +4,18 @@ The page needs nothing but itself: the styles are inline, every chart is an SVG 
 and the only script sorts the tables when a heading is clicked. It shows the standings, a
 crosstable heat map, each bot's TrueSkill rating over the games, the distribution of each
 bot's final scores, the Plackett–Luce strengths and seat advantage with their intervals (the
-figures of ``arena stats``), and every game linked to its record.
+figures of ``arena stats``), and every game linked to its record (past
+:data:`GAMES_LISTED` games, the most recent ones, the page saying how many it leaves out).
 
 Every string from the journal (bot names, game ids, the tournament's name) is untrusted: it
 goes through :func:`html.escape` on its way into the page. Links to records are relative to
 the page's own folder, so the folder and its page can be moved together. The same journal
 gives the same page byte for byte: nothing in it comes from the clock or a global generator.
 
-The TrueSkill replay is the cost of a large journal (the same as ``arena standings``); the
-rating curves keep at most :data:`~arena.report.charts.CURVE_POINTS` samples per bot whatever
-the games.
+The ratings and their curves come from the journal's rating checkpoint and history when they
+agree with its games (else from a TrueSkill replay, the same numbers); the rating curves keep
+at most :data:`~arena.report.charts.CURVE_POINTS` samples per bot whatever the games. What
+grows with the games is reading them and the statistics' passes over them.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ from arena.stats.common import Interval
 from arena.stats.match import Match
 from arena.stats.summary import TournamentStats, tournament_stats
 from arena.stats.tables import HeadToHead
+
+#: The most games the report's table lists (the most recent): a table of every game of a
+#: journal of a million would be a page of hundreds of megabytes that no browser opens.
+GAMES_LISTED = 1000
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;
@@ -93,12 +99,24 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 """
 
 
+def listed_games(outcomes: Sequence[GameOutcome], limit: int = GAMES_LISTED
+                 ) -> Sequence[GameOutcome]:
+    """The games the report's table lists: every one up to ``limit``, past it the most recent
+    ``limit`` (the last in journal order)."""
+    if limit < 1:
+        raise ValueError(f"the games listed must be 1 or more, got {limit}")
+    return outcomes if len(outcomes) <= limit else outcomes[len(outcomes) - limit:]
+
+
 def build_report(progress: Progress, folder: Path, output: Path, complete: bool,
                  replicates: int = 200, seed: int = 0,
-                 pages: Mapping[str, Path] | None = None) -> str:
+                 pages: Mapping[str, Path] | None = None,
+                 games_listed: int = GAMES_LISTED) -> str:
     """The page of the tournament whose journal gave ``progress`` (read with its records),
     to be written at ``output``: record links are relative to ``output``'s folder, and so are
-    the links to the games' replay ``pages`` (game id -> file; a game without one has none)."""
+    the links to the games' replay ``pages`` (game id -> file; a game without one has none).
+    The games' table lists at most ``games_listed`` games (:func:`listed_games`) and says
+    how many it leaves out."""
     outcomes = progress.outcomes
     bots = list(dict.fromkeys([*progress.bots, *(b for o in outcomes for b in o.bots)]))
     curves, standings = rating_curves(bots, outcomes, history=progress.history,
@@ -120,7 +138,8 @@ def build_report(progress: Progress, folder: Path, output: Path, complete: bool,
         _strengths(stats),
         _elo(stats.matches),
         _seats(stats),
-        _games(outcomes, progress.records, folder, output, pages or {}),
+        _games(outcomes, listed_games(outcomes, games_listed), progress.records, folder,
+               output, pages or {}),
         f"<script>{_SCRIPT}</script></body></html>",
     ]
     return "\n".join(parts) + "\n"
@@ -363,39 +382,54 @@ def _seats(stats: TournamentStats) -> str:
     return "".join(parts)
 
 
-def record_link(folder: Path, record: str, output: Path) -> str:
-    """The URL of a game record (``record`` relative to the tournament ``folder``) as seen
-    from a page written at ``output``."""
-    return file_link(folder / record, output)
+class _Links:
+    """The relative URL of a file as seen from a page written at ``output``; the relative
+    path of each folder is figured once (it is most of the cost of a link, and a
+    tournament's records share a folder)."""
+
+    def __init__(self, output: Path) -> None:
+        self.base = os.path.dirname(os.path.abspath(output))
+        self.folders: dict[str, str] = {}
+
+    def __call__(self, target: Path) -> str:
+        head, tail = os.path.split(os.path.abspath(target))
+        rel = self.folders.get(head)
+        if rel is None:
+            rel = self.folders[head] = os.path.relpath(head, self.base)
+        path = tail if rel == os.curdir else os.path.join(rel, tail)
+        return quote(path.replace(os.sep, "/"))
 
 
-def file_link(target: Path, output: Path) -> str:
-    """The relative URL of the file ``target`` as seen from a page written at ``output``."""
-    rel = os.path.relpath(os.path.abspath(target), os.path.dirname(os.path.abspath(output)))
-    return quote(rel.replace(os.sep, "/"))
-
-
-def _games(outcomes: Sequence[GameOutcome], records: dict[str, str], folder: Path,
-           output: Path, pages: Mapping[str, Path]) -> str:
+def _games(outcomes: Sequence[GameOutcome], listed: Sequence[GameOutcome],
+           records: dict[str, str], folder: Path, output: Path,
+           pages: Mapping[str, Path]) -> str:
+    link = _Links(output)
     rows = []
-    for o in outcomes:
+    for o in listed:
         record = records.get(o.game_id)
         gid = escape(o.game_id)
-        cell = f'<a href="{escape(record_link(folder, record, output))}">{gid}</a>' if record \
-            else gid
+        cell = f'<a href="{escape(link(folder / record))}">{gid}</a>' if record else gid
         seats = ", ".join(
             f"{escape(b)} {s} ({r}{'' if t == Termination.OK else ', ' + escape(str(t))})"
             for b, s, r, t in zip(o.bots, o.scores, o.ranks, o.terminations, strict=True))
         page = pages.get(o.game_id)
-        watch = (f'<a class="view" href="{escape(file_link(page, output))}">replay</a>'
+        watch = (f'<a class="view" href="{escape(link(page))}">replay</a>'
                  if page is not None else "")
         rows.append(f"<tr><td>{o.index}<td>{cell}<td>{watch}<td>{seats}")
+    left_out = len(outcomes) - len(listed)
+    summary = (f"All {len(rows)} finished games, each linked to its record and its replay page"
+               if not left_out else
+               f"The last {len(rows)} of the {len(outcomes)} finished games, each linked to its "
+               f"record and its replay page ({left_out} earlier games left out)")
+    note = ("" if not left_out else
+            f" The {left_out} earlier games are left out of this list (a list of every game "
+            "would be a page too large to open); their figures are in every section above, "
+            "and each game's record is still in the tournament's folder.")
     return (f'<h2 id="games">Games</h2><details{" open" if len(rows) <= 50 else ""}>'
-            f"<summary>All {len(rows)} finished games, each linked to its record and its "
-            "replay page</summary>"
+            f"<summary>{summary}</summary>"
             '<p class="note">Seats in order: bot, final score and (rank, and how its part '
             "ended if not normally). A replay page steps through the game decision by "
-            "decision (<code>arena view</code> writes one for any record).</p>"
+            f"decision (<code>arena view</code> writes one for any record).{note}</p>"
             '<table class="games" id="games-table"><thead><tr>'
             '<th>#</th><th class="l">Game</th><th class="l">Replay</th>'
             '<th class="l">Seats: bot score (rank)</th></tr>'

@@ -130,6 +130,25 @@ class ChoiceData:
         return counts.astype(np.float64), wins.astype(np.float64)
 
 
+def _choices(o: GameOutcome, index: dict[str, int], set_ids: dict[tuple[int, ...], int],
+             finishes: set[tuple[int, ...]]) -> list[tuple[int, int, float]] | None:
+    """Game ``o``'s choices among the bots of ``index``, as (choice set, its winner, weight),
+    numbering the choice sets not seen before in ``set_ids`` and adding its finishing orders
+    to ``finishes``; None if it seats fewer than two of them."""
+    seated = [s for s, b in enumerate(o.bots) if b in index]
+    if len(seated) < 2:
+        return None
+    ids = [index[o.bots[s]] for s in seated]
+    choices = []
+    for order, weight in orders([o.ranks[s] for s in seated]):
+        placed = [ids[s] for s in order]
+        finishes.add(tuple(placed))
+        for j in range(len(placed) - 1):
+            key = tuple(sorted(placed[j:]))
+            choices.append((set_ids.setdefault(key, len(set_ids)), placed[j], weight))
+    return choices
+
+
 def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceData:
     """The choices of every game in ``outcomes`` among ``bots`` (a game's other bots, if any,
     are left out of its order, as if they had not sat)."""
@@ -142,25 +161,26 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
     finishes: set[tuple[int, ...]] = set()  # each finishing order seen, best first
     met_sets: dict[tuple[int, int], int] = {}
     dup_sets = duplicate_sets(outcomes)
+    # A game's choices as (choice set, its winner, weight), by its table and ranks (None: it
+    # seats fewer than two of ``bots``): figured the first time they are seen (in the same
+    # order as game by game, so the choice sets are numbered alike), then only counted.
+    seen: dict[tuple[tuple[str, ...], tuple[int, ...]], list[tuple[int, int, float]] | None] = {}
     for d, group in enumerate(dup_sets):
         sat = sorted({index[b] for b in group[0].bots if b in index})
         for x, a in enumerate(sat):
             for b in sat[x + 1:]:
                 met_sets[(a, b)] = met_sets.get((a, b), 0) + 1
         for o in group:
-            seated = [s for s, b in enumerate(o.bots) if b in index]
-            if len(seated) < 2:
+            try:
+                choices = seen[(o.bots, o.ranks)]
+            except KeyError:
+                choices = seen[(o.bots, o.ranks)] = _choices(o, index, set_ids, finishes)
+            if choices is None:
                 continue
             games += 1
-            ids = [index[o.bots[s]] for s in seated]
-            for order, weight in orders([o.ranks[s] for s in seated]):
-                placed = [ids[s] for s in order]
-                finishes.add(tuple(placed))
-                for j in range(len(placed) - 1):
-                    key = tuple(sorted(placed[j:]))
-                    sid = set_ids.setdefault(key, len(set_ids))
-                    set_entries[(sid, d)] = set_entries.get((sid, d), 0.0) + weight
-                    win_entries[(placed[j], d)] = win_entries.get((placed[j], d), 0.0) + weight
+            for sid, winner, weight in choices:
+                set_entries[(sid, d)] = set_entries.get((sid, d), 0.0) + weight
+                win_entries[(winner, d)] = win_entries.get((winner, d), 0.0) + weight
     # Each bot ahead of (or level with) the next in some order: whoever a bot finished ahead
     # of is reached along these, which is all the groups need.
     ahead = {(f[j], f[j + 1]) for f in finishes for j in range(len(f) - 1)}

@@ -22,6 +22,7 @@ bot sits in every seat equally often, so a seat's figures differ from the table'
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -79,8 +80,9 @@ def head_to_head(outcomes: Iterable[GameOutcome], bots: Sequence[str]) -> list[H
     is ignored)."""
     order = {b: i for i, b in enumerate(bots)}
     counts: dict[tuple[int, int], list[int]] = {}
-    for o in outcomes:
-        seated = [(order[b], r) for b, r in zip(o.bots, o.ranks, strict=True) if b in order]
+    # Games alike in seating and ranks counted at once: a large journal repeats them.
+    for (table, ranks), times in Counter((o.bots, o.ranks) for o in outcomes).items():
+        seated = [(order[b], r) for b, r in zip(table, ranks, strict=True) if b in order]
         seated.sort()
         for x in range(len(seated)):
             i, ri = seated[x]
@@ -89,7 +91,7 @@ def head_to_head(outcomes: Iterable[GameOutcome], bots: Sequence[str]) -> list[H
                 c = counts.get((i, j))
                 if c is None:
                     c = counts[(i, j)] = [0, 0, 0]
-                c[0 if ri < rj else 1 if ri > rj else 2] += 1
+                c[0 if ri < rj else 1 if ri > rj else 2] += times
     return [HeadToHead(bots[i], bots[j], *counts[(i, j)]) for i, j in sorted(counts)]
 
 
