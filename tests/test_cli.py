@@ -123,8 +123,10 @@ def test_bench_engine_with_options_plays_them_beside_the_defaults(
     for figures in (data, data["defaults"]):
         assert figures["games"] == 2 and figures["players"] == 4
         assert figures["games_per_second"] > 0 and figures["clone_microseconds"] > 0
-    assert set(data["to_defaults"]) == {"games_per_second", "decisions_per_second",
-                                        "clone_microseconds"}
+    assert set(data["to_defaults"]) == {"games_per_second", "games_per_cpu_second",
+                                        "decisions_per_second", "clone_microseconds"}
+    per_cpu = data["to_defaults"]["games_per_cpu_second"]
+    assert per_cpu == round(2 / data["cpu_seconds"] / (2 / data["defaults"]["cpu_seconds"]), 2)
     cards = [c for c, _ in played]
     assert cards[:3] == [True] * 3 and cards[3:] == [False] * 3  # 2 games + 1 dict path each
     assert {o["draft"] for c, o in played if c and o} == {"app"}
@@ -132,6 +134,7 @@ def test_bench_engine_with_options_plays_them_beside_the_defaults(
                             "--option", "cards=base"])
     assert r.exit_code == 0, r.output
     assert "options ÷ defaults, games per second" in r.output
+    assert "options ÷ defaults, games per CPU second" in r.output
     assert "default options: clone() cost" in r.output
 
 

@@ -92,10 +92,14 @@ def to_defaults(figures: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict
     """``figures`` ÷ ``defaults`` (the same game with its default options, in the same run):
     games and decisions per second (above 1: faster than the defaults), and the clone()
     cost (above 1: dearer). Games per second come from the games and the wall time, which are
-    rounded less than the per-second figures."""
+    rounded less than the per-second figures; games per CPU second from the process's CPU
+    time, which another job on the machine moves far less than the wall time (the two halves
+    run one after the other, and the load may change in between)."""
     return {
         "games_per_second": round(figures["games"] / figures["seconds"]
                                   / (defaults["games"] / defaults["seconds"]), 2),
+        "games_per_cpu_second": round(figures["games"] / figures["cpu_seconds"]
+                                      / (defaults["games"] / defaults["cpu_seconds"]), 2),
         "decisions_per_second": round(
             figures["decisions_per_second"] / defaults["decisions_per_second"], 2),
         "clone_microseconds": round(

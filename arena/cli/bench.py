@@ -88,6 +88,8 @@ def bench_engine_cmd(
         rows += [(f"default options: {name}", value) for name, value in _engine_rows(defaults)]
         rows += [
             ("options ÷ defaults, games per second", f"{ratios['games_per_second']:.2f}"),
+            ("options ÷ defaults, games per CPU second",
+             f"{ratios['games_per_cpu_second']:.2f}"),
             ("options ÷ defaults, decisions per second",
              f"{ratios['decisions_per_second']:.2f}"),
             ("options ÷ defaults, clone() cost", f"{ratios['clone_microseconds']:.2f}"),
