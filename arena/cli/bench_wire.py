@@ -9,15 +9,15 @@ import typer
 
 from arena.cli.common import AsJson, Seed, fail, game_named, print_figures, sandbox_mode
 
+#: Whether the bots run sandboxed (as in a tournament) or not.
+Sandboxed = Annotated[bool, typer.Option(
+    "--sandbox/--no-sandbox", help="Run the bots sandboxed, over the sandbox's ipc endpoints "
+    "(the bare path is loopback TCP either way).")]
+
 
 def bench_protocol_cmd(
     games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 4,
-    seed: Seed = 0,
-    as_json: AsJson = False,
-    sandbox: Annotated[
-        bool, typer.Option("--sandbox/--no-sandbox",
-                           help="Run the bot sandboxed, over the sandbox's ipc endpoint.")
-    ] = True,
+    seed: Seed = 0, as_json: AsJson = False, sandbox: Sandboxed = True,
 ) -> None:
     """Referee round trip with a Python SDK bot against a bare pyzmq ping-pong of the same
     messages, measured in the same run: both medians and their ratio."""
@@ -47,12 +47,7 @@ def bench_protocol_cmd(
 def bench_game_cmd(
     players: Annotated[int, typer.Option("--players", "-n")] = 4,
     games_: Annotated[int, typer.Option("--games", "-g", help="Games to play.")] = 10,
-    seed: Seed = 0,
-    as_json: AsJson = False,
-    sandbox: Annotated[
-        bool, typer.Option("--sandbox/--no-sandbox",
-                           help="Run the bots sandboxed, over the sandbox's ipc endpoints.")
-    ] = True,
+    seed: Seed = 0, as_json: AsJson = False, sandbox: Sandboxed = True,
 ) -> None:
     """Whole refereed Stone Age games of random Python SDK bots against the wire's floor (the
     same requests, encoded beforehand, to bare pyzmq echo peers), in the same run: time per
