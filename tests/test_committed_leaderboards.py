@@ -20,7 +20,7 @@ from arena.stats import plackett_luce as pl
 from arena.stats.common import rounded
 
 LEADERBOARDS = Path(__file__).resolve().parent.parent / "leaderboards"
-COMMITTED = ["reference", "search-4p", "search-2p", "agricola-2p"]
+COMMITTED = ["reference", "search-4p", "search-2p", "agricola-2p", "agricola-cards-2p"]
 
 
 def _journal_outcomes(name: str) -> tuple[dict, list[GameOutcome]]:
@@ -62,7 +62,8 @@ def test_the_standings_file_is_what_the_journal_gives(name: str) -> None:
 
 @pytest.mark.parametrize(("name", "players", "games"), [("search-4p", 4, 200),
                                                          ("search-2p", 2, 200),
-                                                         ("agricola-2p", 2, 200)])
+                                                         ("agricola-2p", 2, 200),
+                                                         ("agricola-cards-2p", 2, 200)])
 def test_the_search_bot_ranks_first_well_clear_of_greedy(name: str, players: int,
                                                           games: int) -> None:
     """Issue bar: at least 200 games with seat rotation, the search bot first with a mu gap over
