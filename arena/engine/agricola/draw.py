@@ -16,9 +16,9 @@ import itertools
 from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
-from xml.sax.saxutils import escape
 
 from arena.engine.agricola.components import MAJORS, SPACES
+from arena.engine.drawing import escape
 
 COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#e6a100", "#9467bd")
 ROOMS = {"wood": "#c8a165", "clay": "#d9825b", "stone": "#9a9a9a"}

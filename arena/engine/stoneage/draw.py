@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
-from xml.sax.saxutils import escape
 
 from arena.engine.api import Game
+from arena.engine.drawing import escape
 from arena.engine.stoneage.state import StoneAgeState
 from arena.engine.stoneage.views import building_info, card_info
 
