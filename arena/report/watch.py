@@ -68,7 +68,8 @@ class FolderWatch:
         stamp = self._files_stamp()
         if stamp == self._stamp:
             return False
-        progress = read_progress(self.folder, records=True, ratings=True)
+        # The standings from the kept ratings; the rating history (a row a game) is the report's.
+        progress = read_progress(self.folder, records=True, ratings=True, history=False)
         state = self._snapshot(progress, running=stamp[-1])
         self._stamp, self._records = stamp, progress.records
         if state == self.state:

@@ -403,12 +403,13 @@ class Journal(RatingCheckpoints):
         return {r["game_id"]: r["record"]
                 for r in self.db.execute("SELECT game_id, record FROM results ORDER BY rowid")}
 
-    def progress(self, records: bool = False, outcomes: bool = True, ratings: bool = False
-                 ) -> Progress:
+    def progress(self, records: bool = False, outcomes: bool = True, ratings: bool = False,
+                 history: bool = True) -> Progress:
         """The tournament's name and bots, its finished games (not ``outcomes``: none), how
         many were issued and, for a schedule fixed from the start, how many it has; with
-        ``records``, also where each game's record is; with ``ratings``, the ratings and the
-        rating history (:meth:`ratings`, :meth:`rating_history`)."""
+        ``records``, also where each game's record is; with ``ratings``, the ratings and,
+        unless not ``history``, the rating history (:meth:`ratings`,
+        :meth:`rating_history`: a row a game, which only the report's curves need)."""
         meta = self.meta()
         identity = meta.get("identity", {})
         total = meta.get(GAMES_TOTAL)
@@ -424,7 +425,8 @@ class Journal(RatingCheckpoints):
             records=self.records() if records else {},
             unfinished=self.started_unfinished(),
             ratings=rated.tracker if rated else None,
-            history=self.rating_history(rated.tracker.rated_games) if rated else None,
+            history=(self.rating_history(rated.tracker.rated_games)
+                     if rated and history else None),
         )
 
     def _tx(self) -> _Transaction:

@@ -18,12 +18,14 @@ from arena.runner.play.ratings import Standings
 T = TypeVar("T")
 
 
-def read_progress(folder: str | Path, records: bool = False, ratings: bool = False) -> Progress:
+def read_progress(folder: str | Path, records: bool = False, ratings: bool = False,
+                  history: bool = True) -> Progress:
     """Read a tournament's progress from the journal in ``folder`` without writing to it (also
-    while a run is writing); with ``records``, also where each game's record is (``ratings``:
-    see :meth:`Journal.progress`). Raises :class:`JournalError` if there is no usable
-    journal."""
-    return _reading(folder, lambda journal: journal.progress(records, ratings=ratings))
+    while a run is writing); with ``records``, also where each game's record is (``ratings``
+    and ``history``: see :meth:`Journal.progress`). Raises :class:`JournalError` if there is
+    no usable journal."""
+    return _reading(folder, lambda journal: journal.progress(records, ratings=ratings,
+                                                             history=history))
 
 
 def read_standings(folder: str | Path) -> tuple[Progress, Standings]:
