@@ -14,12 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.bench.protocol import ECHO_PEER, pinned
+from arena.bench.protocol import ECHO_PEER, pinned, reference_bot
 from arena.engine import Game
-
-#: The reference bot's manifest, written to a temporary folder (nothing outside the package).
-_BOT_TOML = ('name = "reference-py"\nversion = "1.0"\nlanguage = "python"\n'
-             'command = ["{python}", "-m", "arena.protocol.reference_bot"]\n')
 
 
 def bench_game(game: Game, players: int, games: int, seed: int,
@@ -39,7 +35,6 @@ def _bench_game(game: Game, players: int, games: int, seed: int, sandbox: str) -
     import zmq
 
     from arena.protocol.messages import encode, request
-    from arena.runner.game.manifest import BotManifest
     from arena.runner.game.record import BY_BOT
     from arena.runner.game.referee import play_game
 
@@ -60,8 +55,7 @@ def _bench_game(game: Game, players: int, games: int, seed: int, sandbox: str) -
                 raise RuntimeError("an echo peer did not connect")
             identities.append(sock.recv_multipart()[0])
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-            (Path(tmp) / "bot.toml").write_text(_BOT_TOML, encoding="utf-8")
-            bot = BotManifest.load(Path(tmp))
+            bot = reference_bot(Path(tmp))
             for g in range(games):  # a game, then its floor: both under the same load
                 record = play_game(game, seed + g, [bot] * players, sandbox=sandbox)
                 # The record's duration is the play alone (after launch and handshake), in

@@ -10,6 +10,7 @@ from statistics import median
 from typing import Any
 
 from arena.engine import Game
+from arena.runner.game.manifest import BotManifest
 
 ECHO_PEER = r"""
 import sys, zmq
@@ -48,6 +49,15 @@ def bench_protocol(game: Game, games: int, seed: int, sandbox: str = "bwrap") ->
     return pinned(lambda: _bench_protocol_pinned(game, games, seed, sandbox))
 
 
+def reference_bot(folder: Path) -> BotManifest:
+    """The manifest of the random bot shipped in the package (``arena.protocol.reference_bot``),
+    written in ``folder``: the benchmarks' bot, which needs nothing outside the package."""
+    (folder / "bot.toml").write_text(
+        'name = "reference-py"\nversion = "1.0"\nlanguage = "python"\n'
+        'command = ["{python}", "-m", "arena.protocol.reference_bot"]\n', encoding="utf-8")
+    return BotManifest.load(folder)
+
+
 def pinned(measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """``measure()`` with this process (and so every process it starts) on one core; its
     figures with ``pinned_core`` added."""
@@ -70,7 +80,6 @@ def _bench_protocol_pinned(game: Game, games: int, seed: int, sandbox: str) -> d
     import zmq
 
     from arena.protocol.messages import encode, request
-    from arena.runner.game.manifest import BotManifest
     from arena.runner.game.record import BY_BOT
     from arena.runner.game.referee import play_game
 
@@ -91,12 +100,7 @@ def _bench_protocol_pinned(game: Game, games: int, seed: int, sandbox: str) -> d
             raise RuntimeError("the echo peer did not connect")
         identity, _ready = sock.recv_multipart()
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-            folder = Path(tmp)
-            (folder / "bot.toml").write_text(
-                'name = "reference-py"\nversion = "1.0"\nlanguage = "python"\n'
-                'command = ["{python}", "-m", "arena.protocol.reference_bot"]\n'
-            )
-            bot = BotManifest.load(folder)
+            bot = reference_bot(Path(tmp))
             # The two paths alternate game by game, so both see the same machine load.
             for g in range(games):
                 record = play_game(game, seed + g, [bot, None], sandbox=sandbox)
