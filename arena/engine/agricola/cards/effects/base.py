@@ -168,6 +168,15 @@ def choice(card: str, value: Any) -> dict[str, Any]:
     return {"type": CHOICE, "card": card, "choice": value}
 
 
+def yes_no_paying(good: int, amount: int) -> Ask:
+    """The ask of a card that may pay ``amount`` of ``good`` (use or decline), put only while
+    the seat still has it: a purchase answered first (an any-time one, such as Grocer's) may
+    have spent it, and then the question lapses (ruling C31)."""
+    def ask(state: CardState, pd: Pending) -> list[dict[str, Any]]:
+        return [use(pd.card), decline(pd.card)] if state._goods[pd.seat][good] >= amount else []
+    return ask
+
+
 #: When a SPACE_USED event fires (``state._use[2]``): as the person is placed, before the
 #: space's own action; or once that turn is over (after the action, "right after").
 AT_USE, AT_END = 0, 1
@@ -180,4 +189,4 @@ def rounds_left(rnd: int) -> int:
 
 __all__ = ["AT_END", "AT_USE", "CHOICE", "DECLINE", "EFFECTS", "USE", "Answer", "AnyTime", "Ask",
            "CardState", "CostRule", "Effect", "Event", "Goods", "Pending", "Score", "Thing",
-           "choice", "decline", "register", "rounds_left", "use"]
+           "choice", "decline", "register", "rounds_left", "use", "yes_no_paying"]

@@ -10,10 +10,9 @@ from arena.engine.agricola.cards.effects.base import (
     CardState,
     Pending,
     choice,
-    decline,
     register,
     rounds_left,
-    use,
+    yes_no_paying,
 )
 from arena.engine.agricola.cards.effects.util import give, material, plough, rooms, row
 from arena.engine.agricola.components import CLAY, FOOD, HOUSE_CLAY, MAX_FENCES
@@ -41,18 +40,12 @@ def _ballaster(state: CardState, seat: int, card: str) -> None:
         state.ask(Pending(seat, card, "pay"))
 
 
-def _ballaster_ask(state: CardState, pd: Pending) -> list[dict[str, Any]]:
-    # Food may have gone since the question was put (an any-time purchase answered first):
-    # then the question is gone too.
-    return [use(pd.card), decline(pd.card)] if state._goods[pd.seat][FOOD] >= 1 else []
-
-
 def _ballaster_answer(state: CardState, pd: Pending, action: dict[str, Any]) -> None:
     if action["type"] == USE:
         state.gain(pd.seat, row(food=-1, stone=rooms(state, pd.seat)))
 
 
-register("B123", ON_PLAY, events={ON_PLAY: _ballaster}, ask=_ballaster_ask,
+register("B123", ON_PLAY, events={ON_PLAY: _ballaster}, ask=yes_no_paying(FOOD, 1),
          answer=_ballaster_answer)
 
 

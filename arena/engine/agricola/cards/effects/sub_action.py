@@ -18,7 +18,6 @@ not its own:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from arena.engine.agricola.cards.card import Moment
@@ -29,6 +28,7 @@ from arena.engine.agricola.cards.effects.base import (
     decline,
     register,
     use,
+    yes_no_paying,
 )
 from arena.engine.agricola.cards.effects.util import give, row
 from arena.engine.agricola.components import (
@@ -78,15 +78,6 @@ def _wall_builder(state: CardState, seat: int, card: str) -> None:
 
 def _yes_no(state: CardState, pd: Pending) -> list[dict[str, Any]]:
     return [use(pd.card), decline(pd.card)]
-
-
-def _yes_no_paying(good: int, amount: int) -> Callable[[CardState, Pending],
-                                                        list[dict[str, Any]]]:
-    """:func:`_yes_no` for a card that may pay ``amount`` of ``good``, while the seat still has
-    it (an any-time purchase answered before may have spent it): else nothing is asked."""
-    def ask(state: CardState, pd: Pending) -> list[dict[str, Any]]:
-        return _yes_no(state, pd) if state._goods[pd.seat][good] >= amount else []
-    return ask
 
 
 def _wall_builder_answer(state: CardState, pd: Pending, action: dict[str, Any]) -> None:
@@ -241,7 +232,7 @@ def _adoptive_answer(state: CardState, pd: Pending, action: dict[str, Any]) -> N
         state._home[s] += 1
 
 
-register("A092", SUB, events={SUB: _adoptive}, ask=_yes_no_paying(FOOD, 1),
+register("A092", SUB, events={SUB: _adoptive}, ask=yes_no_paying(FOOD, 1),
          answer=_adoptive_answer)
 
 
@@ -258,7 +249,7 @@ def _paper_answer(state: CardState, pd: Pending, action: dict[str, Any]) -> None
         state.gain(pd.seat, row(wood=-1, food=len(state.played(pd.seat)[0])))
 
 
-register("B109", SUB, events={SUB: _paper_maker}, ask=_yes_no_paying(WOOD, 1),
+register("B109", SUB, events={SUB: _paper_maker}, ask=yes_no_paying(WOOD, 1),
          answer=_paper_answer)
 
 __all__ = ["AFTER_HARVEST", "baked"]
