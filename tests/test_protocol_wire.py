@@ -310,3 +310,40 @@ def test_a_long_temporary_folder_still_gives_a_socket_a_bot_can_connect_to(
     finally:
         transport.close()
     assert not os.path.exists(door.folder)
+
+
+def test_a_sigterm_while_the_doors_folder_is_made_leaves_no_folder_behind(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    """A game worker's SIGTERM handler raises SystemExit. A SIGTERM landing right after the
+    doors' private folder is made, before the transport records it, must not leave the folder
+    to no one: it is held back until the folder is recorded, then raises, and close() removes
+    the folder."""
+    import signal
+
+    from arena.protocol import wire
+
+    made: list[str] = []
+    real = wire._private_folder
+
+    def folder_then_sigterm() -> str:
+        made.append(real())
+        os.kill(os.getpid(), signal.SIGTERM)  # lands in the window
+        return made[-1]
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    monkeypatch.setattr(wire, "_private_folder", folder_then_sigterm)
+    old = signal.signal(signal.SIGTERM, on_sigterm)
+    t = ZmtpTransport()
+    try:
+        with pytest.raises(SystemExit):
+            t.open_door()
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        t.close()
+    assert made and not os.path.exists(made[0])
+    assert list(tmp_path.iterdir()) == []

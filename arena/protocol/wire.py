@@ -18,12 +18,15 @@ what came, and sending what waits, whenever the referee asks for the next messag
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import os
 import select
 import shutil
+import signal
 import socket
 import tempfile
+from collections.abc import Iterator
 
 from arena.protocol import zmtp
 from arena.protocol.messages import MAX_MESSAGE_BYTES
@@ -112,7 +115,8 @@ class ZmtpTransport:
     def open_door(self) -> Door:
         """Raises OSError if the socket cannot be made (its folder, a full disk)."""
         if self._root is None:
-            self._root = _private_folder()
+            with _signals_held():  # made and recorded at once: close() removes what was made
+                self._root = _private_folder()
         key = next(self._keys)
         folder = os.path.join(self._root, f"d{key}")
         os.mkdir(folder)
@@ -391,6 +395,18 @@ class ZmtpTransport:
 #: The longest path a unix socket may have (sun_path, less its terminating NUL), less room for
 #: a door's folder and the socket's name.
 _ROOM_FOR_ROOT = 107 - len(f"/d{10**9}/{SOCKET_NAME}")
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGTERM and SIGINT held back (for this thread) until the block ends. A game worker's
+    SIGTERM handler raises: landing between making a folder and recording it, it would leave
+    the folder to no one."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _private_folder() -> str:
