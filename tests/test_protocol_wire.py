@@ -316,34 +316,34 @@ def test_a_sigterm_while_the_doors_folder_is_made_leaves_no_folder_behind(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
 ) -> None:
     """A game worker's SIGTERM handler raises SystemExit. A SIGTERM landing right after the
-    doors' private folder is made, before the transport records it, must not leave the folder
-    to no one: it is held back until the folder is recorded, then raises, and close() removes
-    the folder."""
+    doors' private folder is made must not leave the folder to no one: the transport has it
+    recorded by then, and close() removes it."""
     import signal
 
-    from arena.protocol import wire
-
     made: list[str] = []
-    real = wire._private_folder
+    real_mkdir = os.mkdir
 
-    def folder_then_sigterm() -> str:
-        made.append(real())
-        os.kill(os.getpid(), signal.SIGTERM)  # lands in the window
-        return made[-1]
+    def mkdir_then_sigterm(path: str, mode: int = 0o777, **kw: object) -> None:
+        real_mkdir(path, mode)
+        if not made:
+            made.append(os.fsdecode(path))
+            os.kill(os.getpid(), signal.SIGTERM)  # lands as soon as the folder exists
 
     def on_sigterm(signum: int, frame: object) -> None:
         raise SystemExit(128 + signum)
 
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", None)
-    monkeypatch.setattr(wire, "_private_folder", folder_then_sigterm)
-    old = signal.signal(signal.SIGTERM, on_sigterm)
     t = ZmtpTransport()
+    old = signal.signal(signal.SIGTERM, on_sigterm)
     try:
+        monkeypatch.setattr(os, "mkdir", mkdir_then_sigterm)
         with pytest.raises(SystemExit):
             t.open_door()
+        time.sleep(0.05)  # a handler not yet run would run here, still inside pytest.raises
     finally:
+        monkeypatch.setattr(os, "mkdir", real_mkdir)
         signal.signal(signal.SIGTERM, old)
         t.close()
-    assert made and not os.path.exists(made[0])
-    assert list(tmp_path.iterdir()) == []
+    assert made and "arena-endpoint-" in made[0]
+    assert not os.path.exists(made[0])

@@ -18,15 +18,13 @@ what came, and sending what waits, whenever the referee asks for the next messag
 from __future__ import annotations
 
 import collections
-import contextlib
 import itertools
 import os
+import secrets
 import select
 import shutil
-import signal
 import socket
 import tempfile
-from collections.abc import Iterator
 
 from arena.protocol import zmtp
 from arena.protocol.messages import MAX_MESSAGE_BYTES
@@ -115,8 +113,15 @@ class ZmtpTransport:
     def open_door(self) -> Door:
         """Raises OSError if the socket cannot be made (its folder, a full disk)."""
         if self._root is None:
-            with _signals_held():  # made and recorded at once: close() removes what was made
-                self._root = _private_folder()
+            # Recorded before it is made: a game worker's SIGTERM handler raises, and landing
+            # between the two it would leave the folder to no one; recorded first, close()
+            # removes it whenever the signal comes.
+            self._root = root = _private_folder_path()
+            try:
+                os.mkdir(root, 0o700)
+            except OSError:
+                self._root = None  # not ours (a name taken) or not made
+                raise
         key = next(self._keys)
         folder = os.path.join(self._root, f"d{key}")
         os.mkdir(folder)
@@ -397,27 +402,14 @@ class ZmtpTransport:
 _ROOM_FOR_ROOT = 107 - len(f"/d{10**9}/{SOCKET_NAME}")
 
 
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGTERM and SIGINT held back (for this thread) until the block ends. A game worker's
-    SIGTERM handler raises: landing between making a folder and recording it, it would leave
-    the folder to no one."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-def _private_folder() -> str:
-    """A new folder, mode 0700, for the doors: under the temporary folder (``TMPDIR``) unless
-    its path leaves no room for a socket's name, which the kernel holds to 107 bytes, then
-    under /tmp."""
-    root = tempfile.mkdtemp(prefix="arena-endpoint-")
-    if len(os.fsencode(root)) <= _ROOM_FOR_ROOT:
-        return root
-    os.rmdir(root)
-    return tempfile.mkdtemp(prefix="arena-endpoint-", dir="/tmp")
+def _private_folder_path() -> str:
+    """A path for the doors' private folder, not made yet: under the temporary folder
+    (``TMPDIR``) unless its path leaves no room for a socket's name, which the kernel holds to
+    107 bytes, then under /tmp. The name is random (as ``mkdtemp``'s are); the folder is made
+    with mode 0700, and a name already taken fails to be made."""
+    name = f"arena-endpoint-{secrets.token_hex(8)}"
+    root = os.path.join(tempfile.gettempdir(), name)
+    return root if len(os.fsencode(root)) <= _ROOM_FOR_ROOT else os.path.join("/tmp", name)
 
 
 def _frame_problem(flags: int, size: int, stage: int) -> str | None:
