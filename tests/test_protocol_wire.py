@@ -347,3 +347,30 @@ def test_a_sigterm_while_the_doors_folder_is_made_leaves_no_folder_behind(
         t.close()
     assert made and "arena-endpoint-" in made[0]
     assert not os.path.exists(made[0])
+
+
+def test_a_doors_folder_name_already_taken_is_drawn_again_and_left_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Someone else's folder under the name drawn is neither used nor removed."""
+    import shutil
+
+    from arena.protocol import wire
+
+    base = Path(tempfile.mkdtemp(prefix="arena-test-", dir="/tmp"))  # short: a socket's path
+    try:
+        taken = base / "arena-endpoint-taken"
+        taken.mkdir()
+        (taken / "theirs").write_text("x")
+        names = iter([str(taken), str(base / "arena-endpoint-free")])
+        monkeypatch.setattr(wire, "_private_folder_path", lambda: next(names))
+        t = ZmtpTransport()
+        try:
+            door = t.open_door()
+            assert door.address.startswith(f"ipc://{base / 'arena-endpoint-free'}/")
+        finally:
+            t.close()
+        assert (taken / "theirs").read_text() == "x"
+        assert not (base / "arena-endpoint-free").exists()
+    finally:
+        shutil.rmtree(base)

@@ -109,21 +109,29 @@ class ZmtpTransport:
         """The private folder holding the doors (None until the first opens)."""
         return self._root
 
-    # ------------------------------------------------------------------ doors
-    def open_door(self) -> Door:
-        """Raises OSError if the socket cannot be made (its folder, a full disk)."""
-        if self._root is None:
-            # Recorded before it is made: a game worker's SIGTERM handler raises, and landing
-            # between the two it would leave the folder to no one; recorded first, close()
-            # removes it whenever the signal comes.
+    def _make_root(self) -> str:
+        """Make the doors' private folder. Its path is recorded before it is made: a game
+        worker's SIGTERM handler raises, and landing between the two it would leave the
+        folder to no one; recorded first, close() removes it whenever the signal comes. A
+        name already taken is drawn again, as mkdtemp does."""
+        for _ in range(100):
             self._root = root = _private_folder_path()
             try:
                 os.mkdir(root, 0o700)
+                return root
+            except FileExistsError:
+                self._root = None  # not ours
             except OSError:
-                self._root = None  # not ours (a name taken) or not made
+                self._root = None
                 raise
+        raise FileExistsError(f"no free name for the doors' folder beside {root}")
+
+    # ------------------------------------------------------------------ doors
+    def open_door(self) -> Door:
+        """Raises OSError if the socket cannot be made (its folder, a full disk)."""
+        root = self._root or self._make_root()
         key = next(self._keys)
-        folder = os.path.join(self._root, f"d{key}")
+        folder = os.path.join(root, f"d{key}")
         os.mkdir(folder)
         os.chmod(folder, 0o711)
         path = os.path.join(folder, SOCKET_NAME)
@@ -406,7 +414,7 @@ def _private_folder_path() -> str:
     """A path for the doors' private folder, not made yet: under the temporary folder
     (``TMPDIR``) unless its path leaves no room for a socket's name, which the kernel holds to
     107 bytes, then under /tmp. The name is random (as ``mkdtemp``'s are); the folder is made
-    with mode 0700, and a name already taken fails to be made."""
+    with mode 0700."""
     name = f"arena-endpoint-{secrets.token_hex(8)}"
     root = os.path.join(tempfile.gettempdir(), name)
     return root if len(os.fsencode(root)) <= _ROOM_FOR_ROOT else os.path.join("/tmp", name)
