@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import compileall
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
     path = folder / "seed-key"
     path.write_text(seed_key_to_text(TEST_SEED_KEY) + "\n", encoding="ascii")
     os.environ[KEY_FILE_ENV] = str(path)
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 #: The package and the example bots, whose modules every process the tests start imports.

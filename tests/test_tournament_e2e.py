@@ -26,6 +26,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import tomllib
@@ -871,7 +872,9 @@ def test_a_lost_game_worker_is_replaced_its_game_played_again_and_nothing_of_it_
     )
     schedule = schedule_of(file)
     pid_file = tmp_path / "slow.pid"  # where both bots write a pid: the slow one's is wanted
-    run = runs.start(file, env={"FAULTY_PID_FILE": str(pid_file)})
+    # The run's own temporary folder (short: sockets' paths are short), to see what it leaves.
+    temp = Path(tempfile.mkdtemp(prefix="arena-test-tmp-", dir="/tmp"))
+    run = runs.start(file, env={"FAULTY_PID_FILE": str(pid_file), "TMPDIR": str(temp)})
 
     def slow_playing() -> int | None:
         pid = read_pid(pid_file)
@@ -903,6 +906,10 @@ def test_a_lost_game_worker_is_replaced_its_game_played_again_and_nothing_of_it_
     assert f"{len(schedule)}/{len(schedule)} games, complete" in run.stdout
     runs.check_nothing_left(sessions=(run.pid,))
     assert not pid_alive(slow_pid)
+    # Nor its doors' folder, which it could not remove itself: the run swept it.
+    left = [p.name for p in temp.iterdir() if p.name.startswith("arena-endpoint-")]
+    shutil.rmtree(temp)
+    assert not left, left
     journal = read_journal(out)
     assert_schedule_played_once(journal, schedule)
     assert sorted(row["started"] for row in journal.pairings.values()) == [1, 2]

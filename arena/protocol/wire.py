@@ -26,7 +26,7 @@ import shutil
 import socket
 import tempfile
 
-from arena.protocol import zmtp
+from arena.protocol import scratch, zmtp
 from arena.protocol.messages import MAX_MESSAGE_BYTES
 from arena.protocol.transport import Breach, Door, Event, Lost, SendError
 
@@ -110,14 +110,16 @@ class ZmtpTransport:
         return self._root
 
     def _make_root(self) -> str:
-        """Make the doors' private folder. Its path is recorded before it is made: a game
-        worker's SIGTERM handler raises, and landing between the two it would leave the
-        folder to no one; recorded first, close() removes it whenever the signal comes. A
-        name already taken is drawn again, as mkdtemp does."""
+        """Make the doors' private folder (:func:`arena.protocol.scratch.make`: a worker
+        killed outright leaves it to be swept by the next). Its path is recorded before it is
+        made: a game worker's SIGTERM handler raises, and landing between the two it would
+        leave the folder to no one; recorded first, close() removes it whenever the signal
+        comes. A name already taken is drawn again, as mkdtemp does."""
         for _ in range(100):
             self._root = root = _private_folder_path()
+            scratch.sweep_once(os.path.dirname(root), FOLDER_PREFIX)
             try:
-                os.mkdir(root, 0o700)
+                scratch.make(root)
                 return root
             except FileExistsError:
                 self._root = None  # not ours
@@ -401,9 +403,12 @@ class ZmtpTransport:
             self.close_door(key)
         self._epoll.close()
         if self._root is not None:
-            shutil.rmtree(self._root, ignore_errors=True)
+            scratch.remove(self._root)
             self._root = None
 
+
+#: The name of every doors' folder begins with this.
+FOLDER_PREFIX = "arena-endpoint-"
 
 #: The longest path a unix socket may have (sun_path, less its terminating NUL), less room for
 #: a door's folder and the socket's name.
@@ -415,9 +420,15 @@ def _private_folder_path() -> str:
     (``TMPDIR``) unless its path leaves no room for a socket's name, which the kernel holds to
     107 bytes, then under /tmp. The name is random (as ``mkdtemp``'s are); the folder is made
     with mode 0700."""
-    name = f"arena-endpoint-{secrets.token_hex(8)}"
+    name = f"{FOLDER_PREFIX}{secrets.token_hex(8)}"
     root = os.path.join(tempfile.gettempdir(), name)
     return root if len(os.fsencode(root)) <= _ROOM_FOR_ROOT else os.path.join("/tmp", name)
+
+
+def sweep_doors() -> list[str]:
+    """Remove the doors' folders of processes that are gone (a game worker killed outright
+    leaves its folder: see :mod:`arena.protocol.scratch`); the paths removed."""
+    return scratch.sweep(os.path.dirname(_private_folder_path()), FOLDER_PREFIX)
 
 
 def _frame_problem(flags: int, size: int, stage: int) -> str | None:

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.protocol import scratch
 from arena.runner.cluster.jobs import ClusterJob, ShippedBot, WorkerResult
 from arena.runner.cluster.shipping import unpack, unpacked
 from arena.runner.game.build import built
@@ -199,6 +200,10 @@ class _Slot:
         self.inbox.put(work)
 
 
+#: The name of every worker's scratch folder begins with this.
+WORKER_PREFIX = "arena-worker-"
+
+
 class SlotPool:
     """The slots of one worker process, and the bots' files it has ready."""
 
@@ -206,7 +211,7 @@ class SlotPool:
         self.name = self.label = name
         self.address = ""  #: this worker's, once it has connected
         self.cache = cache
-        self.scratch = Path(tempfile.mkdtemp(prefix="arena-worker-"))
+        self.scratch = Path(scratch.private_folder(WORKER_PREFIX))
         self.slots = [_Slot(self, i) for i in range(slots)]
         self._turn = threading.Condition()  # guards the slots' ``free``
         #: (package key, sandbox) -> the manifest of its files ready to play
@@ -299,7 +304,7 @@ class SlotPool:
             slot.inbox.put(_STOP)
         for slot in self.slots:
             slot.thread.join(timeout=15)
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        scratch.remove(str(self.scratch))
 
 
 def _fetch(dataset: str) -> bytes:

@@ -36,6 +36,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Protocol, runtime_checkable
 
+from arena.protocol.wire import sweep_doors
 from arena.runner.game.stable import Stable
 from arena.runner.play.affinity import MIN_KEEP, WorkerView, choose_worker
 from arena.runner.play.job import GameJob, JobResult, JobStatus, file_result, referee_job
@@ -323,6 +324,7 @@ class LocalExecutor(Executor):
         with contextlib.suppress(ValueError):
             dead.process.close()
         self._workers[w] = self._start()
+        sweep_doors()  # the dead worker's, once its playing process is gone too
         held = [job for i, job in self._given.values() if i == w]
         void: list[JobResult] = []
         told: list[str] = []
@@ -382,3 +384,4 @@ class LocalExecutor(Executor):
                     conn.close()
         self._lifeline.close()
         self._lifeline_r.close()
+        sweep_doors()  # of workers killed (here or from outside) since they started
