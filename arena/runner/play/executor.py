@@ -157,6 +157,9 @@ def _play_jobs(jobs: Connection, results: Connection, lifeline: Connection,
             result = referee_job(job, stable)
             results.send(dataclasses.replace(result, kept=tuple(stable.idle)))
     finally:
+        # Not cut short by a second SIGTERM: the lifeline's watcher sends one when the runner
+        # is gone, and a runner stopped with its process group dies beside this worker.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         for stable in stables.values():
             stable.close()
 
