@@ -36,6 +36,8 @@ RAW_FOOD: Final = ((GRAIN, 1), (VEGETABLE, 1))
 
 # --- set-up (ref A2 "set-up"; seed "準備とボードの説明") -----------------------------------
 NUM_PLAYERS_MIN, NUM_PLAYERS_MAX = 1, 4
+#: Card mode: occupations and minor improvements each player is dealt (seed: 7 of each).
+HAND_SIZE: Final = 7
 FARM_ROWS, FARM_COLS = 3, 5
 FARM_SPACES: Final = FARM_ROWS * FARM_COLS
 #: The two pre-printed wooden rooms, as (row, column), row 0 at the top: the left column's

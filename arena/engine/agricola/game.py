@@ -5,15 +5,11 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from arena.engine.agricola.board import Board, from_observation
-from arena.engine.agricola.cards.deck import HAND_SIZE
-from arena.engine.agricola.cards.spaces import CardBoard
-from arena.engine.agricola.cards.state import CardState, determinize_cards
-from arena.engine.agricola.cards.state import new_card_state as _new_card_state
-from arena.engine.agricola.cards.table import card_components
 from arena.engine.agricola.components import (
+    HAND_SIZE,
     MAX_PEOPLE,
     NUM_PLAYERS_MAX,
     NUM_PLAYERS_MIN,
@@ -24,6 +20,12 @@ from arena.engine.agricola.state import AgricolaState
 from arena.engine.agricola.tables import components
 from arena.engine.api import Game, OptionSpec
 from arena.engine.chance import Chance
+
+if TYPE_CHECKING:
+    from arena.engine.agricola.cards.state import CardState
+
+# Card mode's modules are imported when a card game is met: the Family game, and a process
+# that only lists the games, does without them.
 
 #: An upper bound on the sub-decisions of one space's action: 13 rooms, 4 stables, 13 sowings
 #: or 15 pastures in two steps each, a free bake and what to keep after each pasture.
@@ -69,6 +71,7 @@ class AgricolaGame(Game):
             raise ValueError(f"an observation of rules {observation.get('rules_version')!r}; "
                              f"this engine plays {self.rules_version!r}")
         if "cards" in observation:
+            from arena.engine.agricola.cards.state import determinize_cards
             try:
                 return determinize_cards(self, observation, rng)
             except (KeyError, TypeError, IndexError) as e:
@@ -83,6 +86,7 @@ class AgricolaGame(Game):
         """The Family game's tables; in card mode (``cards`` "base") the card board's spaces
         and every card of the deck (:func:`~.cards.table.card_components`)."""
         if self.validate_options(options)["cards"] == "base":
+            from arena.engine.agricola.cards.table import card_components
             return card_components()
         return components()
 
@@ -92,6 +96,7 @@ class AgricolaGame(Game):
     def _new_state(self, num_players: int, chance: Chance,
                    options: dict[str, str]) -> AgricolaState:
         if options.get("cards") == "base":
+            from arena.engine.agricola.cards.state import new_card_state as _new_card_state
             return _new_card_state(self, num_players, chance, options.get("draft", "deal"))
         return AgricolaState.new(self, num_players, chance)
 
@@ -104,6 +109,8 @@ class AgricolaGame(Game):
         cls: type[AgricolaState] = AgricolaState
         board_cls = Board
         if "cards" in data:  # card mode (its state class, its board)
+            from arena.engine.agricola.cards.spaces import CardBoard
+            from arena.engine.agricola.cards.state import CardState
             cls, board_cls = CardState, CardBoard
         try:
             board = board_cls.from_dict(data["board"])
@@ -119,7 +126,7 @@ def _check_mode(state: AgricolaState, data: Mapping[str, Any]) -> None:
     the Family game none and no draft; a drafted game's options say "app" (solo: "app" deals,
     ruling C9)."""
     options = state.options
-    if not isinstance(state, CardState):
+    if "cards" not in data:  # the Family game's state
         if data.get("phase") == "draft":
             raise ValueError("a Family game has no draft")
         if options.get("cards", "none") != "none":
@@ -127,7 +134,8 @@ def _check_mode(state: AgricolaState, data: Mapping[str, Any]) -> None:
         return
     if not options:  # options not declared: the saved cards say which game it is
         return
-    drafted = state.draft_mode() == "app"
+    from arena.engine.agricola.cards.state import CardState
+    drafted = isinstance(state, CardState) and state.draft_mode() == "app"
     if options["cards"] != "base" or drafted != (options["draft"] == "app"
                                                  and state.num_players > 1):
         raise ValueError(f"a saved state's options {options} disagree with its cards")
@@ -139,6 +147,7 @@ AGRICOLA = AgricolaGame()
 def new_card_state(num_players: int, chance: Chance, draft: str = "deal") -> CardState:
     """A card-mode game at set-up (rulings C1-C11 of ``RULES.md``) without going through the
     options: hands dealt with ``chance``, or drafted (``draft`` "app")."""
+    from arena.engine.agricola.cards.state import new_card_state as _new_card_state
     state = _new_card_state(AGRICOLA, num_players, chance, draft)
     state._game_options = AGRICOLA.validate_options({"cards": "base", "draft": draft})
     return state

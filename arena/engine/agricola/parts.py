@@ -248,7 +248,10 @@ def can_build_major(h: Holding, board: Board) -> bool:
     if _HEARTH_MASK & on_board and not _FIREPLACES.isdisjoint(h.majors):
         return True
     goods = h.goods
-    for cost in _LEAST_MAJOR_COSTS[on_board]:  # noqa: SIM110 - a loop is faster than any()
+    least = _LEAST_MAJOR_COSTS.get(on_board)
+    if least is None:
+        least = _LEAST_MAJOR_COSTS[on_board] = _least_costs(on_board)
+    for cost in least:  # noqa: SIM110 - a loop is faster than any()
         if affordable(goods, cost):
             return True
     return False
@@ -269,8 +272,10 @@ def _least_costs(majors: int) -> tuple[Cost, ...]:
         d != c and all(x <= y for x, y in zip(d, c, strict=True)) for d in costs)))
 
 
-#: By mask of majors on the board: their least costs (:func:`_least_costs`).
-_LEAST_MAJOR_COSTS: Final = tuple(_least_costs(m) for m in range(1 << len(MAJORS)))
+#: By mask of majors on the board: their least costs (:func:`_least_costs`), each worked out
+#: when a game first meets its mask (a game meets a few dozen of the 1,024 masks, and the whole
+#: table cost every process that imports the game a tenth of a second).
+_LEAST_MAJOR_COSTS: Final[dict[int, tuple[Cost, ...]]] = {}
 #: The majors that may be paid by giving a Fireplace back (the Cooking Hearths), as a mask.
 _HEARTH_MASK: Final = sum(1 << m for m in range(len(MAJORS)) if MAJORS[m].or_return_fireplace)
 _FIREPLACES: Final = frozenset(FIREPLACES)

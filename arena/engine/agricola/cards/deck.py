@@ -23,7 +23,7 @@ from arena.engine.agricola.cards.card import (
 )
 from arena.engine.agricola.cards.minors import MINORS
 from arena.engine.agricola.cards.occupations import OCCUPATIONS
-from arena.engine.agricola.components import NUM_PLAYERS_MAX, NUM_PLAYERS_MIN
+from arena.engine.agricola.components import HAND_SIZE, NUM_PLAYERS_MAX, NUM_PLAYERS_MIN
 
 __all__ = [
     "BASE_DECK", "BY_ID", "HAND_SIZE", "MINORS", "MODIFIERS", "OCCUPATIONS", "PLAYER_MARKERS",
@@ -36,8 +36,6 @@ BASE_DECK: Final[tuple[Card, ...]] = OCCUPATIONS + MINORS
 BY_ID: Final[Mapping[str, Card]] = MappingProxyType({c.id: c for c in BASE_DECK})
 #: The player markers an occupation may carry: used from that many players up.
 PLAYER_MARKERS: Final = (1, 3, 4)
-#: Occupations and minor improvements each player is dealt (seed: 7 of each).
-HAND_SIZE: Final = 7
 
 
 def card(card_id: str) -> Card:
