@@ -35,7 +35,6 @@ from arena.engine.agricola.cards.play import (
     PLAY_OCCUPATION,
     Seat,
     can_play_minor,
-    can_play_occupation,
     minor_cost,
     minor_plays,
     occupation_plays,
@@ -65,8 +64,10 @@ from arena.engine.agricola.components import (
     Part,
 )
 from arena.engine.agricola.farm import Farm
+from arena.engine.agricola.food import food_value
 from arena.engine.agricola.parts import FIXED, Holding, options
 from arena.engine.agricola.state_base import PHASE_NAMES, with_good
+from arena.engine.agricola.usable import usable_mask
 from arena.engine.api import Game
 from arena.engine.chance import Chance
 
@@ -160,26 +161,30 @@ class CardState(DraftFlow):
     def _free_usable(self, p: int) -> int:
         board = self._board
         free = board.free_mask()
-        usable = super()._usable(p)
-        costs = self.hooked(p, COST)
+        goods = self._goods[p]
+        usable = usable_mask(free, Holding(goods, self._farms[p], self._majors[p],
+                                           self._people[p]), board)
+        costs = self._index[p].get(COST)
         if costs and free & BUILDING_MASK:
             usable = usable_building(self, p, usable, free)
         extra = free & ~usable & _CARD_ONLY_MASK
         if not extra:
             return usable
-        s: Seat | None = None  # what playing a card reads of p: made when first needed
         hand = self._hand_o[p]
         if hand and extra & _LESSONS_MASK:
-            food, played = self._goods[p][FOOD], len(self._occs[p])
+            food, played = goods[FOOD], len(self._occs[p])
+            value = -1  # the supply with every conversion: worked out when first needed
             for space in LESSONS_SPACES:
                 if extra >> space & 1:
                     # The supply's food pays at once; else the conversions' total decides.
                     cost = lessons_cost(space, played)
-                    if food >= cost or can_play_occupation(hand, cost,
-                                                           s := s or self.seat_view(p)):
+                    if food < cost and value < 0:
+                        value = food_value(goods, self._majors[p])
+                    if food >= cost or value >= cost:
                         usable |= 1 << space
         if extra >> MAJOR_IMPROVEMENT & 1 and (
-                self._can_play_minor(p, s or self.seat_view(p), board) or (costs and any(
+                (self._hand_m[p] and self._can_play_minor(p, self.seat_view(p), board))
+                or (costs and any(
                     self._credit(p, m) is not None for m in board.majors()))):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
