@@ -38,7 +38,14 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
-from arena.engine.agricola.cards.effects import EFFECTS, INDEXED_AT, PLACEMENT, UsedBy, listeners
+from arena.engine.agricola.cards.effects import (
+    EFFECTS,
+    EVERY_SEAT,
+    INDEXED_AT,
+    PLACEMENT,
+    UsedBy,
+    listeners,
+)
 from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pending, Thing
 from arena.engine.agricola.cards.effects.building import (
     all_costs,
@@ -74,6 +81,10 @@ from arena.engine.agricola.state_base import ACT, OVER, PLACE, STOP_KEY, Key, fr
 #: any-time conversion (the decision it is offered beside stays open).
 M_CARD: Final = 9
 M_ANY: Final = 10
+#: The cards with an effect at a moment of :data:`.effects.EVERY_SEAT`: playing another
+#: leaves ``_listen`` and ``_used_by`` as they were.
+HEARD_BY_EVERY_SEAT: Final = frozenset(
+    c for c, moments in INDEXED_AT.items() if not set(moments).isdisjoint(EVERY_SEAT))
 #: The sub-actions whose cost cards may change what they cost.
 _PAID: Final = frozenset({"build_room", "renovate", "pasture"})
 #: The moments looked up at every step, as module names (a global is read several times
@@ -128,13 +139,16 @@ class CardHooks(AgricolaState):
         self._hold = -1
         self._guests = ()
 
-    def _reindex(self, seat: int) -> None:
+    def _reindex(self, seat: int, card: str | None = None) -> None:
+        """Index ``seat``'s played cards again; ``card``: the one just played (the moments
+        every seat hears are listed again only when it has one of them)."""
         index: dict[Moment, tuple[str, ...]] = {}
-        for card in self._played(seat):
-            for m in INDEXED_AT.get(card, ()):
-                index[m] = (*index.get(m, ()), card)
+        for c in self._played(seat):
+            for m in INDEXED_AT.get(c, ()):
+                index[m] = (*index.get(m, ()), c)
         self._index[seat] = index
-        self._listen, self._used_by = listeners(self._index)
+        if card is None or card in HEARD_BY_EVERY_SEAT:
+            self._listen, self._used_by = listeners(self._index)
         caps = index.get(CAPACITY, ())
         farm = self._farms[seat]
         if caps or isinstance(farm, CardFarm):

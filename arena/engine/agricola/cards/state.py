@@ -71,6 +71,7 @@ from arena.engine.agricola.usable import usable_mask
 from arena.engine.api import Game
 from arena.engine.chance import Chance
 
+_tuple_new: Final = tuple.__new__  # a named tuple from its fields (faster than its call)
 #: The draft options: "deal" (7 + 7 dealt), "app" (the app's draft, ``draft.py``).
 DRAFTS: Final = ("deal", "app")
 OCC, MINOR = "occupation", "minor"
@@ -124,8 +125,8 @@ class CardState(DraftFlow):
     # ------------------------------------------------------------------ reading a seat
     def seat_view(self, p: int) -> Seat:
         """What playing a card reads of seat ``p``."""
-        return Seat(self._goods[p], self._farms[p], self._majors[p], self._people[p], p,
-                    len(self._occs[p]))
+        return _tuple_new(Seat, (self._goods[p], self._farms[p], self._majors[p],
+                                 self._people[p], p, len(self._occs[p])))
 
     def hands(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """``seat``'s hand: (occupations, minor improvements)."""
@@ -161,9 +162,7 @@ class CardState(DraftFlow):
     def _free_usable(self, p: int) -> int:
         board = self._board
         free = board.free_mask()
-        goods = self._goods[p]
-        usable = usable_mask(free, Holding(goods, self._farms[p], self._majors[p],
-                                           self._people[p]), board)
+        usable = usable_mask(free, self.holding(p), board)
         costs = self._index[p].get(COST)
         if costs and free & BUILDING_MASK:
             usable = usable_building(self, p, usable, free)
@@ -171,6 +170,7 @@ class CardState(DraftFlow):
         if not extra:
             return usable
         hand = self._hand_o[p]
+        goods = self._goods[p]
         if hand and extra & _LESSONS_MASK:
             food, played = goods[FOOD], len(self._occs[p])
             value = -1  # the supply with every conversion: worked out when first needed
@@ -307,7 +307,7 @@ class CardState(DraftFlow):
                 if self._n > 1:
                     left = (p + 1) % self._n
                     self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
-        self._reindex(p)
+        self._reindex(p, card)
         self.fire(ON_PLAY, p, card)
         self.sub_action(("occupation" if facts.occupation else "improvement", p))
 
