@@ -213,10 +213,9 @@ class CardState(DraftFlow):
         plays = self._minor_plays(p, s, board)
         if kind == MAJOR_OR_MINOR:
             h = self.holding(p)
-            majors = [(a, s.goods) for a in options(BUILD_ONE_MAJOR, h, board, space, 0)]
-            if self.hooked(p, COST):
-                majors = [(a, s.goods) for a in self._major_options(p, h, board, space)]
-            return [*majors, *plays]
+            built = (self._major_options(p, h, board, space) if self.hooked(p, COST)
+                     else options(BUILD_ONE_MAJOR, h, board, space, 0))
+            return [*[(a, s.goods) for a in built], *plays]
         return plays
 
     def _minor_plays(self, p: int, s: Seat, board: Board
