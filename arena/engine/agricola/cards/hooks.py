@@ -38,14 +38,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
-from arena.engine.agricola.cards.effects import (
-    EFFECTS,
-    EVERY_SEAT,
-    INDEXED_AT,
-    PLACEMENT,
-    UsedBy,
-    listeners,
-)
+from arena.engine.agricola.cards.effects import EFFECTS, INDEXED_AT, PLACEMENT, UsedBy, listeners
 from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pending, Thing
 from arena.engine.agricola.cards.effects.building import (
     all_costs,
@@ -81,10 +74,6 @@ from arena.engine.agricola.state_base import ACT, OVER, PLACE, STOP_KEY, Key, fr
 #: any-time conversion (the decision it is offered beside stays open).
 M_CARD: Final = 9
 M_ANY: Final = 10
-#: The cards with an effect at a moment of :data:`.effects.EVERY_SEAT`: playing another
-#: leaves ``_listen`` and ``_used_by`` as they were.
-HEARD_BY_EVERY_SEAT: Final = frozenset(
-    c for c, moments in INDEXED_AT.items() if not set(moments).isdisjoint(EVERY_SEAT))
 #: The sub-actions whose cost cards may change what they cost.
 _PAID: Final = frozenset({"build_room", "renovate", "pasture"})
 #: The moments looked up at every step, as module names (a global is read several times
@@ -139,15 +128,13 @@ class CardHooks(AgricolaState):
         self._hold = -1
         self._guests = ()
 
-    def _reindex(self, seat: int, card: str | None = None) -> None:
-        """Index ``seat``'s played cards again; ``card``: the one just played (the moments
-        every seat hears are listed again only when it has one of them)."""
+    def _reindex(self, seat: int, relisten: bool = True) -> None:
         index: dict[Moment, tuple[str, ...]] = {}
         for c in self._played(seat):
             for m in INDEXED_AT.get(c, ()):
                 index[m] = (*index.get(m, ()), c)
         self._index[seat] = index
-        if card is None or card in HEARD_BY_EVERY_SEAT:
+        if relisten:  # else every seat's moments hear the same cards as before
             self._listen, self._used_by = listeners(self._index)
         caps = index.get(CAPACITY, ())
         farm = self._farms[seat]
@@ -379,8 +366,6 @@ class CardHooks(AgricolaState):
 
     # ------------------------------------------------------------------ decisions
     def _options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
-        """The card decision waiting first, else the flow's own (its turn's decisions taken,
-        the next person is placed), then the deciding seat's any-time conversions."""
         while True:
             pending = self._pending
             if pending:
@@ -397,18 +382,16 @@ class CardHooks(AgricolaState):
                 continue
             moves, pays = super()._options()
             if not self._pending:  # else a round began in between and asks first
-                if not moves:  # the game is over
-                    return moves, pays
                 break
+        if not moves:  # the game is over
+            return moves, pays
         seat = self._pending[0].seat if self._pending else self._cur  # the player to decide
-        anytime_cards = self._index[seat].get(ANYTIME)
-        if anytime_cards:
-            for card in anytime_cards:
-                anytime = EFFECTS[card].anytime
-                assert anytime is not None
-                for a in anytime(self, seat, card):
-                    moves = [*moves, freeze(a)]
-                    pays = [*pays, (M_ANY, card, a)]
+        for card in self._index[seat].get(ANYTIME, ()):
+            anytime = EFFECTS[card].anytime
+            assert anytime is not None
+            for a in anytime(self, seat, card):
+                moves = [*moves, freeze(a)]
+                pays = [*pays, (M_ANY, card, a)]
         return moves, pays
 
     def _pending_actions(self, pd: Pending) -> list[dict[str, Any]]:
@@ -443,8 +426,7 @@ class CardHooks(AgricolaState):
                     self._phase = ACT
                     self._space = space
                     self._guests = (*self._guests, (space, p))
-                    if self._seen:
-                        self._count_resources()
+                    self._count_resources()
                     return
             super()._do(pay)
             if kind == _M_PLACE and pay[1] in LESSONS_SPACES:
