@@ -74,7 +74,11 @@ def can_cook(majors: Collection[int]) -> bool:
 def food_values(majors: Collection[int]) -> Goods:
     """Food per unit of each good, by goods index, at the best rate the majors allow outside
     baking: grain 1 and vegetables 1 raw (or 2/3 cooked), sheep/boar/cattle by the best
-    Fireplace or Cooking Hearth owned, 0 for what cannot become food that way."""
+    Fireplace or Cooking Hearth owned, 0 for what cannot become food that way. Kept per
+    tuple of majors (the rates are read at every payment and harvest)."""
+    known = _VALUES.get(majors) if type(majors) is tuple else None
+    if known is not None:
+        return known
     _check_majors(majors)
     values = [0] * NUM_GOODS
     for good, food in RAW_FOOD:
@@ -82,7 +86,16 @@ def food_values(majors: Collection[int]) -> Goods:
     for m in majors:
         for good, food in MAJORS[m].cook:
             values[good] = max(values[good], food)
-    return tuple(values)
+    out = tuple(values)
+    if type(majors) is tuple and len(_VALUES) < _MAX_VALUES:
+        _VALUES[majors] = out
+    return out
+
+
+#: :func:`food_values` by tuple of majors, and how many it keeps at most (a tuple of the
+#: majors a player owns: a few hundred at the very most).
+_VALUES: dict[tuple[int, ...], Goods] = {}
+_MAX_VALUES: Final = 4096
 
 
 # --- baking -------------------------------------------------------------------------------------
@@ -317,8 +330,9 @@ def food_covers(goods: Goods, majors: Collection[int], need: int
 
 def food_value(goods: Goods, majors: Collection[int]) -> int:
     """The food ``goods`` could give at once: the supply and every any-time conversion."""
-    values = food_values(majors)
-    return goods[FOOD] + sum(goods[t] * values[t] for t in FEED_SOURCES)
+    v = food_values(majors)
+    return (goods[FOOD] + goods[GRAIN] * v[GRAIN] + goods[VEGETABLE] * v[VEGETABLE]
+            + goods[SHEEP] * v[SHEEP] + goods[BOAR] * v[BOAR] + goods[CATTLE] * v[CATTLE])
 
 
 def feed(goods: Goods, majors: Collection[int], need: int,

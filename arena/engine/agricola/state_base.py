@@ -36,6 +36,9 @@ PHASE_NAMES: Final = ("place", "action", "feed", "breed", "over", "draft")
 
 
 _STOP: Final = {"type": "stop"}
+#: Makes a named tuple from a tuple of its fields (its constructor's work without the call
+#: through keywords; the holding is made at every decision).
+_tuple_new: Final = tuple.__new__
 Key = tuple[Any, ...]
 
 
@@ -153,8 +156,8 @@ class AgricolaStateBase(State):
 
     def holding(self, seat: int) -> Holding:
         """What the parts of a space read of ``seat``."""
-        return Holding(self._goods[seat], self._farms[seat], self._majors[seat],
-                       self._people[seat])
+        return _tuple_new(Holding, (self._goods[seat], self._farms[seat], self._majors[seat],
+                                    self._people[seat]))
 
     # ------------------------------------------------------------------ flow
     def scores_so_far(self) -> tuple[int, ...]:

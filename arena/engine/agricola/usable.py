@@ -120,11 +120,51 @@ def usable_spaces(free: int, h: Holding, board: Board) -> list[int]:
 
 
 def usable_mask(free: int, h: Holding, board: Board) -> int:
-    """:func:`usable_spaces` as a mask, with each distinct deciding part asked at most once
-    and only while it could still add a space (this runs at every placement)."""
+    """:func:`usable_spaces` as a mask: each deciding part is asked only while a space it
+    decides is free and still unknown, the parts of one kind at once, inline (this runs at
+    every placement). The same as asking :func:`_check_of` of every part."""
     usable = free & _ALWAYS_MASK
     todo = free & ~_ALWAYS_MASK
-    for spaces, check in _PART_CHECKS:
+    if not todo:
+        return usable
+    goods, farm, majors, people = h
+    if todo & _OPENING_MASK:
+        opening = farm.openings()
+        if todo & _ROOMS and opening & farm_mod.ROOM_SPOT \
+                and affordable(goods, farm.room_cost()):
+            usable |= todo & _ROOMS
+            todo &= ~_ROOMS
+        if opening & farm_mod.STABLE_SPOT:
+            for spaces, cost in _STABLES:
+                if todo & spaces and affordable(goods, cost):
+                    usable |= todo & spaces
+                    todo &= ~spaces
+        if todo & _PLOUGH and opening & farm_mod.PLOUGH_SPOT:
+            usable |= todo & _PLOUGH
+            todo &= ~_PLOUGH
+        if todo & _SOW and opening & farm_mod.EMPTY_FIELD \
+                and (goods[GRAIN] > 0 or goods[VEGETABLE] > 0):
+            usable |= todo & _SOW
+            todo &= ~_SOW
+    if todo & _FENCES and farm.can_fence(goods[WOOD]):
+        usable |= todo & _FENCES
+        todo &= ~_FENCES
+    if todo & _BAKE and goods[GRAIN] > 0 and not _BAKERS.isdisjoint(majors):
+        usable |= todo & _BAKE
+        todo &= ~_BAKE
+    if todo & _MAJOR and can_build_major(h, board):
+        usable |= todo & _MAJOR
+        todo &= ~_MAJOR
+    if todo & _RENOVATE and can_renovate(h, board):
+        usable |= todo & _RENOVATE
+        todo &= ~_RENOVATE
+    if todo & _GROWTH and people < MAX_PEOPLE and farm.homes() > people:
+        usable |= todo & _GROWTH
+        todo &= ~_GROWTH
+    if todo & _GROWTH_WITHOUT_ROOM and people < MAX_PEOPLE:
+        usable |= todo & _GROWTH_WITHOUT_ROOM
+        todo &= ~_GROWTH_WITHOUT_ROOM
+    for spaces, check in _OTHER_CHECKS:
         if spaces & todo and check(h, board):
             usable |= spaces & todo
             todo &= ~spaces
@@ -162,6 +202,35 @@ _PART_CHECKS: Final = tuple(
     (sum(1 << i for i in range(len(SPACES)) if part in DECIDING_PARTS[i]), _check_of(part))
     for part in _PART_BIT
 )
+
+#: The kinds :func:`usable_mask` checks inline: the mask of the spaces each decides (build
+#: stables per cost, as (mask, cost) pairs), and the checks of any other kind.
+_INLINE: Final = (BUILD_ROOMS, BUILD_STABLES, PLOUGH, SOW, BUILD_FENCES, BAKE, BUILD_MAJOR,
+                  RENOVATE, FAMILY_GROWTH, FAMILY_GROWTH_WITHOUT_ROOM)
+
+
+def _kind_mask(kind: str) -> int:
+    return sum(spaces for (spaces, _), part in zip(_PART_CHECKS, _PART_BIT, strict=True)
+               if part.kind == kind)
+
+
+_ROOMS: Final = _kind_mask(BUILD_ROOMS)
+_STABLES: Final = tuple((spaces, part.cost)
+                        for (spaces, _), part in zip(_PART_CHECKS, _PART_BIT, strict=True)
+                        if part.kind == BUILD_STABLES)
+_PLOUGH: Final = _kind_mask(PLOUGH)
+_SOW: Final = _kind_mask(SOW)
+_FENCES: Final = _kind_mask(BUILD_FENCES)
+_BAKE: Final = _kind_mask(BAKE)
+_MAJOR: Final = _kind_mask(BUILD_MAJOR)
+_RENOVATE: Final = _kind_mask(RENOVATE)
+_GROWTH: Final = _kind_mask(FAMILY_GROWTH)
+_GROWTH_WITHOUT_ROOM: Final = _kind_mask(FAMILY_GROWTH_WITHOUT_ROOM)
+#: The spaces decided by what the farm has room for (:meth:`Farm.openings`).
+_OPENING_MASK: Final = _ROOMS | _PLOUGH | _SOW | sum(spaces for spaces, _ in _STABLES)
+_OTHER_CHECKS: Final = tuple(
+    (spaces, check) for (spaces, check), part in zip(_PART_CHECKS, _PART_BIT, strict=True)
+    if part.kind not in _INLINE)
 
 
 def space_usable(space: int, h: Holding, board: Board) -> bool:

@@ -128,13 +128,14 @@ class CardHooks(AgricolaState):
         self._hold = -1
         self._guests = ()
 
-    def _reindex(self, seat: int) -> None:
+    def _reindex(self, seat: int, relisten: bool = True) -> None:
         index: dict[Moment, tuple[str, ...]] = {}
-        for card in self._played(seat):
-            for m in INDEXED_AT.get(card, ()):
-                index[m] = (*index.get(m, ()), card)
+        for c in self._played(seat):
+            for m in INDEXED_AT.get(c, ()):
+                index[m] = (*index.get(m, ()), c)
         self._index[seat] = index
-        self._listen, self._used_by = listeners(self._index)
+        if relisten:  # else every seat's moments hear the same cards as before
+            self._listen, self._used_by = listeners(self._index)
         caps = index.get(CAPACITY, ())
         farm = self._farms[seat]
         if caps or isinstance(farm, CardFarm):
@@ -365,34 +366,33 @@ class CardHooks(AgricolaState):
 
     # ------------------------------------------------------------------ decisions
     def _options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
-        moves, pays = self._waiting_decision()
-        if not moves:  # the game is over
-            return moves, pays
-        seat = self._pending[0].seat if self._pending else self._cur  # the player to decide
-        if self._index[seat].get(ANYTIME):
-            for card in self._index[seat][ANYTIME]:
-                anytime = EFFECTS[card].anytime
-                assert anytime is not None
-                for a in anytime(self, seat, card):
-                    moves = [*moves, freeze(a)]
-                    pays = [*pays, (M_ANY, card, a)]
-        return moves, pays
-
-    def _waiting_decision(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
         while True:
-            if self._pending:
-                acts = self._pending_actions(self._pending[0])
+            pending = self._pending
+            if pending:
+                acts = self._pending_actions(pending[0])
                 if acts:
-                    return [freeze(a) for a in acts], [(M_CARD, a) for a in acts]
-                self._pending = self._pending[1:]  # nothing left to decide
+                    moves: list[Key] = [freeze(a) for a in acts]
+                    pays: list[tuple[Any, ...]] = [(M_CARD, a) for a in acts]
+                    break
+                self._pending = pending[1:]  # nothing left to decide
                 continue
             if self._hold >= 0:  # the turn's decisions are taken: the next person is placed
                 start, self._hold = self._hold, -1
                 self._next_placer(start)
                 continue
             moves, pays = super()._options()
-            if not self._pending:  # a round began in between and asks first
-                return moves, pays
+            if not self._pending:  # else a round began in between and asks first
+                break
+        if not moves:  # the game is over
+            return moves, pays
+        seat = self._pending[0].seat if self._pending else self._cur  # the player to decide
+        for card in self._index[seat].get(ANYTIME, ()):
+            anytime = EFFECTS[card].anytime
+            assert anytime is not None
+            for a in anytime(self, seat, card):
+                moves = [*moves, freeze(a)]
+                pays = [*pays, (M_ANY, card, a)]
+        return moves, pays
 
     def _pending_actions(self, pd: Pending) -> list[dict[str, Any]]:
         if not pd.card:
@@ -433,10 +433,10 @@ class CardHooks(AgricolaState):
                 self.sub_action(("lessons", p))
             elif kind == _M_BAKE:
                 self.sub_action(("bake", p))
+        else:
+            self._do_card(pay)
+        if self._seen:  # else nothing to count (Claypipe's watch is off)
             self._count_resources()
-            return
-        self._do_card(pay)
-        self._count_resources()
 
     def _do_card(self, pay: tuple[Any, ...]) -> None:
         pd, action = self._pending[0], pay[1]

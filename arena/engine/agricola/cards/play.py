@@ -156,13 +156,33 @@ def _payable(hand: tuple[str, ...], s: Seat, board: Board,
         cost = minor_cost(c, s.people) if cost_of is None else cost_of(c)
         if cost is None:
             continue
-        left = tuple(map(sub, goods, cost))
-        if min(left[:FOOD]) < 0 or min(left[FOOD + 1:]) < 0:
+        short = False
+        for i in _charged(cost):
+            if goods[i] < cost[i]:
+                short = True
+                break
+        if short:
             continue
+        left = tuple(map(sub, goods, cost))
         pre = FACTS[c].prerequisite
         if pre is not None and not pre.met(count(pre.count, s, board)):
             continue
         yield c, (*left[:FOOD], goods[FOOD], *left[FOOD + 1:]), cost
+
+
+def _charged(cost: Goods) -> tuple[int, ...]:
+    """The goods but food that ``cost`` asks for (its non-zero entries), kept per cost row:
+    the rows are few, and whether a card is payable is asked for every minor in hand."""
+    known = _CHARGED.get(cost)
+    if known is None:
+        known = tuple(i for i, n in enumerate(cost) if n and i != FOOD)
+        if len(_CHARGED) < _MAX_CHARGED:
+            _CHARGED[cost] = known
+    return known
+
+
+_CHARGED: dict[Goods, tuple[int, ...]] = {}
+_MAX_CHARGED: Final = 4096
 
 
 __all__ = ["FACTS", "PLAY_MINOR", "PLAY_OCCUPATION", "Facts", "Seat", "can_play_minor",

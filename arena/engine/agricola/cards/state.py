@@ -20,6 +20,7 @@ from arena.engine.agricola.board import Board, from_observation, new_board
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
 from arena.engine.agricola.cards.draft_sample import sample_cards
+from arena.engine.agricola.cards.effects import HEARD_BY_EVERY_SEAT
 from arena.engine.agricola.cards.effects.base import Thing
 from arena.engine.agricola.cards.effects.building import (
     BUILDING_KINDS,
@@ -35,7 +36,6 @@ from arena.engine.agricola.cards.play import (
     PLAY_OCCUPATION,
     Seat,
     can_play_minor,
-    can_play_occupation,
     minor_cost,
     minor_plays,
     occupation_plays,
@@ -65,11 +65,14 @@ from arena.engine.agricola.components import (
     Part,
 )
 from arena.engine.agricola.farm import Farm
+from arena.engine.agricola.food import food_value
 from arena.engine.agricola.parts import FIXED, Holding, options
 from arena.engine.agricola.state_base import PHASE_NAMES, with_good
+from arena.engine.agricola.usable import usable_mask
 from arena.engine.api import Game
 from arena.engine.chance import Chance
 
+_tuple_new: Final = tuple.__new__  # a named tuple from its fields (faster than its call)
 #: The draft options: "deal" (7 + 7 dealt), "app" (the app's draft, ``draft.py``).
 DRAFTS: Final = ("deal", "app")
 OCC, MINOR = "occupation", "minor"
@@ -123,8 +126,8 @@ class CardState(DraftFlow):
     # ------------------------------------------------------------------ reading a seat
     def seat_view(self, p: int) -> Seat:
         """What playing a card reads of seat ``p``."""
-        return Seat(self._goods[p], self._farms[p], self._majors[p], self._people[p], p,
-                    len(self._occs[p]))
+        return _tuple_new(Seat, (self._goods[p], self._farms[p], self._majors[p],
+                                 self._people[p], p, len(self._occs[p])))
 
     def hands(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """``seat``'s hand: (occupations, minor improvements)."""
@@ -160,26 +163,29 @@ class CardState(DraftFlow):
     def _free_usable(self, p: int) -> int:
         board = self._board
         free = board.free_mask()
-        usable = super()._usable(p)
-        costs = self.hooked(p, COST)
+        usable = usable_mask(free, self.holding(p), board)
+        costs = self._index[p].get(COST)
         if costs and free & BUILDING_MASK:
             usable = usable_building(self, p, usable, free)
         extra = free & ~usable & _CARD_ONLY_MASK
         if not extra:
             return usable
-        s: Seat | None = None  # what playing a card reads of p: made when first needed
         hand = self._hand_o[p]
+        goods = self._goods[p]
         if hand and extra & _LESSONS_MASK:
-            food, played = self._goods[p][FOOD], len(self._occs[p])
+            food, played = goods[FOOD], len(self._occs[p])
+            value = -1  # the supply with every conversion: worked out when first needed
             for space in LESSONS_SPACES:
                 if extra >> space & 1:
                     # The supply's food pays at once; else the conversions' total decides.
                     cost = lessons_cost(space, played)
-                    if food >= cost or can_play_occupation(hand, cost,
-                                                           s := s or self.seat_view(p)):
+                    if food < cost and value < 0:
+                        value = food_value(goods, self._majors[p])
+                    if food >= cost or value >= cost:
                         usable |= 1 << space
         if extra >> MAJOR_IMPROVEMENT & 1 and (
-                self._can_play_minor(p, s or self.seat_view(p), board) or (costs and any(
+                (self._hand_m[p] and self._can_play_minor(p, self.seat_view(p), board))
+                or (costs and any(
                     self._credit(p, m) is not None for m in board.majors()))):
             usable |= 1 << MAJOR_IMPROVEMENT
         return usable
@@ -208,10 +214,9 @@ class CardState(DraftFlow):
         plays = self._minor_plays(p, s, board)
         if kind == MAJOR_OR_MINOR:
             h = self.holding(p)
-            majors = [(a, s.goods) for a in options(BUILD_ONE_MAJOR, h, board, space, 0)]
-            if self.hooked(p, COST):
-                majors = [(a, s.goods) for a in self._major_options(p, h, board, space)]
-            return [*majors, *plays]
+            built = (self._major_options(p, h, board, space) if self.hooked(p, COST)
+                     else options(BUILD_ONE_MAJOR, h, board, space, 0))
+            return [*[(a, s.goods) for a in built], *plays]
         return plays
 
     def _minor_plays(self, p: int, s: Seat, board: Board
@@ -302,7 +307,7 @@ class CardState(DraftFlow):
                 if self._n > 1:
                     left = (p + 1) % self._n
                     self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
-        self._reindex(p)
+        self._reindex(p, card in HEARD_BY_EVERY_SEAT)
         self.fire(ON_PLAY, p, card)
         self.sub_action(("occupation" if facts.occupation else "improvement", p))
 

@@ -34,6 +34,10 @@ INDEXED_AT: Final[Mapping[str, tuple[Moment, ...]]] = {
     for card, e in EFFECTS.items()}
 #: The moments every seat's cards hear at each step, listed for all seats at once.
 EVERY_SEAT: Final = (M.SPACE_USED, M.SUB_ACTION, M.RETURN_HOME)
+#: The cards with an effect at a moment of :data:`EVERY_SEAT`: playing another leaves the
+#: listeners (:func:`listeners`) as they were.
+HEARD_BY_EVERY_SEAT: Final = frozenset(
+    c for c, moments in INDEXED_AT.items() if not set(moments).isdisjoint(EVERY_SEAT))
 Index = Mapping[Moment, tuple[str, ...]]
 UsedBy = tuple[tuple[tuple[int, str, Event, frozenset[int] | None], ...], ...]
 
@@ -55,6 +59,6 @@ def listeners(index: Sequence[Index]) -> tuple[dict[Moment, tuple[tuple[int, str
     return listen, tuple(used[k:] + used[:k] for k in before)
 
 
-__all__ = ["EFFECTS", "EVERY_SEAT", "INDEXED_AT", "PLACEMENT", "Effect", "Pending", "UsedBy",
-           "anytime", "capacity", "collect", "costs", "harvest", "listeners", "on_play",
-           "round_start", "scoring", "spaces_optional", "spaces_used", "sub_action"]
+__all__ = ["EFFECTS", "EVERY_SEAT", "HEARD_BY_EVERY_SEAT", "INDEXED_AT", "PLACEMENT", "Effect",
+           "Pending", "UsedBy", "anytime", "capacity", "collect", "costs", "harvest", "listeners",
+           "on_play", "round_start", "scoring", "spaces_optional", "spaces_used", "sub_action"]
