@@ -193,8 +193,10 @@ def test_the_page_shows_a_game_finished_after_it_was_opened_while_arena_run_writ
             assert seen - ended < 3.0, f"shown {seen - ended:.2f} s after it finished"
             assert browser.evaluate(f"document.querySelector('a[href=\"{late[0]}\"]')"
                                     ".closest('tr').className") == "fresh"
-            assert browser.evaluate("document.getElementById('progress').textContent"
-                                    ).endswith("of 6 games, running")
+            progress = browser.evaluate("document.getElementById('progress').textContent")
+            # Running, unless the game seen was the last (on a loaded machine it may be).
+            assert progress.endswith("of 6 games, running") or progress.endswith(
+                "6 of 6 games, complete"), progress
             assert browser.problems() == []
             browser.load(url.rstrip("/") + late[0])  # its link opens its replay
             assert browser.evaluate("document.querySelector('meta[name=generator]').content"
