@@ -27,65 +27,104 @@ def bench_engine(game: Game, players: int, games: int, seed: int,
     machine they vary far less than the rates per second of wall time. ``dict_path_to_engine``
     is the dict path's rate ÷ the engine's, per CPU second.
     """
-    played = game.validate_options(options)
-    rng = random.Random(seed)
-    decisions = 0
-    samples: list[State] = []
-    t0 = time.perf_counter()
-    c0 = time.process_time()
-    for g in range(games):
-        state = game.new_state(players, seed=seed + g, options=played)
-        step = 0
-        while not state.is_terminal:
-            k = state.num_legal()
-            if k >= 2:
-                decisions += 1
-            if step % 97 == 0 and len(samples) < 400:
-                samples.append(state)
-                state = state.clone()
-            state.apply_index(rng.randrange(k))
-            step += 1
-    elapsed = time.perf_counter() - t0
-    cpu = time.process_time() - c0
+    run = _RandomGames(game, players, seed, options)
+    run.play(games)
+    return run.figures()
 
-    reps = 50
-    t1 = time.perf_counter()
-    for s in samples:
-        for _ in range(reps):
-            s.clone()
-    clone_us = (time.perf_counter() - t1) / (len(samples) * reps) * 1e6
 
-    dict_games = max(1, games // 4)
-    dict_decisions = 0
-    t2 = time.perf_counter()
-    c2 = time.process_time()
-    for g in range(dict_games):
-        state = game.new_state(players, seed=seed + g, options=played)
-        while not state.is_terminal:
-            actions = state.legal_actions()
-            dict_decisions += 1
-            state.apply_index(rng.randrange(len(actions)))
-    dict_elapsed = time.perf_counter() - t2
-    dict_cpu = time.process_time() - c2
+def bench_against_defaults(game: Game, players: int, games: int, seed: int,
+                           options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """:func:`bench_engine` with ``options`` and with the game's defaults, the same games each,
+    played in halves in the order options, defaults, defaults, options: a load that rises or
+    falls during the run, and whatever one half warms for the next (the engine's memos), then
+    fall on both alike."""
+    with_options = _RandomGames(game, players, seed, options)
+    defaults = _RandomGames(game, players, seed, None)
+    half = games // 2
+    for run, n in ((with_options, half), (defaults, half), (defaults, games - half),
+                   (with_options, games - half)):
+        run.play(n)
+    return with_options.figures(), defaults.figures()
 
-    return {
-        "game": game.name,
-        "rules_version": game.rules_version,
-        "players": players,
-        "options": played,
-        "games": games,
-        "seed": seed,
-        "seconds": round(elapsed, 3),
-        "games_per_second": round(games / elapsed, 1),
-        "decisions_per_second": round(decisions / elapsed),
-        "decisions_per_game": round(decisions / games, 1),
-        "clone_microseconds": round(clone_us, 2),
-        "dict_path_decisions_per_second": round(dict_decisions / dict_elapsed),
-        "cpu_seconds": round(cpu, 3),
-        "decisions_per_cpu_second": round(decisions / cpu),
-        "dict_path_decisions_per_cpu_second": round(dict_decisions / dict_cpu),
-        "dict_path_to_engine": round(dict_decisions / dict_cpu / (decisions / cpu), 2),
-    }
+
+class _RandomGames:
+    """Random games of one game and options, played a batch at a time (the games and the
+    random choices are the same however they are batched), and their figures."""
+
+    def __init__(self, game: Game, players: int, seed: int,
+                 options: Mapping[str, Any] | None) -> None:
+        self.game, self.players, self.seed = game, players, seed
+        self.played = game.validate_options(options)
+        self.rng = random.Random(seed)
+        self.games = self.decisions = 0
+        self.elapsed = self.cpu = 0.0
+        self.samples: list[State] = []
+
+    def play(self, games: int) -> None:
+        game, rng, samples = self.game, self.rng, self.samples
+        decisions = 0
+        t0 = time.perf_counter()
+        c0 = time.process_time()
+        for g in range(self.games, self.games + games):
+            state = game.new_state(self.players, seed=self.seed + g, options=self.played)
+            step = 0
+            while not state.is_terminal:
+                k = state.num_legal()
+                if k >= 2:
+                    decisions += 1
+                if step % 97 == 0 and len(samples) < 400:
+                    samples.append(state)
+                    state = state.clone()
+                state.apply_index(rng.randrange(k))
+                step += 1
+        self.elapsed += time.perf_counter() - t0
+        self.cpu += time.process_time() - c0
+        self.games += games
+        self.decisions += decisions
+
+    def figures(self) -> dict[str, Any]:
+        """The figures of the games played so far, with the clone cost and the dict path
+        measured now."""
+        game, rng, samples = self.game, self.rng, self.samples
+        games, decisions, elapsed, cpu = self.games, self.decisions, self.elapsed, self.cpu
+        reps = 50
+        t1 = time.perf_counter()
+        for s in samples:
+            for _ in range(reps):
+                s.clone()
+        clone_us = (time.perf_counter() - t1) / (len(samples) * reps) * 1e6
+
+        dict_games = max(1, games // 4)
+        dict_decisions = 0
+        t2 = time.perf_counter()
+        c2 = time.process_time()
+        for g in range(dict_games):
+            state = game.new_state(self.players, seed=self.seed + g, options=self.played)
+            while not state.is_terminal:
+                actions = state.legal_actions()
+                dict_decisions += 1
+                state.apply_index(rng.randrange(len(actions)))
+        dict_elapsed = time.perf_counter() - t2
+        dict_cpu = time.process_time() - c2
+
+        return {
+            "game": game.name,
+            "rules_version": game.rules_version,
+            "players": self.players,
+            "options": self.played,
+            "games": games,
+            "seed": self.seed,
+            "seconds": round(elapsed, 3),
+            "games_per_second": round(games / elapsed, 1),
+            "decisions_per_second": round(decisions / elapsed),
+            "decisions_per_game": round(decisions / games, 1),
+            "clone_microseconds": round(clone_us, 2),
+            "dict_path_decisions_per_second": round(dict_decisions / dict_elapsed),
+            "cpu_seconds": round(cpu, 3),
+            "decisions_per_cpu_second": round(decisions / cpu),
+            "dict_path_decisions_per_cpu_second": round(dict_decisions / dict_cpu),
+            "dict_path_to_engine": round(dict_decisions / dict_cpu / (decisions / cpu), 2),
+        }
 
 
 def to_defaults(figures: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, float]:

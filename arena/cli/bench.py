@@ -51,7 +51,12 @@ def bench_engine_cmd(
     --option, the game with those options and then with its defaults, in the same run, and
     options ÷ defaults. With --peer, then the same for the peer engine, in a process of its
     own, and Arena ÷ peer."""
-    from arena.bench.engine import DICT_PATH_TARGET, bench_engine, to_defaults
+    from arena.bench.engine import (
+        DICT_PATH_TARGET,
+        bench_against_defaults,
+        bench_engine,
+        to_defaults,
+    )
 
     g = game_named(game, players)
     if games_ < 1:
@@ -66,7 +71,13 @@ def bench_engine_cmd(
         if chosen:
             fail("--peer plays the peer's own game: it compares with the default options only "
                  "(drop --option)")
-    figures = bench_engine(g, players, games_, seed, options)
+    if chosen:
+        # With the defaults, in the same run: on a busy machine only figures measured
+        # together compare.
+        figures, defaults = bench_against_defaults(g, players, games_, seed, options)
+        figures["defaults"] = defaults
+    else:
+        figures = bench_engine(g, players, games_, seed, options)
     title = f"engine benchmark: {g.name}, {players} players, {games_} games"
     rows = [
         *_engine_rows(figures),
@@ -80,12 +91,9 @@ def bench_engine_cmd(
         ("wall time", f"{figures['seconds']:.2f} s"),
     ]
     if chosen:
-        # The same game with its defaults, in the same run: on a busy machine only figures
-        # measured together compare.
-        defaults = figures["defaults"] = bench_engine(g, players, games_, seed)
         ratios = figures["to_defaults"] = to_defaults(figures, defaults)
         title += ", " + ", ".join(f"{k}={v}" for k, v in chosen.items()) + \
-            ", then the default options"
+            ", against the default options (in halves, alternately)"
         rows += [(f"default options: {name}", value) for name, value in _engine_rows(defaults)]
         rows += [
             ("options ÷ defaults, games per second", f"{ratios['games_per_second']:.2f}"),
