@@ -810,11 +810,12 @@ def test_a_game_void_too_often_stops_the_run_with_a_clear_message_and_keeps_fini
     out = tmp_path / "out"
     retries = 1
     # The faulty bot passes the start check the run makes before its games, then cannot
-    # start again (it keeps its state in a file: no sandbox).
+    # start again (it keeps its state in a file: no sandbox). No process is kept between
+    # games, so the one checked is not the one that plays.
     file = write_tournament(
         tmp_path, "void.toml", name="void", output=out, seed=5, void_retries=retries,
         bots=[example("greedy-py"), example("random-py"), faulty("crash-restart")],
-        time_control={"handshake_ms": 3000}, sandbox="none",
+        time_control={"handshake_ms": 3000}, sandbox="none", reuse_bots=False,
     )
     schedule = schedule_of(file)
     void_games = {p.game_id for p in schedule if "faulty-crash-restart" in p.bots}

@@ -134,10 +134,12 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
     finally:
         db.close()
     # A log per process the games started: a kept one's spans its games (a cluster's is in
-    # a folder of its worker's slot); the bots' start check and builds log apart.
+    # a folder of its worker's slot); the bots' builds, and start checks whose process was
+    # not kept, log apart; a kept process that was checked but played no game is not counted.
     logs = folder / "out" / "logs"
     apart = {"start-check", "build"}
-    started = [p for p in logs.rglob("*.log") if not apart & set(p.relative_to(logs).parts)]
+    started = [p for p in logs.rglob("*.log")
+               if not apart & set(p.relative_to(logs).parts) and _played(p)]
     figures = {
         "games": result.games_done,
         "games_per_minute": round(result.games_done / (last - first) * 60, 1),
@@ -147,3 +149,10 @@ def _play_field(folder: Path, n: int, games: int, seed: int, concurrency: int, s
         say(f"{label}: {figures['games']} games, {figures['games_per_minute']:,.1f} a minute, "
             f"{figures['bot_processes']} bot processes started")
     return figures
+
+
+def _played(log: Path) -> bool:
+    """Whether the bot process that wrote ``log`` played a game (one started for its start
+    check and kept may have played none)."""
+    text = log.read_bytes()
+    return not text.startswith(b"[arena: start check]") or b"[arena: game " in text

@@ -48,13 +48,14 @@ class BotLog:
     """
 
     def __init__(self, path: Path | None, cap: int = DEFAULT_LOG_CAP,
-                 game_id: str | None = None) -> None:
+                 game_id: str | None = None, heading: str | None = None) -> None:
         """Open ``path`` for appending (None: the output is read and discarded).
 
         Args:
             path: the log file; created if missing, appended to if not.
             cap: the most bytes of output written per game (>= 0).
             game_id: if given, a first line names the game (for a log that spans games).
+            heading: that first line's words instead of "game GAME_ID" (a start check's).
         """
         if cap < 0:
             raise ValueError(f"a log cap must be >= 0, not {cap}")
@@ -70,7 +71,7 @@ class BotLog:
         self._thread: threading.Thread | None = None
         self._wake_w = -1
         if game_id is not None:
-            self._line(f"[arena: game {game_id}]")
+            self._line(f"[arena: {heading or f'game {game_id}'}]")
 
     # ---------------------------------------------------------------- writing
     def write(self, data: bytes | memoryview) -> None:

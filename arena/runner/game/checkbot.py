@@ -23,6 +23,7 @@ from arena.runner.game.record import BY_BOT, verify
 from arena.runner.game.referee import Referee, VoidGame
 from arena.runner.game.sandbox import DEFAULT_MODE
 from arena.runner.game.sandboxed import sandbox_processes, started_by_the_bot, still_running
+from arena.runner.game.stable import Stable
 from arena.seeds import game_label, user_seed_key
 
 SHUTDOWN_WAIT_S = 3.0
@@ -220,26 +221,33 @@ def _run_checks(
 
 def start_problem(
     manifest: BotManifest, game: Game, time_control: TimeControl, log_dir: Path | None,
-    log_cap: int, sandbox: str, seed_key: bytes,
+    log_cap: int, sandbox: str, seed_key: bytes, stable: Stable | None = None,
 ) -> str | None:
     """Start the bot once and wait for its hello, as a game would, then stop it: None if it
     answered, else why not (with what it probably lacks, and the end of its log). The check a
-    tournament runs for every bot before its first game."""
+    tournament runs for every bot before its first game. With a ``stable`` that keeps bot
+    processes, a bot that answered is not stopped but left waiting there for a game."""
     players = max(2, game.min_players)
     referee = Referee(game, 0, [manifest] + [None] * (players - 1), time_control, log_dir,
-                      game_id=manifest.name, log_cap=log_cap,
+                      game_id=manifest.name, log_cap=log_cap, stable=stable,
                       seed_key=seed_key, sandbox=sandbox)
+    referee.log_heading = "start check"
     seat = referee.seats[0]
     why: str | None = None
+    answered = False
     try:
         referee.launch()
         referee.handshake()
+        answered = True
     except VoidGame as exc:
         why = str(exc)
     finally:
-        if why is None:
-            referee.send_shutdown(seat)
-        referee.kill_all()
+        if answered and stable is not None and stable.keep > 0:
+            referee.finished = True  # close() hands the process to the stable
+        else:
+            if answered:
+                referee.send_shutdown(seat)
+            referee.kill_all()
         referee.close()
     if why is None:
         return None

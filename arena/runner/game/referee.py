@@ -148,6 +148,8 @@ class Referee:
         self.server = Server(self.stable.endpoint, self.event)
         self._games_before: dict[int, int] = {}
         self.finished = False
+        #: The first line of a kept bot's log, when it is not this game's (a start check's).
+        self.log_heading: str | None = None
         self.state: State | None = None
         # Each legal action's encoding, made once a game (its keys name the same action in
         # every state): the requests join them instead of building and encoding every list.
@@ -184,7 +186,7 @@ class Referee:
                 continue
             token = new_token()
             seat.log = self.stable.new_log(self.log_dir, self.game_id, seat.seat, seat.manifest,
-                                           self.log_cap)
+                                           self.log_cap, self.log_heading)
             try:
                 seat.process, seat.door = self.stable.launch(
                     seat.manifest,

@@ -146,14 +146,14 @@ class Stable:
 
     def new_log(
         self, log_dir: Path | None, game_id: str, seat: int, manifest: BotManifest,
-        cap: int = DEFAULT_LOG_CAP,
+        cap: int = DEFAULT_LOG_CAP, heading: str | None = None,
     ) -> BotLog:
         """The output log for a bot process about to be launched (counted as a launch), with
         at most ``cap`` bytes of output per game: a file per game, or per process when
         processes are kept between games (a kept process goes on writing to the log it started
-        with, each game's part headed by a line naming the game; the cap starts again with
-        each game). No file without a ``log_dir``. The caller closes it when the process
-        stops."""
+        with, each game's part headed by a line naming the game, or the ``heading`` given; the
+        cap starts again with each game). No file without a ``log_dir``. The caller closes it
+        when the process stops."""
         path: Path | None = None
         if log_dir is not None:
             log_dir.mkdir(parents=True, exist_ok=True)
@@ -161,7 +161,7 @@ class Stable:
                     f"{manifest.name}-{os.getpid()}-{self.launches}.log")
             path = log_dir / name
         self.launches += 1
-        return BotLog(path, cap, game_id if self.keep > 0 else None)
+        return BotLog(path, cap, game_id if self.keep > 0 else None, heading)
 
     def _stop(self, session: Session) -> None:
         self.endpoint.idle.discard(session.identity)

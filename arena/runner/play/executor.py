@@ -39,7 +39,14 @@ from typing import Protocol, runtime_checkable
 from arena.protocol.wire import sweep_doors
 from arena.runner.game.stable import Stable
 from arena.runner.play.affinity import MIN_KEEP, WorkerView, choose_worker
-from arena.runner.play.job import GameJob, JobResult, JobStatus, file_result, referee_job
+from arena.runner.play.job import (
+    GameJob,
+    JobResult,
+    JobStatus,
+    check_job,
+    file_result,
+    referee_job,
+)
 from arena.runner.play.supervise import supervise
 
 # The temporary folder is found here, in the fork server that preloads this module, so that
@@ -154,7 +161,7 @@ def _play_jobs(jobs: Connection, results: Connection, lifeline: Connection,
             stable = stables.get(job.sandbox)
             if stable is None:
                 stable = stables[job.sandbox] = Stable(keep=keep_bots, sandbox=job.sandbox)
-            result = referee_job(job, stable)
+            result = check_job(job, stable) if job.check else referee_job(job, stable)
             results.send(dataclasses.replace(result, kept=tuple(stable.idle)))
     finally:
         # Not cut short by a second SIGTERM: the lifeline's watcher sends one when the runner
@@ -264,12 +271,14 @@ class LocalExecutor(Executor):
                                   playing=frozenset(b for bots in games for b in bots))
         return views
 
-    def submit(self, job: GameJob) -> None:
-        bots = job.pairing.bots
-        views = self.worker_views()
-        w = choose_worker(bots, views)
-        if w is None:  # beyond capacity (the tournament never is): the least busy
-            w = min(views, key=lambda i: (views[i].busy, i))
+    def submit(self, job: GameJob, worker: int | None = None) -> None:
+        """Hand ``job`` to ``worker``, or to the worker that keeps most of its bots."""
+        w = worker
+        if w is None:
+            views = self.worker_views()
+            w = choose_worker(job.pairing.bots, views)
+            if w is None:  # beyond capacity (the tournament never is): the least busy
+                w = min(views, key=lambda i: (views[i].busy, i))
         self._given[job.pairing.game_id] = (w, job)
         # A worker that died since the last poll: its games are handed out again once the
         # poll sees it gone.
@@ -280,6 +289,9 @@ class LocalExecutor(Executor):
         """Results that have arrived, waiting up to ``timeout_s`` for the first one; a worker
         found dead meanwhile is replaced. Raises RuntimeError when workers keep dying before
         any game finishes (:data:`DEATHS_IN_A_ROW`)."""
+        return self._collect(timeout_s)
+
+    def _collect(self, timeout_s: float) -> list[JobResult]:
         watched: list[Connection | int] = [w.process.sentinel for w in self._workers]
         watched += [w.results for w in self._workers if w.results is not None]
         mp_connection.wait(watched, timeout_s)
@@ -344,11 +356,28 @@ class LocalExecutor(Executor):
                 told.append(f"{named} lost its worker {lost} times: void")
             else:
                 self.submit(job)
-                self._again.append(game_id)
+                if not job.check:  # a start check is no game of the journal's
+                    self._again.append(game_id)
                 told.append(f"{named} is played again")
         self._said.append(f"a game worker (pid {pid}) {ended}: a new one took its place" +
                           "".join(f"; {t}" for t in told))
         return void
+
+    def start_problems(self, checks: Sequence[GameJob]) -> list[str]:
+        """Each bot's start check in a worker, the checks dealt to the workers in turn: a
+        worker that keeps bots keeps the process it checked for its games, where a check here
+        would start every bot once more. Why each bot that could not start failed."""
+        for i, job in enumerate(checks):
+            self.submit(dataclasses.replace(job, check=True), worker=i % len(self._workers))
+        pending = {job.pairing.game_id for job in checks}
+        problems: list[str] = []
+        while pending:
+            for result in self._collect(1.0):
+                if result.game_id in pending:
+                    pending.discard(result.game_id)
+                    if result.status != JobStatus.DONE:
+                        problems.append(result.reason)
+        return problems
 
     def restarted(self) -> list[str]:
         """Games handed out again since the last call because their worker died."""

@@ -41,6 +41,8 @@ class GameJob:
     sandbox: str = DEFAULT_MODE  #: how the bots run: "none" or "bwrap" (arena.runner.game.sandbox)
     #: the game's options, complete (Game.validate_options), which the worker plays it with
     options: dict[str, str] = field(default_factory=dict)
+    #: not a game but the start check of the one bot the pairing seats (:func:`check_job`)
+    check: bool = False
 
 
 class JobStatus(StrEnum):
@@ -116,6 +118,32 @@ def referee_job(job: GameJob, stable: Stable | None = None) -> JobResult:
                          duration_s=time.monotonic() - t0)
     return JobResult(p.game_id, JobStatus.DONE, duration_s=time.monotonic() - t0,
                      played=Played(record.to_json(), record.seat_results))
+
+
+def check_job(job: GameJob, stable: Stable) -> JobResult:
+    """The start check of the one bot ``job`` seats, in this worker: the bot started once and
+    its hello awaited, as a game would (:func:`arena.runner.game.checkbot.start_problem`).
+    DONE, the process then left waiting in ``stable`` for this worker's games when it keeps
+    any (its log goes with the games' logs); or VOID with why, its log apart, under
+    ``start-check``."""
+    from arena.runner.game.botlog import DEFAULT_LOG_CAP
+    from arena.runner.game.checkbot import start_problem
+    from arena.runner.game.clock import TimeControl
+
+    t0 = time.monotonic()
+    name = job.pairing.bots[0]
+    logs = Path(job.log_dir) if stable.keep > 0 else Path(job.log_dir) / "start-check"
+    try:
+        why = start_problem(_named(job.bots[name], name), job.game,
+                            TimeControl.from_dict(job.time_control), logs,
+                            DEFAULT_LOG_CAP if job.log_cap is None else job.log_cap,
+                            job.sandbox, job.seed_key, stable)
+    except Exception as exc:
+        if is_disk_full(exc):
+            return JobResult(job.pairing.game_id, JobStatus.DISK_FULL, str(exc))
+        return JobResult(job.pairing.game_id, JobStatus.ERROR, traceback.format_exc())
+    return JobResult(job.pairing.game_id, JobStatus.DONE if why is None else JobStatus.VOID,
+                     why or "", duration_s=time.monotonic() - t0)
 
 
 def file_result(job: GameJob, result: JobResult) -> JobResult:

@@ -205,16 +205,14 @@ class Ring:
             except SandboxError as exc:
                 raise TournamentError(str(exc)) from None
         self.competition.begin()
-        if here:
-            self.competition.check_bots(None)
         # Each worker keeps as many idle bots as its share of the free memory holds.
         keep = (keep_for_memory(available_memory(), settings.concurrency)
                 if self.competition.keep_bots else 0)
         executor = self.factory(settings.concurrency, keep)
         abandon = True
         try:
-            if not here:
-                self.competition.check_bots(executor)
+            # Where the games will run: a worker keeps the bot process it checked.
+            self.competition.check_bots(executor)
             self._loop(executor)
             abandon = self.stop.level >= 2
         finally:

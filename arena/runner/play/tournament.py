@@ -293,11 +293,15 @@ class Tournament:
     def check_bots(self, executor: Executor | None) -> None:
         """Before any game of this run: start every bot once (several at once) and wait for its
         hello, and stop with every bot that could not, at once, each with why and the end of its
-        log (rather than one void game after another). Where the games run: here (building the
-        bots that have a build step), or on the ``executor``'s workers when it checks them
-        itself. A run with no game to play checks nothing."""
+        log (rather than one void game after another). The bots that have a build step are
+        built first, here, unless the ``executor``'s workers build them (a cluster's). The
+        checks run where the games will: on the ``executor``'s workers when it checks them
+        itself (the local workers keep the processes they checked for their games), else
+        here. A run with no game to play checks nothing."""
         if not self.playing:
             return
+        if self.config.executor.kind == "local":
+            self._build_bots()
         if executor is not None:
             checks = [self.job(Pairing(f"start-check-{bot}", 0, 0, 0, (bot,), 0))
                       for bot in self.config.bot_names]
@@ -306,16 +310,6 @@ class Tournament:
                 self._refuse_to_start(remote)
                 return
         game = get_game(self.config.game)
-        problems: list[str] = []
-        ready: list[BotManifest] = []
-        for bot in self.config.bots:
-            try:  # a bot with a build step plays from its built copy
-                ready.append(built(bot, self.config.sandbox, self.folder / "logs" / "build"))
-            except BuildError as exc:
-                problems.append(str(exc))
-        self.config = dataclasses.replace(self.config, bots=tuple(ready)) if not problems \
-            else self.config
-
         key = self.seed_key  # read here: the journal is not to be used from the pool
 
         def problem(bot: BotManifest) -> str | None:
@@ -326,8 +320,21 @@ class Tournament:
         # As many at once as the games will run (most of a check is waiting for the hello).
         at_once = max(1, self.config.concurrency * self.config.players)
         with ThreadPoolExecutor(at_once, thread_name_prefix="start-check") as pool:
-            problems += [found for found in pool.map(problem, ready) if found is not None]
+            self._refuse_to_start([found for found in pool.map(problem, self.config.bots)
+                                   if found is not None])
+
+    def _build_bots(self) -> None:
+        """Build the bots that have a build step (each then plays from its built copy), or
+        stop with every one whose build failed, before any bot is started."""
+        problems: list[str] = []
+        ready: list[BotManifest] = []
+        for bot in self.config.bots:
+            try:
+                ready.append(built(bot, self.config.sandbox, self.folder / "logs" / "build"))
+            except BuildError as exc:
+                problems.append(str(exc))
         self._refuse_to_start(problems)
+        self.config = dataclasses.replace(self.config, bots=tuple(ready))
 
     def _refuse_to_start(self, problems: list[str]) -> None:
         if problems:
