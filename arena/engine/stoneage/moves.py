@@ -46,11 +46,23 @@ PLACE_RUNS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
     tuple(keys[1 : m + 1] for m in range(11)) for keys in PLACE_KEYS
 )
 RESOLVE_KEYS: tuple[tuple[int, int], ...] = tuple((RESOLVE, place) for place in range(NUM_PLACES))
+#: RESOLVE_LISTS[mask]: the keys for resolving the places of ``mask`` (bit q: place q), in
+#: place order, for each mask met so far (see :func:`resolve_keys`). Shared lists: never
+#: modify one.
+RESOLVE_LISTS: dict[int, list[tuple[int, int]]] = {}
 DECLINE_KEY = (DECLINE,)
 PENALTY_KEY = (PENALTY,)
 PICK_KEYS: tuple[tuple[int, int], ...] = tuple((PICK, face) for face in range(7))
 #: Every way to turn the "any 2 resources" card into resources.
 CLAIM_KEYS: list[tuple[Any, ...]] = [(CLAIM, c) for c in CLAIMS]
+
+
+def resolve_keys(mask: int) -> list[tuple[int, int]]:
+    """``RESOLVE_LISTS[mask]``, made the first time it is asked for."""
+    got = RESOLVE_LISTS.get(mask)
+    if got is None:
+        got = RESOLVE_LISTS[mask] = [k for k in RESOLVE_KEYS if mask >> k[1] & 1]
+    return got
 
 
 def place_fields(place: int) -> dict[str, Any]:

@@ -6,7 +6,7 @@ a card or a building is bought (or declined) with a payment, and a card's top ef
 
 from __future__ import annotations
 
-from itertools import combinations, compress
+from itertools import combinations
 
 from arena.engine.stoneage.components import (
     B_FIXED,
@@ -38,12 +38,12 @@ from arena.engine.stoneage.components import (
 )
 from arena.engine.stoneage.dice import roll
 from arena.engine.stoneage.moves import (
-    CLAIM_KEYS,
     DECLINE_KEY,
     PAY,
     PICK_KEYS,
-    RESOLVE_KEYS,
+    RESOLVE_LISTS,
     TOOLS,
+    resolve_keys,
 )
 from arena.engine.stoneage.phases import (
     FEEDING,
@@ -110,15 +110,14 @@ class ResolutionRules(StoneAgeStateBase):
     def _next_resolver(self) -> None:
         """Move resolution to the next player (from ``_turn``) with places left, or feed."""
         n = self._n
-        placed = self._placed
+        where = self._where
         while self._turn < n:
             p = (self._start + self._turn) % n
-            base = p * NUM_PLACES
-            moves = list(compress(RESOLVE_KEYS, placed[base : base + NUM_PLACES]))
-            if moves:
+            mask = where[p]
+            if mask:
                 self._cur = p
                 self._pend = None
-                self._moves = moves
+                self._moves = RESOLVE_LISTS.get(mask) or resolve_keys(mask)
                 return
             self._turn += 1
         self._phase = FEEDING
@@ -127,22 +126,18 @@ class ResolutionRules(StoneAgeStateBase):
 
     def _continue(self, p: int) -> None:
         """After one place of ``p`` is fully resolved: their next place, or the next player."""
-        base = p * NUM_PLACES
-        moves = list(compress(RESOLVE_KEYS, self._placed[base : base + NUM_PLACES]))
-        if moves:
+        mask = self._where[p]
+        if mask:
             self._cur = p
             self._pend = None
-            self._moves = moves
+            self._moves = RESOLVE_LISTS.get(mask) or resolve_keys(mask)
         else:
             self._turn += 1
             self._next_resolver()
 
     def _payments(self, p: int, table: int) -> list[Key]:
         """Buying with a payment of ``table`` (see ``PAYMENT_TABLES``), or declining."""
-        moves: list[Key] = [*self._affordable(PAY, table, p), DECLINE_KEY]
-        if self._any2[p]:
-            moves += CLAIM_KEYS
-        return moves
+        return self._choices(PAY, table, p, DECLINE_KEY)
 
     def _roll(self, p: int, n: int) -> tuple[int, ...]:
         k = self._rolls[p]
@@ -167,6 +162,7 @@ class ResolutionRules(StoneAgeStateBase):
         idx = p * NUM_PLACES + place
         people = self._placed[idx]
         self._placed[idx] = 0
+        self._where[p] &= ~(1 << place)
         if place <= 4:  # hunting and the four resource places share one rule
             self._gather_roll(p, place, people, place)
             return
