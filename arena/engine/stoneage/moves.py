@@ -57,11 +57,19 @@ PICK_KEYS: tuple[tuple[int, int], ...] = tuple((PICK, face) for face in range(7)
 CLAIM_KEYS: list[tuple[Any, ...]] = [(CLAIM, c) for c in CLAIMS]
 
 
+#: _RESOLVE_BYTE[i][m]: the resolve keys of places 8 * i + j for each bit j of the byte m.
+_RESOLVE_BYTE: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
+    tuple(tuple(k for k in RESOLVE_KEYS[8 * i : 8 * i + 8] if m >> (k[1] - 8 * i) & 1)
+          for m in range(256))
+    for i in range(NUM_PLACES // 8)
+)
+
+
 def resolve_keys(mask: int) -> list[tuple[int, int]]:
     """``RESOLVE_LISTS[mask]``, made the first time it is asked for."""
     got = RESOLVE_LISTS.get(mask)
     if got is None:
-        got = RESOLVE_LISTS[mask] = [k for k in RESOLVE_KEYS if mask >> k[1] & 1]
+        got = RESOLVE_LISTS[mask] = [*_RESOLVE_BYTE[0][mask & 255], *_RESOLVE_BYTE[1][mask >> 8]]
     return got
 
 

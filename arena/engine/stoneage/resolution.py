@@ -45,6 +45,7 @@ from arena.engine.stoneage.moves import (
     TOOLS,
     resolve_keys,
 )
+from arena.engine.stoneage.payments import BUILDING_TABLE0
 from arena.engine.stoneage.phases import (
     FEEDING,
     PD_BUILDING,
@@ -54,18 +55,25 @@ from arena.engine.stoneage.phases import (
     Key,
     Pay,
 )
-from arena.engine.stoneage.state_base import BUILDING_TABLE0, StoneAgeStateBase
+from arena.engine.stoneage.state_base import StoneAgeStateBase
 
+#: (the roll's remainder by the divisor, the divisor, the tools, the one-use tools) -> the
+#: tool choices (see :func:`tool_options`).
 _TOOL_CACHE: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], list[Key]] = {}
+#: A sorted tuple of tool values -> its distinct sub-multisets (see :func:`_sub_multisets`).
+_SUB_MULTISETS: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
 
 
 def _sub_multisets(values: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Distinct sub-multisets of a sorted tuple (as sorted tuples), smallest first."""
-    seen: dict[tuple[int, ...], None] = {}
-    for r in range(len(values) + 1):
-        for combo in combinations(values, r):
-            seen.setdefault(combo, None)
-    return list(seen)
+    got = _SUB_MULTISETS.get(values)
+    if got is None:
+        seen: dict[tuple[int, ...], None] = {}
+        for r in range(len(values) + 1):
+            for combo in combinations(values, r):
+                seen.setdefault(combo, None)
+        got = _SUB_MULTISETS[values] = list(seen)
+    return got
 
 
 def tool_options(total: int, divisor: int, tools: tuple[int, ...], one_use: tuple[int, ...]
@@ -76,19 +84,26 @@ def tool_options(total: int, divisor: int, tools: tuple[int, ...], one_use: tupl
     that is *minimal*: dropping any one tool from it would lower the yield. A choice that adds
     value without changing the yield, or a larger set with the same yield as one of its
     subsets, is never better for the player and is left out (RULES.md, ruling T1).
+
+    Whether a tool changes the yield depends on the roll only through its remainder by the
+    divisor (``(q * divisor + r + x) // divisor`` is ``q + (r + x) // divisor``), so the
+    choices are worked out for that remainder and kept for every roll that leaves it. The list
+    is shared: never modify it.
     """
-    ck = (total, divisor, tools, one_use)
+    rest = total % divisor
+    ck = (rest, divisor, tools, one_use)
     got = _TOOL_CACHE.get(ck)
     if got is not None:
         return got
     options: list[Key] = [(TOOLS, (), ())]
+    once = _sub_multisets(one_use)
     for a in _sub_multisets(tools):
-        for b in _sub_multisets(one_use):
+        for b in once:
             if not a and not b:
                 continue
             added = sum(a) + sum(b)
-            gained = (total + added) // divisor
-            if all((total + added - v) // divisor < gained for v in a + b):
+            gained = (rest + added) // divisor
+            if all((rest + added - v) // divisor < gained for v in a + b):
                 options.append((TOOLS, a, b))
     _TOOL_CACHE[ck] = options
     return options
@@ -136,7 +151,7 @@ class ResolutionRules(StoneAgeStateBase):
             self._next_resolver()
 
     def _payments(self, p: int, table: int) -> list[Key]:
-        """Buying with a payment of ``table`` (see ``PAYMENT_TABLES``), or declining."""
+        """Buying with a payment of ``table`` (see ``payments.PAYMENT_TABLES``), or declining."""
         return self._choices(PAY, table, p, DECLINE_KEY)
 
     def _roll(self, p: int, n: int) -> tuple[int, ...]:

@@ -45,6 +45,7 @@ from arena.engine.stoneage.moves import (
     key_to_action,
     resolve_keys,
 )
+from arena.engine.stoneage.payments import BUILDING_TABLE0
 from arena.engine.stoneage.phases import (
     MAX_ROUNDS,
     OVER,
@@ -60,7 +61,6 @@ from arena.engine.stoneage.placement import PlacementRules
 from arena.engine.stoneage.resolution import ResolutionRules, remove_values, tool_options
 from arena.engine.stoneage.save import SaveFormat
 from arena.engine.stoneage.scoring import Scoring
-from arena.engine.stoneage.state_base import BUILDING_TABLE0
 from arena.engine.stoneage.views import ObservationView
 
 __all__ = ["MAX_ROUNDS", "PHASE_NAMES", "StoneAgeState", "tool_options"]

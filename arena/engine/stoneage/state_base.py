@@ -19,16 +19,10 @@ from typing import Any
 
 from arena.engine.api import State
 from arena.engine.chance import Chance
-from arena.engine.stoneage.components import BUILDING_PAYMENTS, COMPOSITIONS
 from arena.engine.stoneage.moves import CLAIM_KEYS
+from arena.engine.stoneage.payments import TABLE_CAPS, payment_keys
 from arena.engine.stoneage.phases import Key, Pay
 
-#: Payment tables: table n (0..10) holds every way to pay n resources (a card costing n, a
-#: feeding deficit of n), table BUILDING_TABLE0 + b every way to pay for building b.
-PAYMENT_TABLES: tuple[tuple[Pay, ...], ...] = COMPOSITIONS + BUILDING_PAYMENTS
-BUILDING_TABLE0 = len(COMPOSITIONS)
-#: The most of one resource a payment of each table uses: holding more changes nothing.
-_TABLE_CAPS = tuple(max((max(x) for x in table), default=0) for table in PAYMENT_TABLES)
 #: (opcode, table, holdings capped by the table's cap, whether the payer may claim, the key
 #: after the payments) -> the decision's keys (see ``_choices``). At most 2 * (cap + 1) ** 4
 #: entries a table and opcode; far fewer are ever met.
@@ -128,12 +122,12 @@ class StoneAgeStateBase(State):
         g[b + 4] -= pay[3]
 
     def _choices(self, op: int, table: int, p: int, last: Key) -> list[Key]:
-        """The keys of a decision to pay with ``table`` (see ``PAYMENT_TABLES``): ``(op,
-        payment)`` for each payment of the table that ``p`` can make, in the table's order,
+        """The keys of a decision to pay with ``table`` (see ``payments.PAYMENT_TABLES``):
+        ``(op, payment)`` for each payment of the table that ``p`` can make, in the table's order,
         then ``last`` (declining, or the penalty), then the claims of the "any 2 resources"
         card if ``p`` holds one. The list is shared by every decision alike: never modify it
         (a state's ``_moves`` is only ever replaced)."""
-        cap = _TABLE_CAPS[table]
+        cap = TABLE_CAPS[table]
         b = p * 5
         w, c, s, gold = self._goods[b + 1 : b + 5]
         # capped one by one: a generator and min() cost more than the lookup they key
@@ -150,8 +144,7 @@ class StoneAgeStateBase(State):
         got = _CHOICES.get(ck)
         if got is None:
             got = _CHOICES[ck] = [
-                *((op, x) for x in PAYMENT_TABLES[table]
-                  if x[0] <= w and x[1] <= c and x[2] <= s and x[3] <= gold),
+                *payment_keys(op, table, w, c, s, gold),
                 last,
                 *(CLAIM_KEYS if claims else ()),
             ]
