@@ -42,7 +42,9 @@ from arena.engine.stoneage.moves import (
     RESOLVE,
     TOOLS,
     actions_of,
+    copy_action,
     key_to_action,
+    known_action,
     resolve_keys,
 )
 from arena.engine.stoneage.payments import BUILDING_TABLE0
@@ -134,7 +136,13 @@ class StoneAgeState(
         return key_to_action(key)  # type: ignore[arg-type]
 
     def legal_actions(self) -> list[dict[str, Any]]:
-        return actions_of(self._moves)
+        moves = self._moves
+        if moves and moves[0][0] != TOOLS:  # actions_of's path where every key is known
+            try:
+                return list(map(copy_action, map(known_action, moves)))
+            except KeyError:
+                pass
+        return actions_of(moves)
 
     def num_legal(self) -> int:
         return len(self._moves)
