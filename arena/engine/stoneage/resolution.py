@@ -161,7 +161,9 @@ class ResolutionRules(StoneAgeStateBase):
 
     def _gather_roll(self, p: int, good: int, n: int, place: int) -> None:
         """Roll ``n`` dice for ``good``; ask about tools if any choice could matter."""
-        dice = self._roll(p, n)
+        k = self._rolls[p]  # _roll, spelled out
+        self._rolls[p] = k + 1
+        dice = roll(self._chance, self._round, p, k, n)
         total = sum(dice)
         divisor = DIVISOR[good]
         if self._tfree[p] or self._one_use[p]:

@@ -155,7 +155,11 @@ class StoneAgeState(
         moves = self._moves
         if type(index) is not int or not 0 <= index < len(moves):
             super().apply_index(index)  # raises IllegalActionError with the message
-        self._do(moves[index])
+        key = moves[index]
+        if key[0] == PLACE:  # _do's first case, without its call
+            self._place(self._cur, key)
+        else:
+            self._do(key)
         while len(self._moves) == 1:  # _settle, spelled out on the hottest path
             self._do(self._moves[0])
 
