@@ -4,7 +4,10 @@ its rules.
 The state is a flat set of small lists indexed by seat (and by ``seat * 16 + place`` for the
 people on the board), plus tuples for what rarely changes (cards owned, the deck, the building
 piles), which a clone shares instead of copying. Every decision point stores its legal action
-keys in ``_moves``.
+keys in ``_moves``. Two fields repeat what others hold, in the form the next decision reads
+without scanning the board: ``_where`` (each seat's occupied places as a bit mask, from
+``_placed``) and ``_open_buys`` (the card slots and piles nobody has placed on this round); the
+save format leaves them out, and a loaded state rebuilds them.
 
 :class:`StoneAgeStateBase` declares them once. Each rule area is a mixin over it (placement,
 resolution, feeding, scoring, views, save format), and ``StoneAgeState`` combines them; a mixin
