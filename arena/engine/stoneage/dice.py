@@ -8,6 +8,7 @@ replaying a seed with the seats rotated gives every seat the same dice (duplicat
 from __future__ import annotations
 
 from hashlib import blake2b
+from typing import Any
 
 from arena.engine.chance import Chance, SeededChance
 
@@ -21,18 +22,28 @@ DICE_EVENT = "dice"
 # (more than 22 bytes rejected) or the chance is another kind. A 4-player game rolls about 240
 # times: the generic path (key text, its cache, a loop over the bytes) cost 5-8% of a random
 # game's time more than this one. tests/test_stoneage_dice.py holds the two equal.
+#
+# The hash of "{seed}/dice/" is taken once per seed and copied for each roll (a copy of a hash
+# that has read the prefix, then the rest, gives the digest of the whole text): the last seed's
+# is kept, and a game rolls with one seed throughout.
 _DIGEST_SIZE = 32
 _FACE_OF_BYTE = bytes(b % 6 + 1 if b < 252 else 0 for b in range(256))
 _REJECTED_BYTES = bytes(range(252, 256))
+_last_seed: tuple[int, Any] = (0, blake2b(b"0/dice/", digest_size=_DIGEST_SIZE))
 
 
 def roll(chance: Chance, round_no: int, seat: int, k: int, n: int) -> tuple[int, ...]:
     """``n`` six-sided dice (1..6) for the k-th roll of ``seat`` in ``round_no``."""
+    global _last_seed
     if type(chance) is SeededChance:
-        event = b"%d/dice/%d/%d/%d/0" % (chance.seed, round_no, seat, k)
-        faces = blake2b(event, digest_size=_DIGEST_SIZE).digest().translate(
-            _FACE_OF_BYTE, _REJECTED_BYTES
-        )
+        seed, prefix = _last_seed
+        if seed != chance.seed:
+            seed = chance.seed
+            prefix = blake2b(b"%d/dice/" % seed, digest_size=_DIGEST_SIZE)
+            _last_seed = (seed, prefix)
+        h = prefix.copy()
+        h.update(b"%d/%d/%d/0" % (round_no, seat, k))
+        faces = h.digest().translate(_FACE_OF_BYTE, _REJECTED_BYTES)
         if len(faces) >= n:
             return tuple(faces[:n])
     return chance.integers((DICE_EVENT, round_no, seat, k), n, 1, 6)

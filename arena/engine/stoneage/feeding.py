@@ -4,7 +4,6 @@ what is missing."""
 from __future__ import annotations
 
 from arena.engine.stoneage.moves import (
-    CLAIM_KEYS,
     FEED,
     PENALTY_KEY,
 )
@@ -37,7 +36,4 @@ class FeedingRules(StoneAgeStateBase):
 
     def _feed_options(self, p: int, deficit: int) -> list[Key]:
         # Table n of the payment tables holds every way to pay n resources.
-        moves: list[Key] = [*self._affordable(FEED, deficit, p), PENALTY_KEY]
-        if self._any2[p]:
-            moves += CLAIM_KEYS
-        return moves
+        return self._choices(FEED, deficit, p, PENALTY_KEY)

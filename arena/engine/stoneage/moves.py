@@ -46,11 +46,31 @@ PLACE_RUNS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
     tuple(keys[1 : m + 1] for m in range(11)) for keys in PLACE_KEYS
 )
 RESOLVE_KEYS: tuple[tuple[int, int], ...] = tuple((RESOLVE, place) for place in range(NUM_PLACES))
+#: RESOLVE_LISTS[mask]: the keys for resolving the places of ``mask`` (bit q: place q), in
+#: place order, for each mask met so far (see :func:`resolve_keys`). Shared lists: never
+#: modify one.
+RESOLVE_LISTS: dict[int, list[tuple[int, int]]] = {}
 DECLINE_KEY = (DECLINE,)
 PENALTY_KEY = (PENALTY,)
 PICK_KEYS: tuple[tuple[int, int], ...] = tuple((PICK, face) for face in range(7))
 #: Every way to turn the "any 2 resources" card into resources.
 CLAIM_KEYS: list[tuple[Any, ...]] = [(CLAIM, c) for c in CLAIMS]
+
+
+#: _RESOLVE_BYTE[i][m]: the resolve keys of places 8 * i + j for each bit j of the byte m.
+_RESOLVE_BYTE: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
+    tuple(tuple(k for k in RESOLVE_KEYS[8 * i : 8 * i + 8] if m >> (k[1] - 8 * i) & 1)
+          for m in range(256))
+    for i in range(NUM_PLACES // 8)
+)
+
+
+def resolve_keys(mask: int) -> list[tuple[int, int]]:
+    """``RESOLVE_LISTS[mask]``, made the first time it is asked for."""
+    got = RESOLVE_LISTS.get(mask)
+    if got is None:
+        got = RESOLVE_LISTS[mask] = [*_RESOLVE_BYTE[0][mask & 255], *_RESOLVE_BYTE[1][mask >> 8]]
+    return got
 
 
 def place_fields(place: int) -> dict[str, Any]:
@@ -77,7 +97,7 @@ def key_to_action(key: tuple[Any, ...]) -> dict[str, Any]:
     if op == RESOLVE:
         return {"type": "resolve", **place_fields(key[1])}
     if op == TOOLS:
-        return {"type": "use_tools", "tools": list(key[1]), "one_use_tools": list(key[2])}
+        return tools_actions((key,))[0]
     if op == PAY:
         return {"type": "pay", **_resources(key[1])}
     if op == DECLINE:
@@ -107,13 +127,25 @@ def _first_action(key: tuple[Any, ...]) -> dict[str, Any]:
     return action
 
 
+def tools_actions(keys: Sequence[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """The dicts of ``TOOLS`` keys, built (their lists are new every time)."""
+    return [{"type": "use_tools", "tools": [*a], "one_use_tools": [*b]} for _, a, b in keys]
+
+
+#: The dict of a key met before (KeyError for any other), and a dict's copy: the two steps of
+#: :func:`actions_of` where every key is known, which run in C.
+known_action = _ACTION_DICTS.__getitem__
+copy_action = dict.copy
+
+
 def actions_of(keys: Sequence[tuple[Any, ...]]) -> list[dict[str, Any]]:
     """``[key_to_action(k) for k in keys]``: new dicts equal to those. Where every key's dict
-    is known they are copies, made in a loop that runs in C."""
+    is known they are copies, made in a loop that runs in C (a state's ``legal_actions``
+    takes that path itself and comes here for the others)."""
     if keys and keys[0][0] == TOOLS:  # a tools decision: its dicts are built every time
-        return [key_to_action(k) for k in keys]
+        return tools_actions(keys)
     try:
-        return list(map(dict.copy, map(_ACTION_DICTS.__getitem__, keys)))
+        return list(map(copy_action, map(known_action, keys)))
     except KeyError:
         get = _ACTION_DICTS.get
         return [a.copy() if (a := get(k)) is not None else _first_action(k) for k in keys]

@@ -6,7 +6,7 @@ a card or a building is bought (or declined) with a payment, and a card's top ef
 
 from __future__ import annotations
 
-from itertools import combinations, compress
+from itertools import combinations
 
 from arena.engine.stoneage.components import (
     B_FIXED,
@@ -38,13 +38,14 @@ from arena.engine.stoneage.components import (
 )
 from arena.engine.stoneage.dice import roll
 from arena.engine.stoneage.moves import (
-    CLAIM_KEYS,
     DECLINE_KEY,
     PAY,
     PICK_KEYS,
-    RESOLVE_KEYS,
+    RESOLVE_LISTS,
     TOOLS,
+    resolve_keys,
 )
+from arena.engine.stoneage.payments import BUILDING_TABLE0
 from arena.engine.stoneage.phases import (
     FEEDING,
     PD_BUILDING,
@@ -54,18 +55,25 @@ from arena.engine.stoneage.phases import (
     Key,
     Pay,
 )
-from arena.engine.stoneage.state_base import BUILDING_TABLE0, StoneAgeStateBase
+from arena.engine.stoneage.state_base import StoneAgeStateBase
 
+#: (the roll's remainder by the divisor, the divisor, the tools, the one-use tools) -> the
+#: tool choices (see :func:`tool_options`).
 _TOOL_CACHE: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], list[Key]] = {}
+#: A sorted tuple of tool values -> its distinct sub-multisets (see :func:`_sub_multisets`).
+_SUB_MULTISETS: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
 
 
 def _sub_multisets(values: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Distinct sub-multisets of a sorted tuple (as sorted tuples), smallest first."""
-    seen: dict[tuple[int, ...], None] = {}
-    for r in range(len(values) + 1):
-        for combo in combinations(values, r):
-            seen.setdefault(combo, None)
-    return list(seen)
+    got = _SUB_MULTISETS.get(values)
+    if got is None:
+        seen: dict[tuple[int, ...], None] = {}
+        for r in range(len(values) + 1):
+            for combo in combinations(values, r):
+                seen.setdefault(combo, None)
+        got = _SUB_MULTISETS[values] = list(seen)
+    return got
 
 
 def tool_options(total: int, divisor: int, tools: tuple[int, ...], one_use: tuple[int, ...]
@@ -76,19 +84,26 @@ def tool_options(total: int, divisor: int, tools: tuple[int, ...], one_use: tupl
     that is *minimal*: dropping any one tool from it would lower the yield. A choice that adds
     value without changing the yield, or a larger set with the same yield as one of its
     subsets, is never better for the player and is left out (RULES.md, ruling T1).
+
+    Whether a tool changes the yield depends on the roll only through its remainder by the
+    divisor (``(q * divisor + r + x) // divisor`` is ``q + (r + x) // divisor``), so the
+    choices are worked out for that remainder and kept for every roll that leaves it. The list
+    is shared: never modify it.
     """
-    ck = (total, divisor, tools, one_use)
+    rest = total % divisor
+    ck = (rest, divisor, tools, one_use)
     got = _TOOL_CACHE.get(ck)
     if got is not None:
         return got
     options: list[Key] = [(TOOLS, (), ())]
+    once = _sub_multisets(one_use)
     for a in _sub_multisets(tools):
-        for b in _sub_multisets(one_use):
+        for b in once:
             if not a and not b:
                 continue
             added = sum(a) + sum(b)
-            gained = (total + added) // divisor
-            if all((total + added - v) // divisor < gained for v in a + b):
+            gained = (rest + added) // divisor
+            if all((rest + added - v) // divisor < gained for v in a + b):
                 options.append((TOOLS, a, b))
     _TOOL_CACHE[ck] = options
     return options
@@ -110,15 +125,14 @@ class ResolutionRules(StoneAgeStateBase):
     def _next_resolver(self) -> None:
         """Move resolution to the next player (from ``_turn``) with places left, or feed."""
         n = self._n
-        placed = self._placed
+        where = self._where
         while self._turn < n:
             p = (self._start + self._turn) % n
-            base = p * NUM_PLACES
-            moves = list(compress(RESOLVE_KEYS, placed[base : base + NUM_PLACES]))
-            if moves:
+            mask = where[p]
+            if mask:
                 self._cur = p
                 self._pend = None
-                self._moves = moves
+                self._moves = RESOLVE_LISTS.get(mask) or resolve_keys(mask)
                 return
             self._turn += 1
         self._phase = FEEDING
@@ -127,22 +141,18 @@ class ResolutionRules(StoneAgeStateBase):
 
     def _continue(self, p: int) -> None:
         """After one place of ``p`` is fully resolved: their next place, or the next player."""
-        base = p * NUM_PLACES
-        moves = list(compress(RESOLVE_KEYS, self._placed[base : base + NUM_PLACES]))
-        if moves:
+        mask = self._where[p]
+        if mask:
             self._cur = p
             self._pend = None
-            self._moves = moves
+            self._moves = RESOLVE_LISTS.get(mask) or resolve_keys(mask)
         else:
             self._turn += 1
             self._next_resolver()
 
     def _payments(self, p: int, table: int) -> list[Key]:
-        """Buying with a payment of ``table`` (see ``PAYMENT_TABLES``), or declining."""
-        moves: list[Key] = [*self._affordable(PAY, table, p), DECLINE_KEY]
-        if self._any2[p]:
-            moves += CLAIM_KEYS
-        return moves
+        """Buying with a payment of ``table`` (see ``payments.PAYMENT_TABLES``), or declining."""
+        return self._choices(PAY, table, p, DECLINE_KEY)
 
     def _roll(self, p: int, n: int) -> tuple[int, ...]:
         k = self._rolls[p]
@@ -151,7 +161,9 @@ class ResolutionRules(StoneAgeStateBase):
 
     def _gather_roll(self, p: int, good: int, n: int, place: int) -> None:
         """Roll ``n`` dice for ``good``; ask about tools if any choice could matter."""
-        dice = self._roll(p, n)
+        k = self._rolls[p]  # _roll, spelled out
+        self._rolls[p] = k + 1
+        dice = roll(self._chance, self._round, p, k, n)
         total = sum(dice)
         divisor = DIVISOR[good]
         if self._tfree[p] or self._one_use[p]:
@@ -167,6 +179,7 @@ class ResolutionRules(StoneAgeStateBase):
         idx = p * NUM_PLACES + place
         people = self._placed[idx]
         self._placed[idx] = 0
+        self._where[p] &= ~(1 << place)
         if place <= 4:  # hunting and the four resource places share one rule
             self._gather_roll(p, place, people, place)
             return

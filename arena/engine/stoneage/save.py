@@ -8,6 +8,7 @@ from typing import Any, Self
 
 from arena.engine.api import Game
 from arena.engine.chance import chance_from_dict
+from arena.engine.stoneage.components import NUM_PLACES
 from arena.engine.stoneage.state_base import StoneAgeStateBase
 
 _LIST_FIELDS = (
@@ -74,6 +75,11 @@ class SaveFormat(StoneAgeStateBase):
                 setattr(s, "_" + f, [int(v) for v in data[f]])
             for f in _TUPLE_LIST_FIELDS:
                 setattr(s, "_" + f, [tuple(int(v) for v in t) for t in data[f]])
+            s._where = [
+                sum(1 << q for q in range(NUM_PLACES) if s._placed[p * NUM_PLACES + q])
+                for p in range(s._n)
+            ]
+            s._open_buys = s._open_buy_places()
             s._moves = s._pending_options()
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"malformed {game.name} state: {exc!r}") from exc

@@ -12,7 +12,6 @@ See ``RULES.md`` beside this file for the rules and the rulings.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from itertools import compress
 from typing import Any
 
 from arena.engine.api import Game
@@ -41,11 +40,14 @@ from arena.engine.stoneage.moves import (
     PICK_KEYS,
     PLACE,
     RESOLVE,
-    RESOLVE_KEYS,
     TOOLS,
     actions_of,
+    copy_action,
     key_to_action,
+    known_action,
+    resolve_keys,
 )
+from arena.engine.stoneage.payments import BUILDING_TABLE0
 from arena.engine.stoneage.phases import (
     MAX_ROUNDS,
     OVER,
@@ -61,7 +63,6 @@ from arena.engine.stoneage.placement import PlacementRules
 from arena.engine.stoneage.resolution import ResolutionRules, remove_values, tool_options
 from arena.engine.stoneage.save import SaveFormat
 from arena.engine.stoneage.scoring import Scoring
-from arena.engine.stoneage.state_base import BUILDING_TABLE0
 from arena.engine.stoneage.views import ObservationView
 
 __all__ = ["MAX_ROUNDS", "PHASE_NAMES", "StoneAgeState", "tool_options"]
@@ -135,7 +136,13 @@ class StoneAgeState(
         return key_to_action(key)  # type: ignore[arg-type]
 
     def legal_actions(self) -> list[dict[str, Any]]:
-        return actions_of(self._moves)
+        moves = self._moves
+        if moves and moves[0][0] != TOOLS:  # actions_of's path where every key is known
+            try:
+                return list(map(copy_action, map(known_action, moves)))
+            except KeyError:
+                pass
+        return actions_of(moves)
 
     def num_legal(self) -> int:
         return len(self._moves)
@@ -148,7 +155,11 @@ class StoneAgeState(
         moves = self._moves
         if type(index) is not int or not 0 <= index < len(moves):
             super().apply_index(index)  # raises IllegalActionError with the message
-        self._do(moves[index])
+        key = moves[index]
+        if key[0] == PLACE:  # _do's first case, without its call
+            self._place(self._cur, key)
+        else:
+            self._do(key)
         while len(self._moves) == 1:  # _settle, spelled out on the hottest path
             self._do(self._moves[0])
 
@@ -184,7 +195,9 @@ class StoneAgeState(
         c._cards = self._cards[:]
         c._hidden = self._hidden[:]
         c._placed = self._placed[:]
+        c._where = self._where[:]
         c._total = self._total[:]
+        c._open_buys = self._open_buys
         c._players_at = self._players_at[:]
         c._rolls = self._rolls[:]
         return c
@@ -201,11 +214,13 @@ class StoneAgeState(
         self._pend = None
         self._turn = 0
         self._placed = [0] * (NUM_PLACES * n)
+        self._where = [0] * n
         self._total = [0] * NUM_PLACES
         self._players_at = [0] * NUM_PLACES
         self._avail = self._people[:]
         self._rolls = [0] * n
         self._tfree = [TOOL_VALUES[st] for st in self._step]
+        self._open_buys = self._open_buy_places()
         self._next_placer(self._start)
 
     def _end_round(self) -> None:
@@ -242,8 +257,7 @@ class StoneAgeState(
             return self._placements(p)
         pend = self._pend
         if pend is None:
-            base = p * NUM_PLACES
-            return list(compress(RESOLVE_KEYS, self._placed[base : base + NUM_PLACES]))
+            return resolve_keys(self._where[p])
         kind = pend[0]
         if kind == PD_TOOLS:
             return tool_options(sum(pend[2]), DIVISOR[pend[1]], self._tfree[p], self._one_use[p])
@@ -261,13 +275,7 @@ class StoneAgeState(
         op = key[0]
         p = self._cur
         if op == PLACE:
-            place = key[1]
-            k = key[2]
-            self._placed[p * NUM_PLACES + place] = k
-            self._total[place] += k
-            self._players_at[place] += 1
-            self._avail[p] -= k
-            self._next_placer((p + 1) % self._n)
+            self._place(p, key)
         elif op == RESOLVE:
             self._resolve(p, key[1])
         elif op == TOOLS:

@@ -4,7 +4,10 @@ its rules.
 The state is a flat set of small lists indexed by seat (and by ``seat * 16 + place`` for the
 people on the board), plus tuples for what rarely changes (cards owned, the deck, the building
 piles), which a clone shares instead of copying. Every decision point stores its legal action
-keys in ``_moves``.
+keys in ``_moves``. Two fields repeat what others hold, in the form the next decision reads
+without scanning the board: ``_where`` (each seat's occupied places as a bit mask, from
+``_placed``) and ``_open_buys`` (the card slots and piles nobody has placed on this round); the
+save format leaves them out, and a loaded state rebuilds them.
 
 :class:`StoneAgeStateBase` declares them once. Each rule area is a mixin over it (placement,
 resolution, feeding, scoring, views, save format), and ``StoneAgeState`` combines them; a mixin
@@ -19,18 +22,14 @@ from typing import Any
 
 from arena.engine.api import State
 from arena.engine.chance import Chance
-from arena.engine.stoneage.components import BUILDING_PAYMENTS, COMPOSITIONS
+from arena.engine.stoneage.moves import CLAIM_KEYS
+from arena.engine.stoneage.payments import TABLE_CAPS, payment_keys
 from arena.engine.stoneage.phases import Key, Pay
 
-#: Payment tables: table n (0..10) holds every way to pay n resources (a card costing n, a
-#: feeding deficit of n), table BUILDING_TABLE0 + b every way to pay for building b.
-PAYMENT_TABLES: tuple[tuple[Pay, ...], ...] = COMPOSITIONS + BUILDING_PAYMENTS
-BUILDING_TABLE0 = len(COMPOSITIONS)
-#: The most of one resource a payment of each table uses: holding more changes nothing.
-_TABLE_CAPS = tuple(max((max(x) for x in table), default=0) for table in PAYMENT_TABLES)
-#: (opcode, table, holdings capped by the table's cap) -> the keys of the payments they cover.
-#: At most (cap + 1) ** 4 entries a table and opcode; far fewer are ever met.
-_AFFORDABLE: dict[tuple[int, ...], tuple[Key, ...]] = {}
+#: (opcode, table, holdings capped by the table's cap, whether the payer may claim, the key
+#: after the payments) -> the decision's keys (see ``_choices``). At most 2 * (cap + 1) ** 4
+#: entries a table and opcode; far fewer are ever met.
+_CHOICES: dict[tuple[Any, ...], list[Key]] = {}
 
 
 class StoneAgeStateBase(State):
@@ -52,6 +51,7 @@ class StoneAgeStateBase(State):
         "_moves",
         "_nbuild",
         "_one_use",
+        "_open_buys",
         "_penalties",
         "_pend",
         "_people",
@@ -68,6 +68,7 @@ class StoneAgeStateBase(State):
         "_top_pts",
         "_total",
         "_turn",
+        "_where",
     )
 
     _chance: Chance
@@ -90,6 +91,7 @@ class StoneAgeStateBase(State):
     _step: list[int]
     _tfree: list[tuple[int, ...]]
     _one_use: list[tuple[int, ...]]
+    _open_buys: tuple[Key, ...]
     _any2: list[int]
     _build_pts: list[int]
     _top_pts: list[int]
@@ -101,6 +103,9 @@ class StoneAgeStateBase(State):
     _total: list[int]
     _players_at: list[int]
     _rolls: list[int]
+    #: _where[p]: the places where seat p has people on the board, bit q for place q (what
+    #: ``_placed`` holds, as a mask: the resolution's choices are looked up by it)
+    _where: list[int]
 
     # ------------------------------------------------------------------ goods accounting
     def _gain(self, p: int, pay: Pay) -> None:
@@ -119,20 +124,33 @@ class StoneAgeStateBase(State):
         g[b + 3] -= pay[2]
         g[b + 4] -= pay[3]
 
-    def _affordable(self, op: int, table: int, p: int) -> tuple[Key, ...]:
-        """The keys ``(op, payment)`` of the payments of ``table`` that ``p`` can make, in the
-        table's order."""
-        cap = _TABLE_CAPS[table]
-        g = self._goods
+    def _choices(self, op: int, table: int, p: int, last: Key) -> list[Key]:
+        """The keys of a decision to pay with ``table`` (see ``payments.PAYMENT_TABLES``):
+        ``(op, payment)`` for each payment of the table that ``p`` can make, in the table's order,
+        then ``last`` (declining, or the penalty), then the claims of the "any 2 resources"
+        card if ``p`` holds one. The list is shared by every decision alike: never modify it
+        (a state's ``_moves`` is only ever replaced)."""
+        cap = TABLE_CAPS[table]
         b = p * 5
-        w, c, s, gold = (min(g[b + i], cap) for i in range(1, 5))
-        ck = (op, table, w, c, s, gold)
-        got = _AFFORDABLE.get(ck)
+        w, c, s, gold = self._goods[b + 1 : b + 5]
+        # capped one by one: a generator and min() cost more than the lookup they key
+        if w > cap:
+            w = cap
+        if c > cap:
+            c = cap
+        if s > cap:
+            s = cap
+        if gold > cap:
+            gold = cap
+        claims = self._any2[p] > 0
+        ck = (op, table, w, c, s, gold, claims, last)
+        got = _CHOICES.get(ck)
         if got is None:
-            got = _AFFORDABLE[ck] = tuple(
-                (op, x) for x in PAYMENT_TABLES[table]
-                if x[0] <= w and x[1] <= c and x[2] <= s and x[3] <= gold
-            )
+            got = _CHOICES[ck] = [
+                *payment_keys(op, table, w, c, s, gold),
+                last,
+                *(CLAIM_KEYS if claims else ()),
+            ]
         return got
 
     # ------------------------------------------------------------------ hooks
@@ -147,6 +165,10 @@ class StoneAgeStateBase(State):
     @abstractmethod
     def _end_round(self) -> None:
         """End the round: the game ends, or the next round begins."""
+
+    @abstractmethod
+    def _open_buy_places(self) -> tuple[Key, ...]:
+        """The placements on card slots and building piles still open this round."""
 
     @abstractmethod
     def _pending_options(self) -> list[Key]:
