@@ -52,7 +52,7 @@ def bench_engine_cmd(
     options ÷ defaults. With --peer, then the same for the peer engine, in a process of its
     own, and Arena ÷ peer."""
     from arena.bench.engine import (
-        DICT_PATH_TARGET,
+        REFEREE_PATH_TARGET,
         bench_against_defaults,
         bench_engine,
         to_defaults,
@@ -87,7 +87,11 @@ def bench_engine_cmd(
         ("decisions per CPU second, building action dicts",
          f"{figures['dict_path_decisions_per_cpu_second']:,}"),
         ("building action dicts ÷ not, per CPU second", f"{figures['dict_path_to_engine']:.2f}"),
-        ("  target", f"≥ {DICT_PATH_TARGET:.2f}"),
+        ("decisions per CPU second, the referee's path (keys, packed actions)",
+         f"{figures['referee_path_decisions_per_cpu_second']:,}"),
+        ("the referee's path ÷ the engine, per CPU second",
+         f"{figures['referee_path_to_engine']:.2f}"),
+        ("  target", f"≥ {REFEREE_PATH_TARGET:.2f}"),
         ("wall time", f"{figures['seconds']:.2f} s"),
     ]
     if chosen:
