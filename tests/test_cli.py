@@ -128,8 +128,9 @@ def test_bench_engine_with_options_plays_them_beside_the_defaults(
     per_cpu = data["to_defaults"]["games_per_cpu_second"]
     assert per_cpu == round(2 / data["cpu_seconds"] / (2 / data["defaults"]["cpu_seconds"]), 2)
     cards = [c for c, _ in played]
-    # A game of each in turn, options first, in the order A B B A; then each one's dict path.
-    assert cards == [True, False, False, True, True, False]
+    # A game of each in turn, options first, in the order A B B A; then each one's dict path
+    # and referee path.
+    assert cards == [True, False, False, True, True, True, False, False]
     assert {o["draft"] for c, o in played if c and o} == {"app"}
     r = runner.invoke(app, ["bench", "engine", "--game", "agricola", "--games", "1",
                             "--option", "cards=base"])
