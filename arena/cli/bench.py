@@ -120,7 +120,7 @@ def _engine_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
         ("games per second", f"{f['games_per_second']:,.1f}"),
         ("decisions per second (>= 2 legal actions)", f"{f['decisions_per_second']:,}"),
         ("decisions per game", f"{f['decisions_per_game']:,.1f}"),
-        ("clone() cost", "none (no clone)" if clone is None else f"{clone:.2f} µs"),
+        ("clone() cost (CPU)", "none (no clone)" if clone is None else f"{clone:.2f} µs"),
     ]
 
 
