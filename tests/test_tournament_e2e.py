@@ -41,12 +41,14 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.engine import Game
+from arena.protocol import scratch
 from arena.protocol.messages import FAILURES
+from arena.protocol.wire import FOLDER_PREFIX
 from arena.results import GameOutcome, Pairing
 from arena.runner.game.disk import LOCK_FILE
 from arena.runner.game.record import GameRecord, verify
 from arena.runner.play.config import ConfigError, load_config
-from arena.runner.play.executor import Executor
+from arena.runner.play.executor import RUN_FOLDER_PREFIX, Executor
 from arena.runner.play.journal import JournalError
 from arena.runner.play.ratings import compute_standings
 from arena.runner.play.ring import RunOptions
@@ -622,7 +624,8 @@ def test_sigkill_of_the_runner_leaves_no_worker_and_no_bot(tmp_path: Path, runs:
         time_control={"decision_ms": 1000, "bank_ms": 8000, "increment_ms": 0},
     )
     pid_file = tmp_path / "slow.pid"
-    run = runs.start(file, env={"FAULTY_PID_FILE": str(pid_file)})
+    temp = Path(tempfile.mkdtemp(prefix="arena-test-tmp-", dir="/tmp"))  # short: sockets
+    run = runs.start(file, env={"FAULTY_PID_FILE": str(pid_file), "TMPDIR": str(temp)})
     slow_pid = wait_until("the slow bot is playing", lambda: read_pid(pid_file), 30, run)
     wait_until("both games' bots running", lambda: len(run.bots()) >= 4, 10, run)
     bots = run.bots()
@@ -634,6 +637,14 @@ def test_sigkill_of_the_runner_leaves_no_worker_and_no_bot(tmp_path: Path, runs:
     runs.check_nothing_left(sessions=(run.pid,), groups=tuple(p.pgrp for p in bots.values()),
                             timeout=4)
     assert not pid_alive(slow_pid)
+    # What it left in the temporary folder (the fork server's socket, the workers' doors) is
+    # in private folders that the next run sweeps, as their makers are gone.
+    left = sorted(p.name for p in temp.iterdir())
+    swept = scratch.sweep(str(temp), RUN_FOLDER_PREFIX) + scratch.sweep(str(temp), FOLDER_PREFIX)
+    rest = sorted(p.name for p in temp.iterdir())
+    shutil.rmtree(temp)
+    assert any(name.startswith(RUN_FOLDER_PREFIX) for name in left), left
+    assert len(swept) == len(left) and rest == [], (left, rest)
 
 
 def test_resume_after_sigkill_loses_nothing_and_equals_an_uninterrupted_run(

@@ -36,6 +36,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Protocol, runtime_checkable
 
+from arena.protocol import scratch
 from arena.protocol.wire import sweep_doors
 from arena.runner.game.stable import Stable
 from arena.runner.play.affinity import MIN_KEEP, WorkerView, choose_worker
@@ -183,6 +184,45 @@ def _next_job(jobs: Connection) -> GameJob | None:
     return job
 
 
+#: The name of the private folder that holds Python's folder for its fork server's socket.
+RUN_FOLDER_PREFIX = "arena-run-"
+
+
+def _fork_server_folder() -> None:
+    """Have Python's folder for this process's fork server socket (``pymp-…``, which only a
+    normal exit removes) made inside a private folder of this process
+    (:func:`arena.protocol.scratch.private_folder`): if the runner is killed outright, the
+    next run sweeps both. The private folder itself goes after Python's, at exit. Once a
+    process (Python keeps the folder it made), and not where the socket's path would be too
+    long for the kernel."""
+    import multiprocessing.util as mp_util
+
+    global _fork_server_folder_made
+    if _fork_server_folder_made:
+        return
+    _fork_server_folder_made = True
+    ours = scratch.private_folder(RUN_FOLDER_PREFIX)
+    made = ""
+    if len(os.fsencode(ours)) <= _LONGEST_RUN_FOLDER:
+        saved = tempfile.tempdir
+        tempfile.tempdir = ours
+        try:
+            made = mp_util.get_temp_dir()  # Python's, made now unless it was before
+        finally:
+            tempfile.tempdir = saved
+    if os.path.dirname(made) != ours:
+        scratch.remove(ours)
+        return
+    # After Python's own removal of its folder (exit priority -100).
+    mp_util.Finalize(None, scratch.remove, args=(ours,), exitpriority=-200)
+
+
+_fork_server_folder_made = False
+#: The longest path of that folder that leaves room for Python's folder and socket in it
+#: (``/pymp-xxxxxxxx/listener-xxxxxxxx``) within a unix socket's 107 bytes.
+_LONGEST_RUN_FOLDER = 107 - len("/pymp-xxxxxxxx/listener-xxxxxxxx")
+
+
 def _how_it_ended(exitcode: int | None) -> str:
     """How a worker process ended, from its exit code: a signal that killed the supervisor,
     or one that killed the process playing under it (the supervisor exits with 128 + its
@@ -231,6 +271,7 @@ class LocalExecutor(Executor):
     """
 
     def __init__(self, workers: int, keep_bots: int = KEEP_BOTS_PER_WORKER) -> None:
+        _fork_server_folder()
         self._ctx = mp.get_context("forkserver")
         self._ctx.set_forkserver_preload(
             ["arena.runner.game.referee", "arena.runner.play.executor"])
