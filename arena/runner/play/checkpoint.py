@@ -58,6 +58,17 @@ def state_digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def due_again(size: int, left: int, seats: int) -> bool:
+    """Whether a checkpoint written now, of a state of ``size`` entries, is certainly due
+    again within the next ``left`` games of at most ``seats`` seats: each game adds at most
+    ``seats`` bots, ``seats * (seats - 1)`` met pairs and one pending game to the state, so
+    after j games it is due if j * ratio >= size + j * growth."""
+    growth = seats * seats + 1
+    if left <= 0 or growth >= CHECKPOINT_RATIO:
+        return False
+    return -(-size // (CHECKPOINT_RATIO - growth)) <= left
+
+
 class RatingCheckpoints:
     """The checkpoint's part of :class:`~arena.runner.play.journal.Journal`."""
 
@@ -76,10 +87,13 @@ class RatingCheckpoints:
     def _last_mark(self) -> int:
         return int(self.db.execute("SELECT COALESCE(MAX(rowid), 0) FROM results").fetchone()[0])
 
-    def _keep(self, outcome: GameOutcome, before: int, mark: int) -> None:
+    def _keep(self, outcome: GameOutcome, before: int, mark: int, left: int = 0,
+              seats: int = 0) -> None:
         """Rate the game just recorded (numbered ``mark``; the last result before it was
         numbered ``before``), add the games it let be rated to the rating history and, when
-        due, write the checkpoint, in the result's transaction."""
+        due, write the checkpoint, in the result's transaction. ``left``: the games of at
+        most ``seats`` seats the transaction records after this one (a checkpoint certainly
+        due again among them is not written: :func:`due_again`)."""
         keeper = self._keeper
         try:
             if keeper is None or keeper.mark != before:
@@ -104,11 +118,13 @@ class RatingCheckpoints:
             log.clear()
         keeper.since += 1
         if keeper.since * CHECKPOINT_RATIO >= keeper.tracker.size:
+            keeper.since = 0
+            if due_again(keeper.tracker.size, left, seats):
+                return
             state = keeper.tracker.state()
             self.db.execute("INSERT OR REPLACE INTO checkpoint VALUES (1, ?, ?, ?, ?, ?)",
                             (keeper.mark, keeper.results, keeper.last, state,
                              state_digest(state)))
-            keeper.since = 0
 
     def _start_history(self, keeper: RatingKeeper) -> None:
         """Decide whether ``keeper``'s games can extend the rating history: after a rating of
