@@ -5,6 +5,7 @@ those written over before its end."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,10 @@ from typing import Any
 import pytest
 
 from arena.bench import leaguescale
+from arena.runner.play import checkpoint
 from arena.runner.play.checkpoint import CHECKPOINT_RATIO, due_again
 from arena.runner.play.journal import JOURNAL, Journal
-from arena.runner.play.ratings import RatingTracker
+from arena.runner.play.ratings import RatingTracker, numbered
 
 
 def _tables(folder: Path) -> dict[str, list[Any]]:
@@ -68,3 +70,38 @@ def test_a_checkpoint_is_skipped_only_when_certainly_due_again() -> None:
     needed = -(-size // (CHECKPOINT_RATIO - growth))
     assert due_again(size, needed, 4) and not due_again(size, needed - 1, 4)
     assert not due_again(size, 0, 4) and not due_again(10, 5, 16)
+
+
+def test_a_reader_takes_the_games_after_the_checkpoint_from_the_history(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The games after a league's checkpoint are not rated again by a reader: their history
+    rows give their ratings, the standings those of a full replay; a row that names another
+    game is not used, and that game and the rest are rated."""
+    folder = tmp_path / "league"
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_RATIO", 8)  # a checkpoint every ~150 games
+    leaguescale.write_journal(folder, 60, 4, 400, seed=2)
+    rated: list[int] = []
+    rate = RatingTracker._rate
+
+    def counted(tracker: RatingTracker, o: Any) -> None:
+        rated.append(1)
+        rate(tracker, o)
+
+    monkeypatch.setattr(RatingTracker, "_rate", counted)
+    journal = Journal(folder / JOURNAL, readonly=True)
+    kept = journal.ratings().standings().to_dict()
+    mark = journal.db.execute("SELECT mark FROM checkpoint").fetchone()[0]
+    assert rated == [] and 0 < mark < 390
+    whole = RatingTracker(journal._rating_bots())
+    whole.add_all(numbered(journal.outcomes(as_finished=True)))
+    journal.close()
+    assert json.dumps(kept) == json.dumps(whole.standings().to_dict())
+    db = sqlite3.connect(folder / JOURNAL)
+    db.execute("UPDATE rating_history SET game_id = 'elsewhere' WHERE k = ?", (mark + 3,))
+    db.commit()
+    db.close()
+    rated.clear()
+    journal = Journal(folder / JOURNAL, readonly=True)
+    again = journal.ratings().standings().to_dict()
+    journal.close()
+    assert len(rated) == 400 - mark - 2 and json.dumps(again) == json.dumps(kept)

@@ -17,7 +17,7 @@ import dataclasses
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from arena.results import GameOutcome
@@ -219,9 +219,21 @@ class RatingCheckpoints:
         if log:
             tracker.log = []
         keeper = RatingKeeper(tracker, mark, results, last, self._by_finish(), whole)
-        for m, o in self.finished_after(mark):
+        later = self.finished_after(mark)
+        if later and not whole and not log:
+            keeper.rows = self._history_after(tracker.rated_games)
+        for m, o in later:
             keeper.add(o, m)
         return keeper
+
+    def _history_after(self, rated: int) -> Iterator[tuple[int, str, str]] | None:
+        """The rating history's rows after the first ``rated`` games (None: it has none)."""
+        try:
+            return iter(self.db.execute(
+                "SELECT k, game_id, made FROM rating_history WHERE k > ? ORDER BY k",
+                (rated,)).fetchall())
+        except sqlite3.OperationalError:  # a journal written before the history
+            return None
 
     def rated(self) -> tuple[RatingTracker, int, int, str | None]:
         """:meth:`ratings`, and the results they cover: the last one's number, how many, and
@@ -256,8 +268,12 @@ class RatingKeeper:
         self.tracker, self.mark, self.results, self.last = tracker, mark, results, last
         self.by_finish, self.whole = by_finish, whole
         self.since = 0
-        #: Whether the games it rates extend the journal's rating history.
+        #: Whether the games it rates extend the journal's rating history (a writer's).
         self.history = False
+        #: A reader's: the history's rows after the checkpoint, which give the new ratings
+        #: of the games after it as long as they name those games in the order rated (none
+        #: of those is rated again; the first that differs, and every game after it, is).
+        self.rows: Iterator[tuple[int, str, str]] | None = None
 
     def add(self, o: GameOutcome, mark: int) -> None:
         if self.by_finish:
@@ -266,7 +282,22 @@ class RatingKeeper:
             for bot in o.bots:
                 self.tracker.add_bot(bot)
             o = dataclasses.replace(o, index=self.results)
-        self.tracker.add(o)
+        if self.rows is None or not self._from_history(o):
+            self.rows = None
+            self.tracker.add(o)
         self.mark, self.results, self.last = mark, self.results + 1, o.game_id
+
+    def _from_history(self, o: GameOutcome) -> bool:
+        """Add ``o`` with its new ratings read from the history's next row, if that row is
+        this game's (the next rated, of its id, a rating a seat)."""
+        assert self.rows is not None
+        row = next(self.rows, None)
+        if row is None or row[0] != self.tracker.rated_games + 1 or row[1] != o.game_id:
+            return False
+        try:
+            made = [(float(mu), float(sigma)) for mu, sigma in json.loads(row[2])]
+        except (ValueError, TypeError):
+            return False
+        return self.tracker.add_rated(o, made)
 
 
