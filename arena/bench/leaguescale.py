@@ -11,11 +11,12 @@
   interpreter, so that its peak memory (resident set) is the runner's alone; the journal's
   size is read at the end.
 - **A long journal** (:func:`write_journal`): a league's journal of ``games`` games, written
-  with the journal's own methods as a run writes it (entrants added, each table issued, each
-  result committed in its own transaction), to time the commands that read one. Its tables
-  are uniformly random and no rating is kept while writing: TrueSkill would take about 0.5 ms
-  a game, most of an hour for a million. Durability is not needed for a simulated journal, so
-  the writer's connection does not wait for the disk at each commit.
+  with the journal's own methods as a run writes it (entrants added, tables issued, results
+  committed and rated, the rating checkpoint and history kept), to time the commands that
+  read one. Its tables are uniformly random, and it is written :data:`JOURNAL_BATCH` games a
+  transaction (:meth:`~arena.runner.play.journal.Journal.record_results`: what one result a
+  transaction leaves, without a commit a game). Durability is not needed for a simulated
+  journal, so the writer's connection does not wait for the disk at each commit.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
     from arena.league.config import LeagueConfig
     from arena.league.store import LeagueJournal
 
+#: The games a long journal's writer issues, then records, in one transaction each.
+JOURNAL_BATCH = 50_000
 #: The target a table choice at 1,000 entrants is held to, in milliseconds.
 CHOICE_TARGET_MS = 10.0
 #: The game the simulated leagues are of (its rules are never played: the results are
@@ -215,16 +218,22 @@ def write_journal(folder: Path, bots: int, players: int, games: int, seed: int,
     rng = random.Random(f"journal-{seed}")
     written = 0
     start = time.perf_counter()
+    table, index = journal.next_table()
     while written + players <= games:
-        table, index = journal.next_table()
-        bots_at = tuple(sorted(rng.sample(keys, players)))
-        pairings = league_table_pairings(table, index, bots_at, derive_seed(seed, table))
-        journal.issue(pairings)
-        for outcome in _results(theta, pairings, rng):
-            record = str(record_file(folder, outcome.game_id).relative_to(folder))
-            journal.record_result(outcome, record, 0.0)
-        written += len(pairings)
-        if progress is not None and written % 10_000 < players:
+        issued: list[Pairing] = []
+        results: list[tuple[GameOutcome, str, float]] = []
+        while written + players <= games and len(issued) < JOURNAL_BATCH:
+            bots_at = tuple(sorted(rng.sample(keys, players)))
+            pairings = league_table_pairings(table, index, bots_at, derive_seed(seed, table))
+            issued += pairings
+            for outcome in _results(theta, pairings, rng):
+                record = str(record_file(folder, outcome.game_id).relative_to(folder))
+                results.append((outcome, record, 0.0))
+            table, index = table + 1, index + len(pairings)
+            written += len(pairings)
+        journal.issue(issued)
+        journal.record_results(results)
+        if progress is not None:
             progress(written)
     seconds = time.perf_counter() - start
     journal.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import resource
+import os
 import subprocess
 import sys
 import tempfile
@@ -92,15 +92,45 @@ def command_seconds(*args: str) -> tuple[float, float]:
     """Wall seconds of ``arena ARGS`` from a fresh process, as a user runs it (start-up
     included), and its processor seconds (user and system: what a busy machine's other work
     does not inflate); raises RuntimeError if it fails."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, cpu, _ = command_figures(*args)
+    return wall, cpu
+
+
+def command_figures(*args: str) -> tuple[float, float, int]:
+    """:func:`command_seconds`, and the command's peak memory (resident set, bytes)."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True,
-                          text=True, check=False)
-    seconds = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise RuntimeError(f"arena {' '.join(args)} failed: {done.stderr or done.stdout}")
-    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    with tempfile.TemporaryFile() as output, tempfile.TemporaryFile() as errors:
+        child = subprocess.Popen([sys.executable, "-m", "arena", *args], stdout=output,
+                                 stderr=errors)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - start
+        if child.returncode != 0:
+            output.seek(0)
+            errors.seek(0)
+            said = errors.read().decode(errors="replace") or output.read().decode(
+                errors="replace")
+            raise RuntimeError(f"arena {' '.join(args)} failed: {said}")
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+
+
+def league_figures(league: Path, replicates: int) -> dict[str, Any]:
+    """``arena league standings``, ``arena standings`` and ``arena report --no-views`` of a
+    league's folder, each from a fresh process: wall and processor seconds, peak memory."""
+    figures: dict[str, Any] = {"league_journal_bytes": sum(
+        f.stat().st_size for f in league.glob(f"{JOURNAL}*"))}
+    with tempfile.TemporaryDirectory(prefix="arena-bench-page-") as tmp:
+        for name, args in (
+                ("league_standings", ("league", "standings", str(league))),
+                ("league_arena_standings", ("standings", str(league))),
+                ("league_report", ("report", str(league), "--no-views", "--output",
+                                   str(Path(tmp) / "report.html"), "--bootstrap",
+                                   str(replicates)))):
+            wall, cpu, rss = command_figures(*args)
+            figures.update({f"{name}_command_seconds": wall,
+                            f"{name}_command_cpu_seconds": cpu,
+                            f"{name}_command_peak_rss_bytes": rss})
+    return figures
 
 
 def bench_ratings(games: int, bots: int, players: int, seed: int,
@@ -132,8 +162,7 @@ def bench_ratings(games: int, bots: int, players: int, seed: int,
                                    "standings_command_cpu_seconds": cpu}
         if report:
             kept_page, kept_report_s = _report(folder, True, replicates)
-            figures.update(report_checkpoint_seconds=kept_report_s,
-                           report_target_seconds=REPORT_TARGET_S)
+            figures.update(report_checkpoint_seconds=kept_report_s)
             if replay:
                 page, replay_report_s = _report(folder, False, replicates)
                 figures.update(report_replay_seconds=replay_report_s,
@@ -145,18 +174,14 @@ def bench_ratings(games: int, bots: int, players: int, seed: int,
                 "--bootstrap", str(replicates))
             figures.update(report_command_seconds=wall, report_command_cpu_seconds=cpu)
         if league is not None:
-            wall, cpu = command_seconds("league", "standings", str(league))
-            figures.update(league_standings_command_seconds=wall,
-                           league_standings_command_cpu_seconds=cpu)
-            figures["league_journal_bytes"] = sum(
-                f.stat().st_size for f in league.glob(f"{JOURNAL}*"))
+            figures.update(league_figures(league, replicates))
     return {**figures, "games": made["games"], "bots": bots, "players": players,
             "write_seconds": made["write_seconds"], "journal_reused": made["reused"],
             "journal_bytes": size, "replay_seconds": made["replay_seconds"],
             "checkpoint_seconds": read_s,
             "speedup": made["replay_seconds"] / read_s if read_s else None,
             "identical": digest == made["standings_digest"],
-            "target_seconds": STANDINGS_TARGET_S}
+            "target_seconds": STANDINGS_TARGET_S, "report_target_seconds": REPORT_TARGET_S}
 
 
 def figure_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
@@ -184,10 +209,15 @@ def figure_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
             rows += [("report byte-identical to the replay's",
                       "yes" if f["report_identical"] else "NO")]
     if "league_standings_command_seconds" in f:
-        rows += [("`arena league standings` of --league, a fresh process",
-                  _wall_cpu(f, "league_standings_command")),
-                 ("target (a million games)", f"≤ {f['target_seconds']:.0f} s"),
-                 ("the league's journal size", f"{f['league_journal_bytes'] / 2**20:.1f} MiB")]
+        for name, shown, target in (
+                ("league_standings", "`arena league standings`", f["target_seconds"]),
+                ("league_arena_standings", "`arena standings`", f["target_seconds"]),
+                ("league_report", "`arena report --no-views`", f["report_target_seconds"])):
+            rows += [(f"--league: {shown}, a fresh process (target at a million games "
+                      f"≤ {target:.0f} s)",
+                      _wall_cpu(f, f"{name}_command") + ", peak memory "
+                      f"{f[f'{name}_command_peak_rss_bytes'] / 2**20:.0f} MiB")]
+        rows += [("the league's journal size", f"{f['league_journal_bytes'] / 2**20:.1f} MiB")]
     made = "reused from --keep, written" if f["journal_reused"] else "write the journal"
     rows += [("journal size", f"{f['journal_bytes'] / 2**20:.1f} MiB"),
              (f"{head}: {made} (not counted)", f"{f['write_seconds']:.1f} s")]

@@ -44,7 +44,7 @@ def league_scale(bots: int, players: int, tables: int, seed: int, journal: Path 
         scale["runner"] = runner_in_fresh_process(bots, players, tables, seed)
     if journal is not None:
         def said(games: int) -> None:
-            if not quiet and games % 100_000 < players:
+            if not quiet:
                 err.print(f"journal: {games:,} games written")
 
         scale["journal"] = write_journal(journal, bots, players, journal_games, seed, said)

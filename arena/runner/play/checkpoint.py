@@ -17,7 +17,7 @@ import dataclasses
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from arena.results import GameOutcome
@@ -58,6 +58,17 @@ def state_digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def due_again(size: int, left: int, seats: int) -> bool:
+    """Whether a checkpoint written now, of a state of ``size`` entries, is certainly due
+    again within the next ``left`` games of at most ``seats`` seats: each game adds at most
+    ``seats`` bots, ``seats * (seats - 1)`` met pairs and one pending game to the state, so
+    after j games it is due if j * ratio >= size + j * growth."""
+    growth = seats * seats + 1
+    if left <= 0 or growth >= CHECKPOINT_RATIO:
+        return False
+    return -(-size // (CHECKPOINT_RATIO - growth)) <= left
+
+
 class RatingCheckpoints:
     """The checkpoint's part of :class:`~arena.runner.play.journal.Journal`."""
 
@@ -76,10 +87,13 @@ class RatingCheckpoints:
     def _last_mark(self) -> int:
         return int(self.db.execute("SELECT COALESCE(MAX(rowid), 0) FROM results").fetchone()[0])
 
-    def _keep(self, outcome: GameOutcome, before: int, mark: int) -> None:
+    def _keep(self, outcome: GameOutcome, before: int, mark: int, left: int = 0,
+              seats: int = 0) -> None:
         """Rate the game just recorded (numbered ``mark``; the last result before it was
         numbered ``before``), add the games it let be rated to the rating history and, when
-        due, write the checkpoint, in the result's transaction."""
+        due, write the checkpoint, in the result's transaction. ``left``: the games of at
+        most ``seats`` seats the transaction records after this one (a checkpoint certainly
+        due again among them is not written: :func:`due_again`)."""
         keeper = self._keeper
         try:
             if keeper is None or keeper.mark != before:
@@ -104,11 +118,13 @@ class RatingCheckpoints:
             log.clear()
         keeper.since += 1
         if keeper.since * CHECKPOINT_RATIO >= keeper.tracker.size:
+            keeper.since = 0
+            if due_again(keeper.tracker.size, left, seats):
+                return
             state = keeper.tracker.state()
             self.db.execute("INSERT OR REPLACE INTO checkpoint VALUES (1, ?, ?, ?, ?, ?)",
                             (keeper.mark, keeper.results, keeper.last, state,
                              state_digest(state)))
-            keeper.since = 0
 
     def _start_history(self, keeper: RatingKeeper) -> None:
         """Decide whether ``keeper``'s games can extend the rating history: after a rating of
@@ -203,9 +219,21 @@ class RatingCheckpoints:
         if log:
             tracker.log = []
         keeper = RatingKeeper(tracker, mark, results, last, self._by_finish(), whole)
-        for m, o in self.finished_after(mark):
+        later = self.finished_after(mark)
+        if later and not whole and not log:
+            keeper.rows = self._history_after(tracker.rated_games)
+        for m, o in later:
             keeper.add(o, m)
         return keeper
+
+    def _history_after(self, rated: int) -> Iterator[tuple[int, str, str]] | None:
+        """The rating history's rows after the first ``rated`` games (None: it has none)."""
+        try:
+            return iter(self.db.execute(
+                "SELECT k, game_id, made FROM rating_history WHERE k > ? ORDER BY k",
+                (rated,)).fetchall())
+        except sqlite3.OperationalError:  # a journal written before the history
+            return None
 
     def rated(self) -> tuple[RatingTracker, int, int, str | None]:
         """:meth:`ratings`, and the results they cover: the last one's number, how many, and
@@ -240,8 +268,12 @@ class RatingKeeper:
         self.tracker, self.mark, self.results, self.last = tracker, mark, results, last
         self.by_finish, self.whole = by_finish, whole
         self.since = 0
-        #: Whether the games it rates extend the journal's rating history.
+        #: Whether the games it rates extend the journal's rating history (a writer's).
         self.history = False
+        #: A reader's: the history's rows after the checkpoint, which give the new ratings
+        #: of the games after it as long as they name those games in the order rated (none
+        #: of those is rated again; the first that differs, and every game after it, is).
+        self.rows: Iterator[tuple[int, str, str]] | None = None
 
     def add(self, o: GameOutcome, mark: int) -> None:
         if self.by_finish:
@@ -250,7 +282,22 @@ class RatingKeeper:
             for bot in o.bots:
                 self.tracker.add_bot(bot)
             o = dataclasses.replace(o, index=self.results)
-        self.tracker.add(o)
+        if self.rows is None or not self._from_history(o):
+            self.rows = None
+            self.tracker.add(o)
         self.mark, self.results, self.last = mark, self.results + 1, o.game_id
+
+    def _from_history(self, o: GameOutcome) -> bool:
+        """Add ``o`` with its new ratings read from the history's next row, if that row is
+        this game's (the next rated, of its id, a rating a seat)."""
+        assert self.rows is not None
+        row = next(self.rows, None)
+        if row is None or row[0] != self.tracker.rated_games + 1 or row[1] != o.game_id:
+            return False
+        try:
+            made = [(float(mu), float(sigma)) for mu, sigma in json.loads(row[2])]
+        except (ValueError, TypeError):
+            return False
+        return self.tracker.add_rated(o, made)
 
 

@@ -336,21 +336,30 @@ class Journal(RatingCheckpoints):
         """Commit a finished game (its pairing becomes done, the ratings kept are brought up
         to it: arena.runner.play.checkpoint) in one transaction. ``record`` is the game
         record's path relative to the folder; ``duration_s`` the job's time, start-up in."""
+        self.record_results([(outcome, record, duration_s)])
+
+    def record_results(self, results: Sequence[tuple[GameOutcome, str, float]]) -> None:
+        """Commit finished games (as :meth:`record_result` takes them) in one transaction,
+        each as :meth:`record_result` does: the journal holds what one a transaction leaves,
+        its checkpoint included (a checkpoint certainly due again within the transaction is
+        not written: its row would be replaced before anyone reads it)."""
+        seats = max((len(o.bots) for o, _, _ in results), default=0)
         try:
             with self._tx():
                 before = self._last_mark()
-                mark = self.db.execute(
-                    "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (outcome.game_id, outcome.index, json.dumps(outcome.scores),
-                     json.dumps(outcome.ranks), json.dumps(outcome.terminations),
-                     json.dumps(outcome.details), record, duration_s, time.time()),
-                ).lastrowid
-                self.db.execute("UPDATE pairings SET status = 'done' WHERE game_id = ?",
-                                (outcome.game_id,))
-                if self.keep_ratings:
-                    self._keep(outcome, before, int(mark or 0))
+                for done, (o, record, duration_s) in enumerate(results, start=1):
+                    mark = int(self.db.execute(
+                        "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (o.game_id, o.index, json.dumps(o.scores), json.dumps(o.ranks),
+                         json.dumps(o.terminations), json.dumps(o.details), record,
+                         duration_s, time.time())).lastrowid or 0)
+                    self.db.execute("UPDATE pairings SET status = 'done' WHERE game_id = ?",
+                                    (o.game_id,))
+                    if self.keep_ratings:
+                        self._keep(o, before, mark, len(results) - done, seats)
+                    before = mark
         except BaseException:
-            self._keeper = None  # it may hold the game the journal does not
+            self._keeper = None  # it may hold games the journal does not
             raise
 
     def outcomes(self, as_finished: bool = False) -> list[GameOutcome]:

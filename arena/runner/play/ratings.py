@@ -40,23 +40,32 @@ import itertools
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 import trueskill
 
 from arena.protocol.messages import FAILURES, Termination
 from arena.results import GameOutcome
+from arena.runner.play.standings import (
+    TRUESKILL_BETA,
+    TRUESKILL_DRAW_PROBABILITY,
+    TRUESKILL_MU,
+    TRUESKILL_SIGMA,
+    TRUESKILL_TAU,
+    BotStanding,
+    HeadToHead,
+    SeatStats,
+    Standings,
+    rating_parameters,
+)
+
+__all__ = ["TRUESKILL_BETA", "TRUESKILL_DRAW_PROBABILITY", "TRUESKILL_MU", "TRUESKILL_SIGMA",
+           "TRUESKILL_TAU", "BotStanding", "HeadToHead", "RatingTracker", "SeatStats",
+           "Standings", "compute_standings", "make_environment", "numbered",
+           "rating_parameters"]
 
 #: Every termination reason (an outcome naming another is rejected).
 _REASONS = frozenset(Termination)
-
-#: The TrueSkill parameters in use (see the module docstring for why).
-TRUESKILL_MU = 25.0
-TRUESKILL_SIGMA = TRUESKILL_MU / 3
-TRUESKILL_BETA = TRUESKILL_SIGMA / 2
-TRUESKILL_TAU = TRUESKILL_SIGMA / 100
-TRUESKILL_DRAW_PROBABILITY = 0.01
 
 
 def make_environment() -> trueskill.TrueSkill:
@@ -68,140 +77,6 @@ def make_environment() -> trueskill.TrueSkill:
         tau=TRUESKILL_TAU,
         draw_probability=TRUESKILL_DRAW_PROBABILITY,
     )
-
-
-def rating_parameters() -> dict[str, float]:
-    """The TrueSkill parameters as plain data (written into the outputs)."""
-    return {
-        "mu": TRUESKILL_MU,
-        "sigma": TRUESKILL_SIGMA,
-        "beta": TRUESKILL_BETA,
-        "tau": TRUESKILL_TAU,
-        "draw_probability": TRUESKILL_DRAW_PROBABILITY,
-    }
-
-
-@dataclass(frozen=True)
-class BotStanding:
-    """One bot's line in the standings.
-
-    ``mu``/``sigma`` are its TrueSkill rating over the ``rated_games`` it played among the
-    contiguous prefix of game indices; ``conservative`` is ``mu - 3 * sigma``. The other
-    numbers count every added game (``games``). ``wins`` counts games it finished first in,
-    a shared first place included, without a failure of its own. ``mean_rank`` (1 = best) and
-    ``mean_score`` are None before its first game; their standard errors (sample standard
-    deviation / sqrt(games)) are None before its second. ``failures`` maps every
-    failure reason (:data:`~arena.protocol.messages.FAILURES`) to the number of games in which
-    this bot's seat ended with it.
-    """
-
-    name: str
-    mu: float
-    sigma: float
-    conservative: float
-    games: int
-    rated_games: int
-    wins: int
-    win_rate: float | None
-    mean_rank: float | None
-    mean_rank_se: float | None
-    mean_score: float | None
-    mean_score_se: float | None
-    failures: dict[str, int]
-
-    @property
-    def failure_total(self) -> int:
-        """All failures of this bot, every kind together."""
-        return sum(self.failures.values())
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain, JSON-safe data."""
-        d = asdict(self)
-        d["failures"] = dict(self.failures)
-        return d
-
-
-@dataclass(frozen=True)
-class HeadToHead:
-    """The record of bot a against bot b over every game in which both sat.
-
-    a beats b in a game when a's rank is better (smaller) than b's; equal ranks are a draw.
-    """
-
-    wins: int = 0
-    losses: int = 0
-    draws: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.losses + self.draws
-
-    def to_dict(self) -> dict[str, int]:
-        return {"wins": self.wins, "losses": self.losses, "draws": self.draws}
-
-
-@dataclass(frozen=True)
-class SeatStats:
-    """How the bot in one seat fared: ``wins`` of ``games`` (a shared first place counts)."""
-
-    seat: int
-    games: int
-    wins: int
-
-    @property
-    def win_rate(self) -> float | None:
-        return self.wins / self.games if self.games else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "games": self.games, "wins": self.wins,
-                "win_rate": self.win_rate}
-
-
-@dataclass
-class Standings:
-    """The tournament's standings at one moment.
-
-    ``bots`` is sorted by conservative rating (best first), then mu, then name.
-    ``crosstable[a][b]`` is a's record against b, present exactly for the ordered pairs that
-    met at least once (so ``crosstable[b][a]`` mirrors it). ``seat_stats[s]`` describes seat s
-    (seat 0 first) over every game that had that seat. ``games`` counts every added outcome,
-    ``rated_games`` those the ratings include (the contiguous prefix of indices).
-    """
-
-    bots: list[BotStanding]
-    crosstable: dict[str, dict[str, HeadToHead]]
-    seat_stats: list[SeatStats]
-    games: int
-    rated_games: int
-    rating: dict[str, float] = field(default_factory=rating_parameters)
-
-    def bot(self, name: str) -> BotStanding:
-        """The standing of the bot called ``name``; KeyError if there is none."""
-        for b in self.bots:
-            if b.name == name:
-                return b
-        raise KeyError(name)
-
-    def head_to_head(self, a: str, b: str) -> HeadToHead:
-        """a's record against b (all zero if they never met)."""
-        return self.crosstable.get(a, {}).get(b, HeadToHead())
-
-    def failure_totals(self) -> dict[str, int]:
-        """Failures of all bots together, per kind (every kind present)."""
-        return {k: sum(b.failures[k] for b in self.bots) for k in FAILURES}
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain, JSON-safe data: lists, dicts with string keys, numbers, strings, None."""
-        return {
-            "games": self.games,
-            "rated_games": self.rated_games,
-            "rating": dict(self.rating),
-            "bots": [b.to_dict() for b in self.bots],
-            "crosstable": {
-                a: {b: h.to_dict() for b, h in row.items()} for a, row in self.crosstable.items()
-            },
-            "seats": [s.to_dict() for s in self.seat_stats],
-        }
 
 
 @dataclass
@@ -385,14 +260,29 @@ class RatingTracker:
             for s, (r,) in zip(seats, rated, strict=True):
                 mus[s].append(r.mu)
                 sigmas[s].append(r.sigma)
-        for s, bot in enumerate(o.bots):
-            n = len(mus[s])
-            made = (math.fsum(mus[s]) / n, math.fsum(sigmas[s]) / n)
-            self._ratings[bot] = self._env.create_rating(mu=made[0], sigma=made[1])
-            self._made[bot] = made
+        self._apply(o, [(math.fsum(mus[s]) / len(mus[s]), math.fsum(sigmas[s]) / len(mus[s]))
+                        for s in range(len(o.bots))])
+
+    def _apply(self, o: GameOutcome, made: Sequence[tuple[float, float]]) -> None:
+        """Give each seat of ``o`` its new rating, made of its (mu, sigma)."""
+        for bot, (mu, sigma) in zip(o.bots, made, strict=True):
+            self._ratings[bot] = self._env.create_rating(mu=mu, sigma=sigma)
+            self._made[bot] = (mu, sigma)
             self._rated_games[bot] += 1
         if self.log is not None:
             self.log.append((o, [self._made[b] for b in o.bots]))
+
+    def add_rated(self, outcome: GameOutcome, made: Sequence[tuple[float, float]]) -> bool:
+        """:meth:`add` the next game to rate (its index is :attr:`rated_games`, none
+        pending) with its seats' new ratings as rating it made them (a rating history's),
+        without rating it again: True. False, the tracker unchanged, for another game."""
+        if outcome.index != self._next_index or self._pending or len(made) != len(outcome.bots):
+            return False
+        self._validate(outcome)
+        self._count(outcome)
+        self._apply(outcome, made)
+        self._next_index += 1
+        return True
 
     def standings(self) -> Standings:
         """The standings now (a fresh value; later adds do not change it)."""
