@@ -45,6 +45,7 @@ from arena.engine.agricola.cards.spaces import (
     CARD_SPACES,
     LESSONS_SPACES,
     MAJOR_IMPROVEMENT,
+    MOST_LESSONS_COST,
     CardBoard,
     lessons_cost,
 )
@@ -173,16 +174,20 @@ class CardState(DraftFlow):
         hand = self._hand_o[p]
         goods = self._goods[p]
         if hand and extra & _LESSONS_MASK:
-            food, played = goods[FOOD], len(self._occs[p])
-            value = -1  # the supply with every conversion: worked out when first needed
-            for space in LESSONS_SPACES:
-                if extra >> space & 1:
-                    # The supply's food pays at once; else the conversions' total decides.
-                    cost = lessons_cost(space, played)
-                    if food < cost and value < 0:
-                        value = food_value(goods, self._majors[p])
-                    if food >= cost or value >= cost:
-                        usable |= 1 << space
+            food = goods[FOOD]
+            if food >= MOST_LESSONS_COST:  # the supply pays any Lessons space at once
+                usable |= extra & _LESSONS_MASK
+            else:
+                played = len(self._occs[p])
+                value = -1  # the supply with every conversion: worked out when first needed
+                for space in LESSONS_SPACES:
+                    if extra >> space & 1:
+                        # The supply's food pays at once; else the conversions' total decides.
+                        cost = lessons_cost(space, played)
+                        if food < cost and value < 0:
+                            value = food_value(goods, self._majors[p])
+                        if food >= cost or value >= cost:
+                            usable |= 1 << space
         if extra >> MAJOR_IMPROVEMENT & 1 and (
                 (self._hand_m[p] and self._can_play_minor(p, self.seat_view(p), board))
                 or (costs and any(

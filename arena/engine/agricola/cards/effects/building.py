@@ -236,13 +236,15 @@ def usable_building(state: CardState, p: int, usable: int, free: int) -> int:
     leaves a way to pay no dearer than the printed one (:data:`MAY_FORBID`); and only a space
     with a part ``p``'s cards change (:data:`CHANGED_BY`) is decided again."""
     cards = state.hooked(p, COST)
-    h = Holding(state._goods[p], state._farms[p], state._majors[p], state._people[p])
-    known: dict[Part, bool] = {}  # a building part offers the same on every space
+    free &= _changed_spaces(cards)
     if MAY_FORBID.isdisjoint(cards):
         free &= ~usable
+    if not free:  # most cost cards change no building work: nothing to decide again
+        return usable
+    h = Holding(state._goods[p], state._farms[p], state._majors[p], state._people[p])
+    known: dict[Part, bool] = {}  # a building part offers the same on every space
     for space, deciding in BUILDING_SPACES:
-        if free >> space & 1 and any(not CHANGED_BY[part.kind].isdisjoint(cards)
-                                     for part in deciding if part.kind in CHANGED_BY):
+        if free >> space & 1:
             usable &= ~(1 << space)
             for part in deciding:
                 ok = known.get(part)
@@ -254,6 +256,15 @@ def usable_building(state: CardState, p: int, usable: int, free: int) -> int:
                     usable |= 1 << space
                     break
     return usable
+
+
+@lru_cache(maxsize=1 << 10)
+def _changed_spaces(cards: tuple[str, ...]) -> int:
+    """The mask of the spaces of :data:`BUILDING_SPACES` with a deciding part whose cost
+    ``cards`` (a seat's cost cards) change, worked out once per tuple of cards."""
+    return sum(1 << space for space, deciding in BUILDING_SPACES
+               if any(not CHANGED_BY[part.kind].isdisjoint(cards)
+                      for part in deciding if part.kind in CHANGED_BY))
 
 
 def _possible(state: CardState, p: int, part: Part, h: Holding, space: int) -> bool:
