@@ -82,8 +82,8 @@ ON_PLAY, SPACE_USED, SUB_ACTION, ROUND_START = (Moment.ON_PLAY, Moment.SPACE_USE
                                                Moment.SUB_ACTION, Moment.ROUND_START)
 RETURN_HOME, FIELD_PHASE = Moment.RETURN_HOME, Moment.FIELD_PHASE
 COST, CAPACITY, SCORING, ANYTIME = Moment.COST, Moment.CAPACITY, Moment.SCORING, Moment.ANYTIME
-_NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
-_NO_LISTEN: Final[Mapping[Moment, tuple[tuple[int, str], ...]]] = {}
+NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
+NO_LISTEN: Final[Mapping[Moment, tuple[tuple[int, str], ...]]] = {}
 
 
 class CardHooks(AgricolaState):
@@ -119,8 +119,8 @@ class CardHooks(AgricolaState):
         self._pending = ()
         self._marks = {}
         self._promised = ()
-        self._index = [_NO_INDEX] * self._n
-        self._listen = _NO_LISTEN
+        self._index = [NO_INDEX] * self._n
+        self._listen = NO_LISTEN
         self._used_by = ((),) * self._n
         self._sub = ()
         self._seen = None
@@ -454,47 +454,6 @@ class CardHooks(AgricolaState):
     @classmethod
     def _keeping(cls, d: Mapping[str, Any]) -> set[int]:
         return {int(x[0]) for x in d.get("cards", {}).get("pending", ()) if not x[1]}
-
-    def _effects_dict(self) -> dict[str, Any]:
-        return {
-            "turn": self._cur,
-            "pending": [pd.to_list() for pd in self._pending],
-            "marks": {c: list(v) for c, v in sorted(self._marks.items())},
-            "promised": [[r, s, GOODS[g], a] for r, s, g, a in self._promised],
-            **({"used": list(self._turn)} if self._turn else {}),
-            **({"hold": self._hold} if self._hold >= 0 else {}),
-            **({"guests": [list(x) for x in self._guests]} if self._guests else {}),
-        }
-
-    def _read_effects(self, cards: Mapping[str, Any]) -> None:
-        n = self._n
-        if "turn" in cards:
-            self._cur = int(cards["turn"])
-        self._pending = tuple(Pending.from_list(x) for x in cards.get("pending", ()))
-        self._marks = {str(c): tuple(int(v) for v in vs)
-                       for c, vs in cards.get("marks", {}).items()}
-        self._promised = tuple(sorted((int(r), int(s), GOODS.index(g), int(a))
-                                      for r, s, g, a in cards.get("promised", ())))
-        self._turn = tuple(int(v) for v in cards.get("used", ()))
-        self._hold = int(cards.get("hold", -1))
-        self._guests = tuple((int(sp), int(p)) for sp, p in cards.get("guests", ()))
-        if len(self._turn) not in (0, 2) or not -1 <= self._hold < n \
-                or any(not 0 <= p < n for _, p in self._guests):
-            raise ValueError("impossible turn under way")
-        self._index = [_NO_INDEX] * n
-        self._listen = _NO_LISTEN
-        self._sub = ()
-        self._seen = None
-        for p in range(n):
-            self._reindex(p)
-        for pd in self._pending:
-            if not 0 <= pd.seat < n or (pd.card and pd.card not in EFFECTS):
-                raise ValueError(f"impossible card decision {pd}")
-        for r, s, _, a in self._promised:
-            if not self._board.round < r <= NUM_ROUNDS or not 0 <= s < n or a <= 0:
-                raise ValueError(f"impossible goods promised on round {r} to seat {s}")
-        if not all(c in EFFECTS for c in self._marks):
-            raise ValueError("goods on a card without an effect")
 
 
 __all__ = ["M_CARD", "CardHooks"]

@@ -40,6 +40,7 @@ from arena.engine.agricola.cards.play import (
     minor_plays,
     occupation_plays,
 )
+from arena.engine.agricola.cards.saving import EFFECT_KEYS, effects_dict, read_effects
 from arena.engine.agricola.cards.spaces import (
     BUILD_ONE_MAJOR,
     CARD_SPACES,
@@ -331,7 +332,7 @@ class CardState(DraftFlow):
             "hand_minors": list(self._hand_m[seat]),
             "players": [self._public_cards(p) for p in range(self._n)],
             "passed": [list(e) for e in self._log],
-            **self._effects_dict(),
+            **effects_dict(self),
         }
         if self._draft is not None:
             d["cards"]["drafting"] = self._draft.view(seat)
@@ -355,7 +356,7 @@ class CardState(DraftFlow):
                          "occupations": list(self._occs[p]), "minors": list(self._minors[p])}
                         for p in range(self._n)],
             "passed": [list(e) for e in self._log],
-            **self._effects_dict(),
+            **effects_dict(self),
         }
         if self._draft is not None:
             d["cards"]["drafting"] = self._draft.to_dict()
@@ -386,10 +387,9 @@ class CardState(DraftFlow):
                                    self._log if i else ())
                 if want != hands:
                     raise ValueError("the hands are not what the draft and the plays leave")
-        self._read_effects(cards)
+        read_effects(self, cards)
 
 
-_EFFECT_KEYS: Final = ("turn", "pending", "marks", "promised", "used", "hold", "guests")
 _CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
 _LESSONS_MASK: Final = sum(1 << s for s in LESSONS_SPACES)
 _CARD_ONLY_MASK: Final = sum(1 << s for s in (*LESSONS_SPACES, MAJOR_IMPROVEMENT))
@@ -464,7 +464,7 @@ _TRIES: Final = 1000
 
 def _determinize_once(game: Game, obs: Mapping[str, Any], rng: random.Random) -> CardState:
     board = from_observation(obs["board"], rng, CardBoard)
-    effects = {k: obs["cards"][k] for k in _EFFECT_KEYS if k in obs["cards"]}
+    effects = {k: obs["cards"][k] for k in EFFECT_KEYS if k in obs["cards"]}
     if obs["cards"]["draft"] == "app":
         return CardState.from_data(game, {**obs, "cards": {**sample_cards(obs, rng), **effects}},
                                    board)
