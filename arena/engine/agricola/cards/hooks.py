@@ -5,13 +5,13 @@ the flow of play (:mod:`.effects.base` says what an effect is).
 Family game does no work for cards):
 
 - ``_index``: per seat, moment -> the played cards whose effect has an event or a rule at that
-  moment, in the order played. Rebuilt when a card is played or a state is read, shared by
-  clones (immutable). Dispatch at a moment looks at nothing else. ``_listen``: the same for
-  every seat at once, moment -> (seat, card) in seat order, for the moments every seat's
-  cards hear at each step (:data:`.effects.EVERY_SEAT`), so that a moment no played card
-  listens to costs one lookup (the placements' SPACE_USED, the sub-actions, Claypipe's
-  watch); ``_used_by``: per user seat, the SPACE_USED events in firing order
-  (:func:`.effects.listeners`).
+  moment, in the order played. Built when a state is read, and a played card's moments listed
+  again when it is played; shared by clones (immutable). Dispatch at a moment looks at nothing
+  else. ``_listen``: the same for every seat at once, moment -> (seat, card) in seat order,
+  for the moments every seat's cards hear at each step (:data:`.effects.EVERY_SEAT`), so that
+  a moment no played card listens to costs one lookup (the placements' SPACE_USED, the
+  sub-actions, Claypipe's watch); ``_used_by``: per user seat, the SPACE_USED events in firing
+  order (:func:`.effects.listeners`).
 - ``_pending``: the card decisions waiting, first asked first (:class:`Pending`). While one
   waits it is the decision: its seat is the current player and its legal actions are the
   effect's ``ask``; the decision under it (``_phase``, ``_cur``) resumes afterwards.
@@ -38,7 +38,14 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
-from arena.engine.agricola.cards.effects import EFFECTS, INDEXED_AT, PLACEMENT, UsedBy, listeners
+from arena.engine.agricola.cards.effects import (
+    EFFECTS,
+    HEARD_BY_EVERY_SEAT,
+    INDEXED_AT,
+    PLACEMENT,
+    UsedBy,
+    listeners,
+)
 from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pending, Thing
 from arena.engine.agricola.cards.effects.building import (
     all_costs,
@@ -128,15 +135,35 @@ class CardHooks(AgricolaState):
         self._hold = -1
         self._guests = ()
 
-    def _reindex(self, seat: int, relisten: bool = True) -> None:
+    def _reindex(self, seat: int) -> None:
         index: dict[Moment, tuple[str, ...]] = {}
         for c in self._played(seat):
             for m in INDEXED_AT.get(c, ()):
                 index[m] = (*index.get(m, ()), c)
         self._index[seat] = index
-        if relisten:  # else every seat's moments hear the same cards as before
+        self._listen, self._used_by = listeners(self._index)
+        self._refarm(seat)
+
+    def _index_played(self, seat: int, card: str) -> None:
+        """:meth:`_reindex` after ``seat`` played ``card``: only the moments of its effect
+        list other cards than before (those listing it are listed again from the played
+        cards, in their order)."""
+        moments = INDEXED_AT.get(card, ())
+        if not moments:
+            return
+        played = self._played(seat)
+        index = dict(self._index[seat])
+        for m in moments:
+            index[m] = tuple(c for c in played for x in INDEXED_AT.get(c, ()) if x is m)
+        self._index[seat] = index
+        if card in HEARD_BY_EVERY_SEAT:
             self._listen, self._used_by = listeners(self._index)
-        caps = index.get(CAPACITY, ())
+        if CAPACITY in moments:
+            self._refarm(seat)
+
+    def _refarm(self, seat: int) -> None:
+        """``seat``'s farm with the capacity rules of its cards (a plain farm when none)."""
+        caps = self._index[seat].get(CAPACITY, ())
         farm = self._farms[seat]
         if caps or isinstance(farm, CardFarm):
             self._farms[seat] = CardFarm.of(farm, (EFFECTS[c].capacity or {} for c in caps))

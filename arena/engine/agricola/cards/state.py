@@ -20,7 +20,6 @@ from arena.engine.agricola.board import Board, from_observation, new_board
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
 from arena.engine.agricola.cards.draft_sample import sample_cards
-from arena.engine.agricola.cards.effects import HEARD_BY_EVERY_SEAT
 from arena.engine.agricola.cards.effects.base import Thing
 from arena.engine.agricola.cards.effects.building import (
     BUILDING_KINDS,
@@ -313,7 +312,7 @@ class CardState(DraftFlow):
                 if self._n > 1:
                     left = (p + 1) % self._n
                     self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
-        self._reindex(p, card in HEARD_BY_EVERY_SEAT)
+        self._index_played(p, card)
         self.fire(ON_PLAY, p, card)
         self.sub_action(("occupation" if facts.occupation else "improvement", p))
 
