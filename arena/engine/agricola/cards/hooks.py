@@ -146,15 +146,22 @@ class CardHooks(AgricolaState):
 
     def _index_played(self, seat: int, card: str) -> None:
         """:meth:`_reindex` after ``seat`` played ``card``: only the moments of its effect
-        list other cards than before (those listing it are listed again from the played
-        cards, in their order)."""
+        list other cards than before, ``card`` put among them where it is among the played
+        cards (last, but for an occupation played after minors: before those)."""
         moments = INDEXED_AT.get(card, ())
-        if not moments:
-            return
         played = self._played(seat)
+        if not moments or card not in played:  # a traveling minor is passed on, not played
+            return
         index = dict(self._index[seat])
-        for m in moments:
-            index[m] = tuple(c for c in played for x in INDEXED_AT.get(c, ()) if x is m)
+        if played[-1] == card:
+            for m in moments:
+                index[m] = (*index.get(m, ()), card)
+        else:
+            before = played[:played.index(card)]
+            for m in moments:
+                listed = index.get(m, ())
+                index[m] = (*(c for c in listed if c in before), card,
+                            *(c for c in listed if c not in before))
         self._index[seat] = index
         if card in HEARD_BY_EVERY_SEAT:
             self._listen, self._used_by = listeners(self._index)
