@@ -146,6 +146,18 @@ def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Go
     cards = state.hooked(seat, COST)
     if not cards:
         return [base]
+    key = (cards, thing, base)
+    known = _ALL_COSTS.get(key)
+    if known is None:
+        known = _all_costs(cards, thing, base)
+        if len(_ALL_COSTS) < _MAX_KNOWN:
+            _ALL_COSTS[key] = known
+    return list(known)
+
+
+def _all_costs(cards: tuple[str, ...], thing: Thing, base: Goods) -> tuple[Goods, ...]:
+    """:func:`all_costs` for the cost cards ``cards``: a function of the cards, the thing and
+    its printed cost alone (a cost rule reads nothing else)."""
     starts: list[Goods] = []
     rest = []
     for c in cards:
@@ -156,7 +168,7 @@ def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Go
             continue
         got = e.cost(thing, base)
         if got is None:
-            return []
+            return ()
         if got != base:
             starts.append(got)
     ways = list(dict.fromkeys(starts)) or [base]
@@ -169,10 +181,15 @@ def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Go
                 if e.card in OPTIONAL_COSTS:
                     out.append(w)
                     continue
-                return []
+                return ()
             out += (w, got) if e.card in OPTIONAL_COSTS else (got,)
         ways = list(dict.fromkeys(out))
-    return ways
+    return tuple(ways)
+
+
+#: :func:`all_costs` by (cost cards, thing, printed cost), up to :data:`_MAX_KNOWN` of them.
+_ALL_COSTS: dict[tuple[tuple[str, ...], Thing, Goods], tuple[Goods, ...]] = {}
+_MAX_KNOWN: Final = 1 << 14
 
 
 def paid_part(state: CardState, p: int, action: dict[str, Any],
