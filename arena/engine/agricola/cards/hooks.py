@@ -62,6 +62,7 @@ from arena.engine.agricola.cards.effects.capacity import (
     bean_sow,
 )
 from arena.engine.agricola.cards.effects.harvest import count_resources
+from arena.engine.agricola.cards.effects.scoring import card_points
 from arena.engine.agricola.cards.spaces import LESSONS_SPACES
 from arena.engine.agricola.components import BOAR, CATTLE, GOODS, NUM_ROUNDS, SHEEP
 from arena.engine.agricola.parts import animal_options, keep_animals
@@ -75,12 +76,14 @@ from arena.engine.agricola.state import (
     _PASTURE_KEYS,
     AgricolaState,
 )
-from arena.engine.agricola.state_base import ACT, OVER, PLACE, STOP_KEY, Key, freeze
+from arena.engine.agricola.state_base import ACT, DRAFT, OVER, PLACE, STOP_KEY, Key, freeze
 
 #: The pay of a card decision's action (beside the Family state's kinds 0-6), and of an
 #: any-time conversion (the decision it is offered beside stays open).
 M_CARD: Final = 9
 M_ANY: Final = 10
+#: The pay of a pick of the app's draft (:class:`~.draft.DraftFlow`).
+M_DRAFT: Final = 11
 #: The sub-actions whose cost cards may change what they cost.
 _PAID: Final = frozenset({"build_room", "renovate", "pasture"})
 #: The moments looked up at every step, as module names (a global is read several times
@@ -120,6 +123,14 @@ class CardHooks(AgricolaState):
         raise NotImplementedError
 
     def hands(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        raise NotImplementedError
+
+    def _draft_options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
+        """The picks of the app's draft (phase DRAFT), as keys and pays."""
+        raise NotImplementedError
+
+    def _draft_do(self, pay: tuple[Any, ...]) -> None:
+        """Take the pick ``pay`` of the app's draft."""
         raise NotImplementedError
 
     def _init_effects(self) -> None:
@@ -235,20 +246,8 @@ class CardHooks(AgricolaState):
 
     def card_points(self, seat: int) -> dict[str, int]:
         """The bonus points each played card gives ``seat`` (any owner's), cards giving none
-        left out."""
-        out: dict[str, int] = {}
-        for card in self._played(seat):
-            e = EFFECTS.get(card)
-            if e is not None and e.kept_points and self.mark(card) and self.mark(card)[0]:
-                out[card] = self.mark(card)[0]
-        for owner in range(self._n):
-            for card in self.hooked(owner, SCORING):
-                score = EFFECTS[card].score
-                assert score is not None
-                pts = score(self, owner, seat)
-                if pts:
-                    out[card] = out.get(card, 0) + pts
-        return out
+        left out (:func:`.effects.scoring.card_points`)."""
+        return card_points(self, seat)
 
     # ------------------------------------------------------------------ dispatch
     def fire(self, moment: Moment, seat: int, card: str | None = None) -> None:
@@ -400,6 +399,8 @@ class CardHooks(AgricolaState):
 
     # ------------------------------------------------------------------ decisions
     def _options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
+        if self._phase == DRAFT:
+            return self._draft_options()
         while True:
             pending = self._pending
             if pending:
@@ -438,6 +439,9 @@ class CardHooks(AgricolaState):
 
     def _do(self, pay: tuple[Any, ...]) -> None:
         kind = pay[0]
+        if kind == M_DRAFT:
+            self._draft_do(pay)
+            return
         if kind == M_ANY:
             seat = self.current_player
             assert seat is not None
