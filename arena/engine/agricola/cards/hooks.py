@@ -281,7 +281,8 @@ class CardHooks(AgricolaState):
         if self._turn:
             space, user = self._turn
             self._turn = ()
-            self.used(space, user, AT_END)
+            if self._used_by[user]:
+                self.used(space, user, AT_END)
         return bool(self._pending)
 
     def _next_placer(self, start: int) -> None:
@@ -457,7 +458,8 @@ class CardHooks(AgricolaState):
             if kind == _M_PLACE:
                 space = pay[1]
                 self._turn = (space, p)
-                self.used(space, p, AT_USE)
+                if self._used_by[p]:  # else no card hears a use of a space
+                    self.used(space, p, AT_USE)
                 if not self._board.is_free(space):  # a second person on a held space
                     self._home[p] -= 1
                     self._clear_action()
