@@ -97,7 +97,8 @@ NO_LISTEN: Final[Mapping[Moment, tuple[tuple[int, str], ...]]] = {}
 
 
 class CardHooks(AgricolaState):
-    """Card mode's state below the hands: the effects' index, decisions, marks and promises."""
+    """Card mode's state below the hands: the effects' index, decisions, marks and promises.
+    Its methods run at every step call the Family state's by name (cheaper than super())."""
 
     __slots__ = ("_guests", "_hold", "_index", "_listen", "_marks", "_pending", "_promised",
                  "_seen", "_sub", "_turn", "_use", "_used_by")
@@ -289,7 +290,7 @@ class CardHooks(AgricolaState):
         if self._turn and self._end_turn():
             self._hold = start
             return
-        super()._next_placer(start)
+        AgricolaState._next_placer(self, start)
 
     def _action_options(self, p: int) -> tuple[list[Key], list[tuple[Any, ...]]]:
         if self._fence_from >= 0 and not self._keep and pays_fences(self, p):
@@ -298,7 +299,7 @@ class CardHooks(AgricolaState):
             pays: list[tuple[Any, ...]] = [(_M_PART, self._part, _PASTURE_ACTIONS[m])
                                            for m in masks]
         else:
-            moves, pays = super()._action_options(p)
+            moves, pays = AgricolaState._action_options(self, p)
         if moves or not self._turn or not self._end_turn():
             return moves, pays
         # The action is over and its end-of-turn decisions wait: they come first, then the
@@ -378,7 +379,7 @@ class CardHooks(AgricolaState):
         if typ in _PAID and self.hooked(p, COST):
             paid_part(self, p, action, lambda: super(CardHooks, self)._do_part(p, i, action))
         else:
-            super()._do_part(p, i, action)
+            AgricolaState._do_part(self, p, i, action)
         if typ == "build_room":
             self.sub_action(("rooms", p, material, int(first)))
         elif typ == "renovate":
@@ -416,7 +417,7 @@ class CardHooks(AgricolaState):
                 start, self._hold = self._hold, -1
                 self._next_placer(start)
                 continue
-            moves, pays = super()._options()
+            moves, pays = AgricolaState._options(self)
             if not self._pending:  # else a round began in between and asks first
                 break
         if not moves:  # the game is over
@@ -450,7 +451,7 @@ class CardHooks(AgricolaState):
             assert answer is not None
             answer(self, Pending(seat, pay[1], "anytime"), pay[2])
             return
-        if (self._phase == PLACE or self._phase == ACT) and RETURN_HOME in self._listen:
+        if RETURN_HOME in self._listen and (self._phase == PLACE or self._phase == ACT):
             watch = [p for p, c in self._listen[RETURN_HOME] if c == "A053"]
             self._seen = {p: self._goods[p] for p in watch} if watch else None
         if kind != M_CARD:
@@ -468,7 +469,7 @@ class CardHooks(AgricolaState):
                     self._guests = (*self._guests, (space, p))
                     self._count_resources()
                     return
-            super()._do(pay)
+            AgricolaState._do(self, pay)
             if kind == _M_PLACE and pay[1] in LESSONS_SPACES:
                 self.sub_action(("lessons", p))
             elif kind == _M_BAKE:

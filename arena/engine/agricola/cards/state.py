@@ -29,6 +29,7 @@ from arena.engine.agricola.cards.effects.building import (
 )
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
+from arena.engine.agricola.cards.hooks import CardHooks
 from arena.engine.agricola.cards.play import (
     FACTS,
     PLAY_MINOR,
@@ -279,7 +280,7 @@ class CardState(DraftFlow):
             assert credit is not None
             self._goods[p] = tuple(a + b for a, b in zip(self._goods[p], credit, strict=True))
         if typ != PLAY_OCCUPATION and typ != PLAY_MINOR:
-            super()._do_part(p, i, action)
+            CardHooks._do_part(self, p, i, action)  # by name: cheaper than super()
             return
         if i != self._part:
             self._part = i
