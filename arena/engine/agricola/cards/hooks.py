@@ -34,7 +34,7 @@ when the person is placed (``state._use`` is (space, user, AT_USE)) and when tha
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
@@ -115,6 +115,9 @@ class CardHooks(AgricolaState):
     _hold: int
     _guests: tuple[tuple[int, int], ...]
     _use: tuple[int, int, int]
+    # The app draft's picks (phase DRAFT) and taking one: :class:`~.draft.DraftFlow`'s.
+    _draft_options: Callable[[], tuple[list[Key], list[tuple[Any, ...]]]]
+    _draft_do: Callable[[tuple[Any, ...]], None]
 
     def _played(self, seat: int) -> tuple[str, ...]:
         """``seat``'s played cards (occupations, then minors), each in the order played."""
@@ -126,13 +129,6 @@ class CardHooks(AgricolaState):
     def hands(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         raise NotImplementedError
 
-    def _draft_options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
-        """The picks of the app's draft (phase DRAFT), as keys and pays."""
-        raise NotImplementedError
-
-    def _draft_do(self, pay: tuple[Any, ...]) -> None:
-        """Take the pick ``pay`` of the app's draft."""
-        raise NotImplementedError
 
     def _init_effects(self) -> None:
         self._pending = ()
@@ -380,6 +376,8 @@ class CardHooks(AgricolaState):
             paid_part(self, p, action, lambda: super(CardHooks, self)._do_part(p, i, action))
         else:
             AgricolaState._do_part(self, p, i, action)
+        if SUB_ACTION not in self._listen:  # no card hears sub-actions: none is made up
+            return
         if typ == "build_room":
             self.sub_action(("rooms", p, material, int(first)))
         elif typ == "renovate":
