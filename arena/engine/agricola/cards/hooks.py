@@ -249,7 +249,7 @@ class CardHooks(AgricolaState):
     # ------------------------------------------------------------------ dispatch
     def fire(self, moment: Moment, seat: int, card: str | None = None) -> None:
         """Run ``moment``'s events of ``seat``'s cards (only ``card``'s, if given)."""
-        for c in (card,) if card is not None else self.hooked(seat, moment):
+        for c in (card,) if card is not None else self._index[seat].get(moment, ()):
             event = EFFECTS[c].events.get(moment) if c in EFFECTS else None
             if event is not None:
                 event(self, seat, c)
@@ -264,7 +264,7 @@ class CardHooks(AgricolaState):
 
     def placement(self, seat: int, usable: int) -> int:
         """The spaces ``seat`` may place a person on, after its cards' placement rules."""
-        for c in self.hooked(seat, SPACE_USED):
+        for c in self._index[seat].get(SPACE_USED, ()):
             rule = PLACEMENT.get(c)
             if rule is not None:
                 usable = rule(self, seat, usable)
@@ -372,7 +372,7 @@ class CardHooks(AgricolaState):
         farm = self._farms[p]
         material, pastured = farm.material, farm.pastured()
         first = i != self._part or self._done == 0
-        if typ in _PAID and self.hooked(p, COST):
+        if typ in _PAID and self._index[p].get(COST):
             paid_part(self, p, action, lambda: super(CardHooks, self)._do_part(p, i, action))
         else:
             AgricolaState._do_part(self, p, i, action)

@@ -199,12 +199,12 @@ class CardState(DraftFlow):
     def _part_options(self, part: Part, h: Holding, board: Board, space: int,
                       done: int = 0) -> list[dict[str, Any]]:
         kind = part.kind
-        if kind in BUILDING_KINDS and self.hooked(self._cur, COST):
+        if kind in BUILDING_KINDS and self._index[self._cur].get(COST):
             out = building_options(self, self._cur, part, h.farm, done)
             return options(part, h, board, space, done) if out is None else out
         if kind not in _CARD_KINDS:
             out = options(part, h, board, space, done)
-            if kind == SOW and BEANFIELD in self.hooked(self._cur, CAPACITY):
+            if kind == SOW and BEANFIELD in self._index[self._cur].get(CAPACITY, ()):
                 return [*out, *bean_sow_options(self, self._cur)]
             return out
         if done:
@@ -220,7 +220,7 @@ class CardState(DraftFlow):
         plays = self._minor_plays(p, s, board)
         if kind == MAJOR_OR_MINOR:
             h = self.holding(p)
-            built = (self._major_options(p, h, board, space) if self.hooked(p, COST)
+            built = (self._major_options(p, h, board, space) if self._index[p].get(COST)
                      else options(BUILD_ONE_MAJOR, h, board, space, 0))
             return [*[(a, s.goods) for a in built], *plays]
         return plays
@@ -236,7 +236,7 @@ class CardState(DraftFlow):
 
     def _minor_cost(self, p: int, s: Seat) -> Callable[[str], tuple[int, ...] | None] | None:
         """What a minor costs ``p`` after its cost cards (None: the printed cost)."""
-        if not self.hooked(p, COST):
+        if not self._index[p].get(COST):
             return None
         farm = self._farms[p]
         rooms, material = farm.num_rooms(), farm.material  # the same for every card
@@ -275,7 +275,7 @@ class CardState(DraftFlow):
     # ------------------------------------------------------------------ carrying out
     def _do_part(self, p: int, i: int, action: dict[str, Any]) -> None:
         typ = action["type"]
-        if typ == "build_major" and action["pay"] == "goods" and self.hooked(p, COST):
+        if typ == "build_major" and action["pay"] == "goods" and self._index[p].get(COST):
             credit = self._credit(p, action["major"])
             assert credit is not None
             self._goods[p] = tuple(a + b for a, b in zip(self._goods[p], credit, strict=True))
