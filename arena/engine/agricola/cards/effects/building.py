@@ -118,6 +118,13 @@ def one_cost(state: CardState, seat: int, thing: Thing, base: Goods) -> Goods | 
     cards = state.hooked(seat, COST)
     if not cards:
         return base
+    return _one_cost(cards, thing, base)
+
+
+@lru_cache(maxsize=1 << 14)
+def _one_cost(cards: tuple[str, ...], thing: Thing, base: Goods) -> Goods | None:
+    """:func:`one_cost` for the cost cards ``cards``, kept: a function of the cards, the thing
+    and its printed cost alone (a cost rule reads nothing else)."""
     cost = base
     for rule in _rules_in_order(cards):
         got = rule(thing, cost)
@@ -146,18 +153,12 @@ def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Go
     cards = state.hooked(seat, COST)
     if not cards:
         return [base]
-    key = (cards, thing, base)
-    known = _ALL_COSTS.get(key)
-    if known is None:
-        known = _all_costs(cards, thing, base)
-        if len(_ALL_COSTS) < _MAX_KNOWN:
-            _ALL_COSTS[key] = known
-    return list(known)
+    return list(_all_costs(cards, thing, base))
 
 
+@lru_cache(maxsize=1 << 14)
 def _all_costs(cards: tuple[str, ...], thing: Thing, base: Goods) -> tuple[Goods, ...]:
-    """:func:`all_costs` for the cost cards ``cards``: a function of the cards, the thing and
-    its printed cost alone (a cost rule reads nothing else)."""
+    """:func:`all_costs` for the cost cards ``cards``, kept as :func:`_one_cost` is."""
     starts: list[Goods] = []
     rest = []
     for c in cards:
@@ -185,11 +186,6 @@ def _all_costs(cards: tuple[str, ...], thing: Thing, base: Goods) -> tuple[Goods
             out += (w, got) if e.card in OPTIONAL_COSTS else (got,)
         ways = list(dict.fromkeys(out))
     return tuple(ways)
-
-
-#: :func:`all_costs` by (cost cards, thing, printed cost), up to :data:`_MAX_KNOWN` of them.
-_ALL_COSTS: dict[tuple[tuple[str, ...], Thing, Goods], tuple[Goods, ...]] = {}
-_MAX_KNOWN: Final = 1 << 14
 
 
 def paid_part(state: CardState, p: int, action: dict[str, Any],
