@@ -25,6 +25,7 @@ from arena.engine.agricola.cards.effects.building import (
     BUILDING_KINDS,
     BUILDING_MASK,
     building_options,
+    cost_after,
     usable_building,
 )
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
@@ -189,8 +190,10 @@ class CardState(DraftFlow):
                             value = food_value(goods, self._majors[p])
                         if food >= cost or value >= cost:
                             usable |= 1 << space
+        minors = self._hand_m[p]  # a minor of the hand playable now (the first found is enough)
         if extra >> MAJOR_IMPROVEMENT & 1 and (
-                (self._hand_m[p] and self._can_play_minor(p, self.seat_view(p), board))
+                (minors and can_play_minor(minors, s := self.seat_view(p), board,
+                                           self._minor_cost(p, s)))
                 or (costs and any(
                     self._credit(p, m) is not None for m in board.majors()))):
             usable |= 1 << MAJOR_IMPROVEMENT
@@ -229,20 +232,17 @@ class CardState(DraftFlow):
                      ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
         return minor_plays(self._hand_m[p], s, board, self._minor_cost(p, s))
 
-    def _can_play_minor(self, p: int, s: Seat, board: Board) -> bool:
-        """Whether ``p`` can play a minor of its hand now (the first one found is enough)."""
-        return bool(self._hand_m[p]) and can_play_minor(self._hand_m[p], s, board,
-                                                        self._minor_cost(p, s))
-
     def _minor_cost(self, p: int, s: Seat) -> Callable[[str], tuple[int, ...] | None] | None:
         """What a minor costs ``p`` after its cost cards (None: the printed cost)."""
-        if not self._index[p].get(COST):
+        cards = self._index[p].get(COST)
+        if not cards:
             return None
         farm = self._farms[p]
-        rooms, material = farm.num_rooms(), farm.material  # the same for every card
+        rooms, material, people = farm.num_rooms(), farm.material, s.people  # for every card
 
-        def cost(card: str) -> tuple[int, ...] | None:
-            return self.cost(p, Thing("minor", card, rooms, material), minor_cost(card, s.people))
+        def cost(card: str) -> tuple[int, ...] | None:  # the state's cost(), made shorter
+            thing = _tuple_new(Thing, ("minor", card, rooms, material))
+            return cost_after(cards, thing, minor_cost(card, people))
         return cost
 
     def _credit(self, p: int, major: int) -> tuple[int, ...] | None:

@@ -118,13 +118,13 @@ def one_cost(state: CardState, seat: int, thing: Thing, base: Goods) -> Goods | 
     cards = state.hooked(seat, COST)
     if not cards:
         return base
-    return _one_cost(cards, thing, base)
+    return cost_after(cards, thing, base)
 
 
 @lru_cache(maxsize=1 << 14)
-def _one_cost(cards: tuple[str, ...], thing: Thing, base: Goods) -> Goods | None:
-    """:func:`one_cost` for the cost cards ``cards``, kept: a function of the cards, the thing
-    and its printed cost alone (a cost rule reads nothing else)."""
+def cost_after(cards: tuple[str, ...], thing: Thing, base: Goods) -> Goods | None:
+    """:func:`one_cost` for a seat with the cost cards ``cards`` (not empty), kept: a function
+    of the cards, the thing and its printed cost alone (a cost rule reads nothing else)."""
     cost = base
     for rule in _rules_in_order(cards):
         got = rule(thing, cost)
@@ -158,7 +158,7 @@ def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Go
 
 @lru_cache(maxsize=1 << 14)
 def _all_costs(cards: tuple[str, ...], thing: Thing, base: Goods) -> tuple[Goods, ...]:
-    """:func:`all_costs` for the cost cards ``cards``, kept as :func:`_one_cost` is."""
+    """:func:`all_costs` for the cost cards ``cards``, kept as :func:`cost_after` is."""
     starts: list[Goods] = []
     rest = []
     for c in cards:
@@ -344,6 +344,7 @@ __all__ = [
     "OPTIONAL_COSTS",
     "all_costs",
     "chosen",
+    "cost_after",
     "fence_budget",
     "paid_part",
     "pay_fences",
