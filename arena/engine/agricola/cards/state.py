@@ -14,18 +14,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, Final
 
 from arena.engine.agricola.board import Board, from_observation, new_board
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
 from arena.engine.agricola.cards.draft_sample import sample_cards
-from arena.engine.agricola.cards.effects.base import Thing
 from arena.engine.agricola.cards.effects.building import (
     BUILDING_KINDS,
     BUILDING_MASK,
     building_options,
-    cost_after,
+    major_credit,
+    minor_cost_after,
     usable_building,
 )
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
@@ -37,7 +38,6 @@ from arena.engine.agricola.cards.play import (
     PLAY_OCCUPATION,
     Seat,
     can_play_minor,
-    minor_cost,
     minor_plays,
     occupation_plays,
 )
@@ -56,7 +56,6 @@ from arena.engine.agricola.components import (
     FOOD,
     GOODS,
     MAJOR_OR_MINOR,
-    MAJORS,
     MINOR_IMPROVEMENT,
     OCCUPATION,
     ONE,
@@ -238,21 +237,12 @@ class CardState(DraftFlow):
         if not cards:
             return None
         farm = self._farms[p]
-        rooms, material, people = farm.num_rooms(), farm.material, s.people  # for every card
-
-        def cost(card: str) -> tuple[int, ...] | None:  # the state's cost(), made shorter
-            thing = _tuple_new(Thing, ("minor", card, rooms, material))
-            return cost_after(cards, thing, minor_cost(card, people))
-        return cost
+        return partial(minor_cost_after, cards, farm.num_rooms(), farm.material, s.people)
 
     def _credit(self, p: int, major: int) -> tuple[int, ...] | None:
         """What ``p``'s cost cards take off ``major``'s cost, as goods (None: forbidden)."""
-        base = (*MAJORS[major].cost, *(0,) * (len(GOODS) - 4))
         farm = self._farms[p]
-        cost = self.cost(p, Thing("major", major, farm.num_rooms(), farm.material), base)
-        if cost is None:
-            return None
-        return tuple(b - c for b, c in zip(base, cost, strict=True))
+        return major_credit(self._index[p].get(COST, ()), major, farm.num_rooms(), farm.material)
 
     def _major_options(self, p: int, h: Holding, board: Board, space: int
                        ) -> list[dict[str, Any]]:

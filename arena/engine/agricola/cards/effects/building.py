@@ -18,6 +18,7 @@ from typing import Any, Final
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.deck import BASE_DECK
 from arena.engine.agricola.cards.effects.base import EFFECTS, CardState, CostRule, Goods, Thing
+from arena.engine.agricola.cards.play import minor_cost
 from arena.engine.agricola.cards.spaces import CARD_SPACES
 from arena.engine.agricola.components import (
     AND_THEN,
@@ -26,6 +27,7 @@ from arena.engine.agricola.components import (
     CLAY,
     GOODS,
     HOUSE_WOOD,
+    MAJORS,
     RENOVATE,
     WOOD,
     Cost,
@@ -132,6 +134,27 @@ def cost_after(cards: tuple[str, ...], thing: Thing, base: Goods) -> Goods | Non
             return None
         cost = got
     return cost
+
+
+@lru_cache(maxsize=1 << 14)
+def minor_cost_after(cards: tuple[str, ...], rooms: int, material: int, people: int,
+                     card: str) -> Goods | None:
+    """What the minor ``card`` costs a seat with the cost cards ``cards`` (not empty), a house
+    of ``rooms`` of ``material`` and a family of ``people``, kept (the card last: a seat's
+    check binds the rest once, ``functools.partial``)."""
+    return cost_after(cards, Thing("minor", card, rooms, material), minor_cost(card, people))
+
+
+@lru_cache(maxsize=1 << 12)
+def major_credit(cards: tuple[str, ...], major: int, rooms: int, material: int
+                 ) -> Goods | None:
+    """What the cost cards ``cards`` of a seat with a house of ``rooms`` of ``material`` take
+    off the cost of ``major``, as goods (None: forbidden), kept."""
+    base = (*MAJORS[major].cost, *(0,) * (len(GOODS) - 4))
+    cost = cost_after(cards, Thing("major", major, rooms, material), base) if cards else base
+    if cost is None:
+        return None
+    return tuple(b - c for b, c in zip(base, cost, strict=True))
 
 
 @lru_cache(maxsize=1 << 10)
@@ -346,6 +369,8 @@ __all__ = [
     "chosen",
     "cost_after",
     "fence_budget",
+    "major_credit",
+    "minor_cost_after",
     "paid_part",
     "pay_fences",
     "pays_fences",
