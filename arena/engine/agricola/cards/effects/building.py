@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from operator import ge
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
@@ -87,8 +88,7 @@ def ways(state: CardState, seat: int, kind: str) -> list[tuple[dict[str, Any], G
                            _pad((0, 0, 1, rooms))))
     out = []
     for fields, thing, base in things:
-        ok = [w for w in state.costs(seat, thing, base)
-              if all(g >= c for g, c in zip(goods, w, strict=True))]
+        ok = [w for w in state.costs(seat, thing, base) if all(map(ge, goods, w))]
         for w in ok:
             out.append(({**fields, "pay": list(w[:4])} if len(ok) > 1 else fields, w))
     return out
