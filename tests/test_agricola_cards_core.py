@@ -17,6 +17,7 @@ from arena.engine.agricola.cards.spaces import (
     LESSONS_4P,
     MAJOR_IMPROVEMENT,
     MEETING_PLACE,
+    MOST_LESSONS_COST,
     lessons_cost,
 )
 from arena.engine.agricola.cards.state import CardState
@@ -90,6 +91,9 @@ def test_lessons_costs() -> None:
     assert [lessons_cost(LESSONS, k) for k in range(4)] == [0, 1, 1, 1]
     assert [lessons_cost(LESSONS_3P, k) for k in range(4)] == [2, 2, 2, 2]
     assert [lessons_cost(LESSONS_4P, k) for k in range(4)] == [1, 1, 2, 2]
+    # Card mode's placement check takes a supply of this much food to pay any Lessons space.
+    spaces = (LESSONS, LESSONS_3P, LESSONS_4P)
+    assert max(lessons_cost(s, k) for s in spaces for k in range(16)) == MOST_LESSONS_COST
 
 
 def test_spaces_in_play_by_player_count() -> None:

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from arena.engine.agricola.cards.deck import HAND_SIZE
 from arena.engine.agricola.cards.hands import MINOR_EVENT, OCCUPATION_EVENT, deal, pool
-from arena.engine.agricola.cards.hooks import CardHooks
+from arena.engine.agricola.cards.hooks import M_DRAFT, CardHooks
 from arena.engine.agricola.state_base import DRAFT, Key, freeze
 from arena.engine.chance import Chance
 
@@ -160,7 +160,6 @@ def hands_after(drafted: Sequence[tuple[str, ...]], played: Sequence[tuple[str, 
             for q in range(n)]
 
 
-_M_DRAFT: Final = "draft"
 _KEYS: dict[str, Key] = {}
 
 
@@ -193,19 +192,14 @@ class DraftFlow(CardHooks):
         self._phase = DRAFT
         self._cur = 0
 
-    def _options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
-        if self._phase != DRAFT:
-            return super()._options()
+    def _draft_options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
         draft = self._draft
         assert draft is not None
         k, seat, kind = draft.turn()  # type: ignore[misc]
         cards = draft.pack(kind, (seat - k) % self._n)
-        return [_key(c) for c in cards], [(_M_DRAFT, kind, c) for c in cards]
+        return [_key(c) for c in cards], [(M_DRAFT, kind, c) for c in cards]
 
-    def _do(self, pay: tuple[Any, ...]) -> None:
-        if pay[0] != _M_DRAFT:
-            super()._do(pay)
-            return
+    def _draft_do(self, pay: tuple[Any, ...]) -> None:
         _, kind, card = pay
         p = self._cur
         assert self._draft is not None

@@ -5,13 +5,13 @@ the flow of play (:mod:`.effects.base` says what an effect is).
 Family game does no work for cards):
 
 - ``_index``: per seat, moment -> the played cards whose effect has an event or a rule at that
-  moment, in the order played. Rebuilt when a card is played or a state is read, shared by
-  clones (immutable). Dispatch at a moment looks at nothing else. ``_listen``: the same for
-  every seat at once, moment -> (seat, card) in seat order, for the moments every seat's
-  cards hear at each step (:data:`.effects.EVERY_SEAT`), so that a moment no played card
-  listens to costs one lookup (the placements' SPACE_USED, the sub-actions, Claypipe's
-  watch); ``_used_by``: per user seat, the SPACE_USED events in firing order
-  (:func:`.effects.listeners`).
+  moment, in the order played. Built when a state is read, and a played card's moments listed
+  again when it is played; shared by clones (immutable). Dispatch at a moment looks at nothing
+  else. ``_listen``: the same for every seat at once, moment -> (seat, card) in seat order,
+  for the moments every seat's cards hear at each step (:data:`.effects.EVERY_SEAT`), so that
+  a moment no played card listens to costs one lookup (the placements' SPACE_USED, the
+  sub-actions, Claypipe's watch); ``_used_by``: per user seat, the SPACE_USED events in firing
+  order (:func:`.effects.listeners`).
 - ``_pending``: the card decisions waiting, first asked first (:class:`Pending`). While one
   waits it is the decision: its seat is the current player and its legal actions are the
   effect's ``ask``; the decision under it (``_phase``, ``_cur``) resumes afterwards.
@@ -34,11 +34,18 @@ when the person is placed (``state._use`` is (space, user, AT_USE)) and when tha
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
-from arena.engine.agricola.cards.effects import EFFECTS, INDEXED_AT, PLACEMENT, UsedBy, listeners
+from arena.engine.agricola.cards.effects import (
+    EFFECTS,
+    HEARD_BY_EVERY_SEAT,
+    INDEXED_AT,
+    PLACEMENT,
+    UsedBy,
+    listeners,
+)
 from arena.engine.agricola.cards.effects.base import AT_END, AT_USE, Goods, Pending, Thing
 from arena.engine.agricola.cards.effects.building import (
     all_costs,
@@ -55,6 +62,7 @@ from arena.engine.agricola.cards.effects.capacity import (
     bean_sow,
 )
 from arena.engine.agricola.cards.effects.harvest import count_resources
+from arena.engine.agricola.cards.effects.scoring import card_points
 from arena.engine.agricola.cards.spaces import LESSONS_SPACES
 from arena.engine.agricola.components import BOAR, CATTLE, GOODS, NUM_ROUNDS, SHEEP
 from arena.engine.agricola.parts import animal_options, keep_animals
@@ -68,12 +76,14 @@ from arena.engine.agricola.state import (
     _PASTURE_KEYS,
     AgricolaState,
 )
-from arena.engine.agricola.state_base import ACT, OVER, PLACE, STOP_KEY, Key, freeze
+from arena.engine.agricola.state_base import ACT, DRAFT, OVER, PLACE, STOP_KEY, Key, freeze
 
 #: The pay of a card decision's action (beside the Family state's kinds 0-6), and of an
 #: any-time conversion (the decision it is offered beside stays open).
 M_CARD: Final = 9
 M_ANY: Final = 10
+#: The pay of a pick of the app's draft (:class:`~.draft.DraftFlow`).
+M_DRAFT: Final = 11
 #: The sub-actions whose cost cards may change what they cost.
 _PAID: Final = frozenset({"build_room", "renovate", "pasture"})
 #: The moments looked up at every step, as module names (a global is read several times
@@ -82,12 +92,13 @@ ON_PLAY, SPACE_USED, SUB_ACTION, ROUND_START = (Moment.ON_PLAY, Moment.SPACE_USE
                                                Moment.SUB_ACTION, Moment.ROUND_START)
 RETURN_HOME, FIELD_PHASE = Moment.RETURN_HOME, Moment.FIELD_PHASE
 COST, CAPACITY, SCORING, ANYTIME = Moment.COST, Moment.CAPACITY, Moment.SCORING, Moment.ANYTIME
-_NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
-_NO_LISTEN: Final[Mapping[Moment, tuple[tuple[int, str], ...]]] = {}
+NO_INDEX: Final[Mapping[Moment, tuple[str, ...]]] = {}
+NO_LISTEN: Final[Mapping[Moment, tuple[tuple[int, str], ...]]] = {}
 
 
 class CardHooks(AgricolaState):
-    """Card mode's state below the hands: the effects' index, decisions, marks and promises."""
+    """Card mode's state below the hands: the effects' index, decisions, marks and promises.
+    Its methods run at every step call the Family state's by name (cheaper than super())."""
 
     __slots__ = ("_guests", "_hold", "_index", "_listen", "_marks", "_pending", "_promised",
                  "_seen", "_sub", "_turn", "_use", "_used_by")
@@ -104,6 +115,9 @@ class CardHooks(AgricolaState):
     _hold: int
     _guests: tuple[tuple[int, int], ...]
     _use: tuple[int, int, int]
+    # The app draft's picks (phase DRAFT) and taking one: :class:`~.draft.DraftFlow`'s.
+    _draft_options: Callable[[], tuple[list[Key], list[tuple[Any, ...]]]]
+    _draft_do: Callable[[tuple[Any, ...]], None]
 
     def _played(self, seat: int) -> tuple[str, ...]:
         """``seat``'s played cards (occupations, then minors), each in the order played."""
@@ -115,12 +129,13 @@ class CardHooks(AgricolaState):
     def hands(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         raise NotImplementedError
 
+
     def _init_effects(self) -> None:
         self._pending = ()
         self._marks = {}
         self._promised = ()
-        self._index = [_NO_INDEX] * self._n
-        self._listen = _NO_LISTEN
+        self._index = [NO_INDEX] * self._n
+        self._listen = NO_LISTEN
         self._used_by = ((),) * self._n
         self._sub = ()
         self._seen = None
@@ -128,15 +143,42 @@ class CardHooks(AgricolaState):
         self._hold = -1
         self._guests = ()
 
-    def _reindex(self, seat: int, relisten: bool = True) -> None:
+    def _reindex(self, seat: int) -> None:
         index: dict[Moment, tuple[str, ...]] = {}
         for c in self._played(seat):
             for m in INDEXED_AT.get(c, ()):
                 index[m] = (*index.get(m, ()), c)
         self._index[seat] = index
-        if relisten:  # else every seat's moments hear the same cards as before
+        self._listen, self._used_by = listeners(self._index)
+        self._refarm(seat)
+
+    def _index_played(self, seat: int, card: str) -> None:
+        """:meth:`_reindex` after ``seat`` played ``card``: only the moments of its effect
+        list other cards than before, ``card`` put among them where it is among the played
+        cards (last, but for an occupation played after minors: before those)."""
+        moments = INDEXED_AT.get(card, ())
+        played = self._played(seat)
+        if not moments or card not in played:  # a traveling minor is passed on, not played
+            return
+        index = dict(self._index[seat])
+        if played[-1] == card:
+            for m in moments:
+                index[m] = (*index.get(m, ()), card)
+        else:
+            before = played[:played.index(card)]
+            for m in moments:
+                listed = index.get(m, ())
+                index[m] = (*(c for c in listed if c in before), card,
+                            *(c for c in listed if c not in before))
+        self._index[seat] = index
+        if card in HEARD_BY_EVERY_SEAT:
             self._listen, self._used_by = listeners(self._index)
-        caps = index.get(CAPACITY, ())
+        if CAPACITY in moments:
+            self._refarm(seat)
+
+    def _refarm(self, seat: int) -> None:
+        """``seat``'s farm with the capacity rules of its cards (a plain farm when none)."""
+        caps = self._index[seat].get(CAPACITY, ())
         farm = self._farms[seat]
         if caps or isinstance(farm, CardFarm):
             self._farms[seat] = CardFarm.of(farm, (EFFECTS[c].capacity or {} for c in caps))
@@ -201,25 +243,13 @@ class CardHooks(AgricolaState):
 
     def card_points(self, seat: int) -> dict[str, int]:
         """The bonus points each played card gives ``seat`` (any owner's), cards giving none
-        left out."""
-        out: dict[str, int] = {}
-        for card in self._played(seat):
-            e = EFFECTS.get(card)
-            if e is not None and e.kept_points and self.mark(card) and self.mark(card)[0]:
-                out[card] = self.mark(card)[0]
-        for owner in range(self._n):
-            for card in self.hooked(owner, SCORING):
-                score = EFFECTS[card].score
-                assert score is not None
-                pts = score(self, owner, seat)
-                if pts:
-                    out[card] = out.get(card, 0) + pts
-        return out
+        left out (:func:`.effects.scoring.card_points`)."""
+        return card_points(self, seat)
 
     # ------------------------------------------------------------------ dispatch
     def fire(self, moment: Moment, seat: int, card: str | None = None) -> None:
         """Run ``moment``'s events of ``seat``'s cards (only ``card``'s, if given)."""
-        for c in (card,) if card is not None else self.hooked(seat, moment):
+        for c in (card,) if card is not None else self._index[seat].get(moment, ()):
             event = EFFECTS[c].events.get(moment) if c in EFFECTS else None
             if event is not None:
                 event(self, seat, c)
@@ -234,7 +264,7 @@ class CardHooks(AgricolaState):
 
     def placement(self, seat: int, usable: int) -> int:
         """The spaces ``seat`` may place a person on, after its cards' placement rules."""
-        for c in self.hooked(seat, SPACE_USED):
+        for c in self._index[seat].get(SPACE_USED, ()):
             rule = PLACEMENT.get(c)
             if rule is not None:
                 usable = rule(self, seat, usable)
@@ -248,14 +278,15 @@ class CardHooks(AgricolaState):
         if self._turn:
             space, user = self._turn
             self._turn = ()
-            self.used(space, user, AT_END)
+            if self._used_by[user]:
+                self.used(space, user, AT_END)
         return bool(self._pending)
 
     def _next_placer(self, start: int) -> None:
         if self._turn and self._end_turn():
             self._hold = start
             return
-        super()._next_placer(start)
+        AgricolaState._next_placer(self, start)
 
     def _action_options(self, p: int) -> tuple[list[Key], list[tuple[Any, ...]]]:
         if self._fence_from >= 0 and not self._keep and pays_fences(self, p):
@@ -264,7 +295,7 @@ class CardHooks(AgricolaState):
             pays: list[tuple[Any, ...]] = [(_M_PART, self._part, _PASTURE_ACTIONS[m])
                                            for m in masks]
         else:
-            moves, pays = super()._action_options(p)
+            moves, pays = AgricolaState._action_options(self, p)
         if moves or not self._turn or not self._end_turn():
             return moves, pays
         # The action is over and its end-of-turn decisions wait: they come first, then the
@@ -341,10 +372,12 @@ class CardHooks(AgricolaState):
         farm = self._farms[p]
         material, pastured = farm.material, farm.pastured()
         first = i != self._part or self._done == 0
-        if typ in _PAID and self.hooked(p, COST):
+        if typ in _PAID and self._index[p].get(COST):
             paid_part(self, p, action, lambda: super(CardHooks, self)._do_part(p, i, action))
         else:
-            super()._do_part(p, i, action)
+            AgricolaState._do_part(self, p, i, action)
+        if SUB_ACTION not in self._listen:  # no card hears sub-actions: none is made up
+            return
         if typ == "build_room":
             self.sub_action(("rooms", p, material, int(first)))
         elif typ == "renovate":
@@ -366,6 +399,8 @@ class CardHooks(AgricolaState):
 
     # ------------------------------------------------------------------ decisions
     def _options(self) -> tuple[list[Key], list[tuple[Any, ...]]]:
+        if self._phase == DRAFT:
+            return self._draft_options()
         while True:
             pending = self._pending
             if pending:
@@ -380,7 +415,7 @@ class CardHooks(AgricolaState):
                 start, self._hold = self._hold, -1
                 self._next_placer(start)
                 continue
-            moves, pays = super()._options()
+            moves, pays = AgricolaState._options(self)
             if not self._pending:  # else a round began in between and asks first
                 break
         if not moves:  # the game is over
@@ -404,6 +439,9 @@ class CardHooks(AgricolaState):
 
     def _do(self, pay: tuple[Any, ...]) -> None:
         kind = pay[0]
+        if kind == M_DRAFT:
+            self._draft_do(pay)
+            return
         if kind == M_ANY:
             seat = self.current_player
             assert seat is not None
@@ -411,7 +449,7 @@ class CardHooks(AgricolaState):
             assert answer is not None
             answer(self, Pending(seat, pay[1], "anytime"), pay[2])
             return
-        if (self._phase == PLACE or self._phase == ACT) and RETURN_HOME in self._listen:
+        if RETURN_HOME in self._listen and (self._phase == PLACE or self._phase == ACT):
             watch = [p for p, c in self._listen[RETURN_HOME] if c == "A053"]
             self._seen = {p: self._goods[p] for p in watch} if watch else None
         if kind != M_CARD:
@@ -419,7 +457,8 @@ class CardHooks(AgricolaState):
             if kind == _M_PLACE:
                 space = pay[1]
                 self._turn = (space, p)
-                self.used(space, p, AT_USE)
+                if self._used_by[p]:  # else no card hears a use of a space
+                    self.used(space, p, AT_USE)
                 if not self._board.is_free(space):  # a second person on a held space
                     self._home[p] -= 1
                     self._clear_action()
@@ -428,7 +467,7 @@ class CardHooks(AgricolaState):
                     self._guests = (*self._guests, (space, p))
                     self._count_resources()
                     return
-            super()._do(pay)
+            AgricolaState._do(self, pay)
             if kind == _M_PLACE and pay[1] in LESSONS_SPACES:
                 self.sub_action(("lessons", p))
             elif kind == _M_BAKE:
@@ -454,47 +493,6 @@ class CardHooks(AgricolaState):
     @classmethod
     def _keeping(cls, d: Mapping[str, Any]) -> set[int]:
         return {int(x[0]) for x in d.get("cards", {}).get("pending", ()) if not x[1]}
-
-    def _effects_dict(self) -> dict[str, Any]:
-        return {
-            "turn": self._cur,
-            "pending": [pd.to_list() for pd in self._pending],
-            "marks": {c: list(v) for c, v in sorted(self._marks.items())},
-            "promised": [[r, s, GOODS[g], a] for r, s, g, a in self._promised],
-            **({"used": list(self._turn)} if self._turn else {}),
-            **({"hold": self._hold} if self._hold >= 0 else {}),
-            **({"guests": [list(x) for x in self._guests]} if self._guests else {}),
-        }
-
-    def _read_effects(self, cards: Mapping[str, Any]) -> None:
-        n = self._n
-        if "turn" in cards:
-            self._cur = int(cards["turn"])
-        self._pending = tuple(Pending.from_list(x) for x in cards.get("pending", ()))
-        self._marks = {str(c): tuple(int(v) for v in vs)
-                       for c, vs in cards.get("marks", {}).items()}
-        self._promised = tuple(sorted((int(r), int(s), GOODS.index(g), int(a))
-                                      for r, s, g, a in cards.get("promised", ())))
-        self._turn = tuple(int(v) for v in cards.get("used", ()))
-        self._hold = int(cards.get("hold", -1))
-        self._guests = tuple((int(sp), int(p)) for sp, p in cards.get("guests", ()))
-        if len(self._turn) not in (0, 2) or not -1 <= self._hold < n \
-                or any(not 0 <= p < n for _, p in self._guests):
-            raise ValueError("impossible turn under way")
-        self._index = [_NO_INDEX] * n
-        self._listen = _NO_LISTEN
-        self._sub = ()
-        self._seen = None
-        for p in range(n):
-            self._reindex(p)
-        for pd in self._pending:
-            if not 0 <= pd.seat < n or (pd.card and pd.card not in EFFECTS):
-                raise ValueError(f"impossible card decision {pd}")
-        for r, s, _, a in self._promised:
-            if not self._board.round < r <= NUM_ROUNDS or not 0 <= s < n or a <= 0:
-                raise ValueError(f"impossible goods promised on round {r} to seat {s}")
-        if not all(c in EFFECTS for c in self._marks):
-            raise ValueError("goods on a card without an effect")
 
 
 __all__ = ["M_CARD", "CardHooks"]

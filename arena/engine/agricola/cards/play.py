@@ -153,36 +153,44 @@ def _payable(hand: tuple[str, ...], s: Seat, board: Board,
     cards fail on it, and it is cheaper than counting for a prerequisite."""
     goods = s.goods
     for c in hand:
-        cost = minor_cost(c, s.people) if cost_of is None else cost_of(c)
-        if cost is None:
-            continue
-        short = False
-        for i in _charged(cost):
-            if goods[i] < cost[i]:
-                short = True
+        terms = _PRINTED.get(c) if cost_of is None else None
+        if terms is None:  # a cost per person, or the cost after the player's cards
+            cost = minor_cost(c, s.people) if cost_of is None else cost_of(c)
+            if cost is None:
+                continue
+            terms = _terms(cost)
+        cost, charged, but_food = terms
+        for i, n in charged:
+            if goods[i] < n:
                 break
-        if short:
-            continue
-        left = tuple(map(sub, goods, cost))
-        pre = FACTS[c].prerequisite
-        if pre is not None and not pre.met(count(pre.count, s, board)):
-            continue
-        yield c, (*left[:FOOD], goods[FOOD], *left[FOOD + 1:]), cost
+        else:
+            pre = _PREREQUISITE.get(c)
+            if pre is not None and not pre.met(count(pre.count, s, board)):
+                continue
+            yield c, tuple(map(sub, goods, but_food)), cost
 
 
-def _charged(cost: Goods) -> tuple[int, ...]:
-    """The goods but food that ``cost`` asks for (its non-zero entries), kept per cost row:
-    the rows are few, and whether a card is payable is asked for every minor in hand."""
-    known = _CHARGED.get(cost)
+def _terms(cost: Goods) -> tuple[Goods, tuple[tuple[int, int], ...], Goods]:
+    """``cost``, the goods but food it asks for as (good, amount) pairs, and ``cost`` without
+    its food, kept per cost row: the rows are few, and whether a card is payable is asked for
+    every minor in hand."""
+    known = _TERMS.get(cost)
     if known is None:
-        known = tuple(i for i, n in enumerate(cost) if n and i != FOOD)
-        if len(_CHARGED) < _MAX_CHARGED:
-            _CHARGED[cost] = known
+        known = (cost, tuple((i, n) for i, n in enumerate(cost) if n and i != FOOD),
+                 (*cost[:FOOD], 0, *cost[FOOD + 1:]))
+        if len(_TERMS) < _MAX_TERMS:
+            _TERMS[cost] = known
     return known
 
 
-_CHARGED: dict[Goods, tuple[int, ...]] = {}
-_MAX_CHARGED: Final = 4096
+_TERMS: dict[Goods, tuple[Goods, tuple[tuple[int, int], ...], Goods]] = {}
+_MAX_TERMS: Final = 4096
+#: The :func:`_terms` of each minor's printed cost, but for the cards with a cost per person.
+_PRINTED: Final = {c: _terms(f.cost) for c, f in FACTS.items()
+                   if not f.occupation and c not in _PER_PERSON}
+#: The prerequisite of each card that has one.
+_PREREQUISITE: Final = {c: f.prerequisite for c, f in FACTS.items()
+                        if f.prerequisite is not None}
 
 
 __all__ = ["FACTS", "PLAY_MINOR", "PLAY_OCCUPATION", "Facts", "Seat", "can_play_minor",

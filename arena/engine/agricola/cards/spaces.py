@@ -44,6 +44,9 @@ SIDE_JOB: Final = SPACE_ID["side_job"]
 #: Every Lessons space, by id.
 LESSONS_SPACES: Final = (LESSONS, LESSONS_3P, LESSONS_4P)
 
+#: The most food any Lessons space costs (:func:`lessons_cost`; a test holds it).
+MOST_LESSONS_COST: Final = 2
+
 _PLAY_OCCUPATION: Final = Part(OCCUPATION, limit=1)
 _PLAY_MINOR: Final = Part(MINOR_IMPROVEMENT, limit=1)
 _MAJOR_OR_MINOR: Final = Part(MAJOR_OR_MINOR, limit=1)
@@ -109,4 +112,5 @@ class CardBoard(Board):
 
 
 __all__ = ["BUILD_ONE_MAJOR", "CARD_SPACES", "CHANGED", "LESSONS", "LESSONS_3P", "LESSONS_4P",
-           "LESSONS_SPACES", "MAJOR_IMPROVEMENT", "MEETING_PLACE", "CardBoard", "lessons_cost"]
+           "LESSONS_SPACES", "MAJOR_IMPROVEMENT", "MEETING_PLACE", "MOST_LESSONS_COST", "CardBoard",
+           "lessons_cost"]

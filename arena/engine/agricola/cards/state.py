@@ -14,37 +14,40 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, Final
 
 from arena.engine.agricola.board import Board, from_observation, new_board
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.draft import Draft, DraftFlow, hands_after
 from arena.engine.agricola.cards.draft_sample import sample_cards
-from arena.engine.agricola.cards.effects import HEARD_BY_EVERY_SEAT
-from arena.engine.agricola.cards.effects.base import Thing
 from arena.engine.agricola.cards.effects.building import (
     BUILDING_KINDS,
     BUILDING_MASK,
     building_options,
+    major_credit,
+    minor_cost_after,
     usable_building,
 )
 from arena.engine.agricola.cards.effects.capacity import BEANFIELD, bean_sow_options
 from arena.engine.agricola.cards.hands import deal, pool, sample_hands
+from arena.engine.agricola.cards.hooks import CardHooks
 from arena.engine.agricola.cards.play import (
     FACTS,
     PLAY_MINOR,
     PLAY_OCCUPATION,
     Seat,
     can_play_minor,
-    minor_cost,
     minor_plays,
     occupation_plays,
 )
+from arena.engine.agricola.cards.saving import EFFECT_KEYS, effects_dict, read_effects
 from arena.engine.agricola.cards.spaces import (
     BUILD_ONE_MAJOR,
     CARD_SPACES,
     LESSONS_SPACES,
     MAJOR_IMPROVEMENT,
+    MOST_LESSONS_COST,
     CardBoard,
     lessons_cost,
 )
@@ -53,7 +56,6 @@ from arena.engine.agricola.components import (
     FOOD,
     GOODS,
     MAJOR_OR_MINOR,
-    MAJORS,
     MINOR_IMPROVEMENT,
     OCCUPATION,
     ONE,
@@ -173,18 +175,24 @@ class CardState(DraftFlow):
         hand = self._hand_o[p]
         goods = self._goods[p]
         if hand and extra & _LESSONS_MASK:
-            food, played = goods[FOOD], len(self._occs[p])
-            value = -1  # the supply with every conversion: worked out when first needed
-            for space in LESSONS_SPACES:
-                if extra >> space & 1:
-                    # The supply's food pays at once; else the conversions' total decides.
-                    cost = lessons_cost(space, played)
-                    if food < cost and value < 0:
-                        value = food_value(goods, self._majors[p])
-                    if food >= cost or value >= cost:
-                        usable |= 1 << space
+            food = goods[FOOD]
+            if food >= MOST_LESSONS_COST:  # the supply pays any Lessons space at once
+                usable |= extra & _LESSONS_MASK
+            else:
+                played = len(self._occs[p])
+                value = -1  # the supply with every conversion: worked out when first needed
+                for space in LESSONS_SPACES:
+                    if extra >> space & 1:
+                        # The supply's food pays at once; else the conversions' total decides.
+                        cost = lessons_cost(space, played)
+                        if food < cost and value < 0:
+                            value = food_value(goods, self._majors[p])
+                        if food >= cost or value >= cost:
+                            usable |= 1 << space
+        minors = self._hand_m[p]  # a minor of the hand playable now (the first found is enough)
         if extra >> MAJOR_IMPROVEMENT & 1 and (
-                (self._hand_m[p] and self._can_play_minor(p, self.seat_view(p), board))
+                (minors and can_play_minor(minors, s := self.seat_view(p), board,
+                                           self._minor_cost(p, s)))
                 or (costs and any(
                     self._credit(p, m) is not None for m in board.majors()))):
             usable |= 1 << MAJOR_IMPROVEMENT
@@ -193,12 +201,12 @@ class CardState(DraftFlow):
     def _part_options(self, part: Part, h: Holding, board: Board, space: int,
                       done: int = 0) -> list[dict[str, Any]]:
         kind = part.kind
-        if kind in BUILDING_KINDS and self.hooked(self._cur, COST):
+        if kind in BUILDING_KINDS and self._index[self._cur].get(COST):
             out = building_options(self, self._cur, part, h.farm, done)
             return options(part, h, board, space, done) if out is None else out
         if kind not in _CARD_KINDS:
             out = options(part, h, board, space, done)
-            if kind == SOW and BEANFIELD in self.hooked(self._cur, CAPACITY):
+            if kind == SOW and BEANFIELD in self._index[self._cur].get(CAPACITY, ()):
                 return [*out, *bean_sow_options(self, self._cur)]
             return out
         if done:
@@ -214,7 +222,7 @@ class CardState(DraftFlow):
         plays = self._minor_plays(p, s, board)
         if kind == MAJOR_OR_MINOR:
             h = self.holding(p)
-            built = (self._major_options(p, h, board, space) if self.hooked(p, COST)
+            built = (self._major_options(p, h, board, space) if self._index[p].get(COST)
                      else options(BUILD_ONE_MAJOR, h, board, space, 0))
             return [*[(a, s.goods) for a in built], *plays]
         return plays
@@ -223,30 +231,18 @@ class CardState(DraftFlow):
                      ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
         return minor_plays(self._hand_m[p], s, board, self._minor_cost(p, s))
 
-    def _can_play_minor(self, p: int, s: Seat, board: Board) -> bool:
-        """Whether ``p`` can play a minor of its hand now (the first one found is enough)."""
-        return bool(self._hand_m[p]) and can_play_minor(self._hand_m[p], s, board,
-                                                        self._minor_cost(p, s))
-
     def _minor_cost(self, p: int, s: Seat) -> Callable[[str], tuple[int, ...] | None] | None:
         """What a minor costs ``p`` after its cost cards (None: the printed cost)."""
-        if not self.hooked(p, COST):
+        cards = self._index[p].get(COST)
+        if not cards:
             return None
         farm = self._farms[p]
-        rooms, material = farm.num_rooms(), farm.material  # the same for every card
-
-        def cost(card: str) -> tuple[int, ...] | None:
-            return self.cost(p, Thing("minor", card, rooms, material), minor_cost(card, s.people))
-        return cost
+        return partial(minor_cost_after, cards, farm.num_rooms(), farm.material, s.people)
 
     def _credit(self, p: int, major: int) -> tuple[int, ...] | None:
         """What ``p``'s cost cards take off ``major``'s cost, as goods (None: forbidden)."""
-        base = (*MAJORS[major].cost, *(0,) * (len(GOODS) - 4))
         farm = self._farms[p]
-        cost = self.cost(p, Thing("major", major, farm.num_rooms(), farm.material), base)
-        if cost is None:
-            return None
-        return tuple(b - c for b, c in zip(base, cost, strict=True))
+        return major_credit(self._index[p].get(COST, ()), major, farm.num_rooms(), farm.material)
 
     def _major_options(self, p: int, h: Holding, board: Board, space: int
                        ) -> list[dict[str, Any]]:
@@ -269,12 +265,12 @@ class CardState(DraftFlow):
     # ------------------------------------------------------------------ carrying out
     def _do_part(self, p: int, i: int, action: dict[str, Any]) -> None:
         typ = action["type"]
-        if typ == "build_major" and action["pay"] == "goods" and self.hooked(p, COST):
+        if typ == "build_major" and action["pay"] == "goods" and self._index[p].get(COST):
             credit = self._credit(p, action["major"])
             assert credit is not None
             self._goods[p] = tuple(a + b for a, b in zip(self._goods[p], credit, strict=True))
         if typ != PLAY_OCCUPATION and typ != PLAY_MINOR:
-            super()._do_part(p, i, action)
+            CardHooks._do_part(self, p, i, action)  # by name: cheaper than super()
             return
         if i != self._part:
             self._part = i
@@ -307,7 +303,7 @@ class CardState(DraftFlow):
                 if self._n > 1:
                     left = (p + 1) % self._n
                     self._hand_m[left] = tuple(sorted((*self._hand_m[left], card)))
-        self._reindex(p, card in HEARD_BY_EVERY_SEAT)
+        self._index_played(p, card)
         self.fire(ON_PLAY, p, card)
         self.sub_action(("occupation" if facts.occupation else "improvement", p))
 
@@ -326,7 +322,7 @@ class CardState(DraftFlow):
             "hand_minors": list(self._hand_m[seat]),
             "players": [self._public_cards(p) for p in range(self._n)],
             "passed": [list(e) for e in self._log],
-            **self._effects_dict(),
+            **effects_dict(self),
         }
         if self._draft is not None:
             d["cards"]["drafting"] = self._draft.view(seat)
@@ -350,7 +346,7 @@ class CardState(DraftFlow):
                          "occupations": list(self._occs[p]), "minors": list(self._minors[p])}
                         for p in range(self._n)],
             "passed": [list(e) for e in self._log],
-            **self._effects_dict(),
+            **effects_dict(self),
         }
         if self._draft is not None:
             d["cards"]["drafting"] = self._draft.to_dict()
@@ -381,10 +377,9 @@ class CardState(DraftFlow):
                                    self._log if i else ())
                 if want != hands:
                     raise ValueError("the hands are not what the draft and the plays leave")
-        self._read_effects(cards)
+        read_effects(self, cards)
 
 
-_EFFECT_KEYS: Final = ("turn", "pending", "marks", "promised", "used", "hold", "guests")
 _CARD_KINDS: Final = frozenset({OCCUPATION, MINOR_IMPROVEMENT, MAJOR_OR_MINOR})
 _LESSONS_MASK: Final = sum(1 << s for s in LESSONS_SPACES)
 _CARD_ONLY_MASK: Final = sum(1 << s for s in (*LESSONS_SPACES, MAJOR_IMPROVEMENT))
@@ -459,7 +454,7 @@ _TRIES: Final = 1000
 
 def _determinize_once(game: Game, obs: Mapping[str, Any], rng: random.Random) -> CardState:
     board = from_observation(obs["board"], rng, CardBoard)
-    effects = {k: obs["cards"][k] for k in _EFFECT_KEYS if k in obs["cards"]}
+    effects = {k: obs["cards"][k] for k in EFFECT_KEYS if k in obs["cards"]}
     if obs["cards"]["draft"] == "app":
         return CardState.from_data(game, {**obs, "cards": {**sample_cards(obs, rng), **effects}},
                                    board)

@@ -52,11 +52,16 @@ def listeners(index: Sequence[Index]) -> tuple[dict[Moment, tuple[tuple[int, str
         heard = tuple((p, c) for p, per_seat in enumerate(index) for c in per_seat.get(m, ()))
         if heard:
             listen[m] = heard
-    used = tuple((p, c, EFFECTS[c].events[M.SPACE_USED], EFFECTS[c].spaces)
-                 for p, c in listen.get(M.SPACE_USED, ()))
+    if _SPACE_USED not in listen:
+        return listen, ((),) * len(index)
+    used = tuple((p, c, EFFECTS[c].events[_SPACE_USED], EFFECTS[c].spaces)
+                 for p, c in listen[_SPACE_USED])
     # ``used`` is in seat order, so each user's order is a rotation of it.
     before = [sum(1 for x in used if x[0] < user) for user in range(len(index))]
     return listen, tuple(used[k:] + used[:k] for k in before)
+
+
+_SPACE_USED: Final = M.SPACE_USED  # a module name: faster to read than the enum member
 
 
 __all__ = ["EFFECTS", "EVERY_SEAT", "HEARD_BY_EVERY_SEAT", "INDEXED_AT", "PLACEMENT", "Effect",

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from operator import ge
 from typing import Any, Final
 
 from arena.engine.agricola.cards.card import Moment
 from arena.engine.agricola.cards.deck import BASE_DECK
 from arena.engine.agricola.cards.effects.base import EFFECTS, CardState, CostRule, Goods, Thing
+from arena.engine.agricola.cards.play import minor_cost
 from arena.engine.agricola.cards.spaces import CARD_SPACES
 from arena.engine.agricola.components import (
     AND_THEN,
@@ -26,6 +28,7 @@ from arena.engine.agricola.components import (
     CLAY,
     GOODS,
     HOUSE_WOOD,
+    MAJORS,
     RENOVATE,
     WOOD,
     Cost,
@@ -85,8 +88,7 @@ def ways(state: CardState, seat: int, kind: str) -> list[tuple[dict[str, Any], G
                            _pad((0, 0, 1, rooms))))
     out = []
     for fields, thing, base in things:
-        ok = [w for w in state.costs(seat, thing, base)
-              if all(g >= c for g, c in zip(goods, w, strict=True))]
+        ok = [w for w in state.costs(seat, thing, base) if all(map(ge, goods, w))]
         for w in ok:
             out.append(({**fields, "pay": list(w[:4])} if len(ok) > 1 else fields, w))
     return out
@@ -118,6 +120,13 @@ def one_cost(state: CardState, seat: int, thing: Thing, base: Goods) -> Goods | 
     cards = state.hooked(seat, COST)
     if not cards:
         return base
+    return cost_after(cards, thing, base)
+
+
+@lru_cache(maxsize=1 << 14)
+def cost_after(cards: tuple[str, ...], thing: Thing, base: Goods) -> Goods | None:
+    """:func:`one_cost` for a seat with the cost cards ``cards`` (not empty), kept: a function
+    of the cards, the thing and its printed cost alone (a cost rule reads nothing else)."""
     cost = base
     for rule in _rules_in_order(cards):
         got = rule(thing, cost)
@@ -125,6 +134,27 @@ def one_cost(state: CardState, seat: int, thing: Thing, base: Goods) -> Goods | 
             return None
         cost = got
     return cost
+
+
+@lru_cache(maxsize=1 << 14)
+def minor_cost_after(cards: tuple[str, ...], rooms: int, material: int, people: int,
+                     card: str) -> Goods | None:
+    """What the minor ``card`` costs a seat with the cost cards ``cards`` (not empty), a house
+    of ``rooms`` of ``material`` and a family of ``people``, kept (the card last: a seat's
+    check binds the rest once, ``functools.partial``)."""
+    return cost_after(cards, Thing("minor", card, rooms, material), minor_cost(card, people))
+
+
+@lru_cache(maxsize=1 << 12)
+def major_credit(cards: tuple[str, ...], major: int, rooms: int, material: int
+                 ) -> Goods | None:
+    """What the cost cards ``cards`` of a seat with a house of ``rooms`` of ``material`` take
+    off the cost of ``major``, as goods (None: forbidden), kept."""
+    base = (*MAJORS[major].cost, *(0,) * (len(GOODS) - 4))
+    cost = cost_after(cards, Thing("major", major, rooms, material), base) if cards else base
+    if cost is None:
+        return None
+    return tuple(b - c for b, c in zip(base, cost, strict=True))
 
 
 @lru_cache(maxsize=1 << 10)
@@ -146,6 +176,12 @@ def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Go
     cards = state.hooked(seat, COST)
     if not cards:
         return [base]
+    return list(_all_costs(cards, thing, base))
+
+
+@lru_cache(maxsize=1 << 14)
+def _all_costs(cards: tuple[str, ...], thing: Thing, base: Goods) -> tuple[Goods, ...]:
+    """:func:`all_costs` for the cost cards ``cards``, kept as :func:`cost_after` is."""
     starts: list[Goods] = []
     rest = []
     for c in cards:
@@ -156,7 +192,7 @@ def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Go
             continue
         got = e.cost(thing, base)
         if got is None:
-            return []
+            return ()
         if got != base:
             starts.append(got)
     ways = list(dict.fromkeys(starts)) or [base]
@@ -169,10 +205,10 @@ def all_costs(state: CardState, seat: int, thing: Thing, base: Goods) -> list[Go
                 if e.card in OPTIONAL_COSTS:
                     out.append(w)
                     continue
-                return []
+                return ()
             out += (w, got) if e.card in OPTIONAL_COSTS else (got,)
         ways = list(dict.fromkeys(out))
-    return ways
+    return tuple(ways)
 
 
 def paid_part(state: CardState, p: int, action: dict[str, Any],
@@ -236,13 +272,15 @@ def usable_building(state: CardState, p: int, usable: int, free: int) -> int:
     leaves a way to pay no dearer than the printed one (:data:`MAY_FORBID`); and only a space
     with a part ``p``'s cards change (:data:`CHANGED_BY`) is decided again."""
     cards = state.hooked(p, COST)
-    h = Holding(state._goods[p], state._farms[p], state._majors[p], state._people[p])
-    known: dict[Part, bool] = {}  # a building part offers the same on every space
+    free &= _changed_spaces(cards)
     if MAY_FORBID.isdisjoint(cards):
         free &= ~usable
+    if not free:  # most cost cards change no building work: nothing to decide again
+        return usable
+    h = Holding(state._goods[p], state._farms[p], state._majors[p], state._people[p])
+    known: dict[Part, bool] = {}  # a building part offers the same on every space
     for space, deciding in BUILDING_SPACES:
-        if free >> space & 1 and any(not CHANGED_BY[part.kind].isdisjoint(cards)
-                                     for part in deciding if part.kind in CHANGED_BY):
+        if free >> space & 1:
             usable &= ~(1 << space)
             for part in deciding:
                 ok = known.get(part)
@@ -254,6 +292,15 @@ def usable_building(state: CardState, p: int, usable: int, free: int) -> int:
                     usable |= 1 << space
                     break
     return usable
+
+
+@lru_cache(maxsize=1 << 10)
+def _changed_spaces(cards: tuple[str, ...]) -> int:
+    """The mask of the spaces of :data:`BUILDING_SPACES` with a deciding part whose cost
+    ``cards`` (a seat's cost cards) change, worked out once per tuple of cards."""
+    return sum(1 << space for space, deciding in BUILDING_SPACES
+               if any(not CHANGED_BY[part.kind].isdisjoint(cards)
+                      for part in deciding if part.kind in CHANGED_BY))
 
 
 def _possible(state: CardState, p: int, part: Part, h: Holding, space: int) -> bool:
@@ -320,7 +367,10 @@ __all__ = [
     "OPTIONAL_COSTS",
     "all_costs",
     "chosen",
+    "cost_after",
     "fence_budget",
+    "major_credit",
+    "minor_cost_after",
     "paid_part",
     "pay_fences",
     "pays_fences",

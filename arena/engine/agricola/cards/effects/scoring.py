@@ -4,11 +4,30 @@
 from __future__ import annotations
 
 from arena.engine.agricola.cards.card import Moment
-from arena.engine.agricola.cards.effects.base import CardState, register
+from arena.engine.agricola.cards.effects.base import EFFECTS, CardState, register
 from arena.engine.agricola.cards.effects.on_play import STEWARD_WOOD
 from arena.engine.agricola.cards.effects.util import organic_pastures
 
 SCORING = Moment.SCORING
+
+
+def card_points(state: CardState, seat: int) -> dict[str, int]:
+    """The bonus points each played card gives ``seat`` (any owner's), cards giving none left
+    out: the points kept on its own cards, and every owner's scoring cards."""
+    out: dict[str, int] = {}
+    occupations, minors = state.played(seat)
+    for card in (*occupations, *minors):
+        e = EFFECTS.get(card)
+        if e is not None and e.kept_points and state.mark(card) and state.mark(card)[0]:
+            out[card] = state.mark(card)[0]
+    for owner in range(state._n):
+        for card in state.hooked(owner, SCORING):
+            score = EFFECTS[card].score
+            assert score is not None
+            pts = score(state, owner, seat)
+            if pts:
+                out[card] = out.get(card, 0) + pts
+    return out
 
 
 def _stable_architect(state: CardState, owner: int, seat: int) -> int:
