@@ -78,7 +78,17 @@ class RatingCheckpoints:
     meta: Callable[[], dict[str, Any]]
     _tx: Callable[[], Any]
     finished_after: Callable[[int], list[tuple[int, GameOutcome]]]
-    results_through: Callable[[int], tuple[int, str | None]]
+
+    def results_through(self, mark: int) -> tuple[int, str | None]:
+        """How many results are numbered ``mark`` or lower, and the game of the one numbered
+        ``mark`` (None if there is none): what a reader of :meth:`finished_after` checks to
+        know the results it has read are still the journal's first ones."""
+        # idx >= the least integer, always true: SQLite counts the entries of idx's index,
+        # a tenth of the table's pages (13 of 112 MB at a million games), not the rows.
+        count = self.db.execute("SELECT COUNT(*) FROM results WHERE idx >= ? AND rowid <= ?",
+                                (-(2**63), mark)).fetchone()[0]
+        row = self.db.execute("SELECT game_id FROM results WHERE rowid = ?", (mark,)).fetchone()
+        return int(count), None if row is None else str(row[0])
 
     def _make_tables(self) -> None:
         for ddl in _CHECKPOINT.split(";")[:-1]:  # within the caller's transaction

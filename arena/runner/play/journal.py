@@ -397,15 +397,6 @@ class Journal(RatingCheckpoints):
         rows = self._rows(_OUTCOMES + "WHERE r.rowid > ? ORDER BY r.rowid", mark)
         return [(r[0], o) for r, o in zip(rows, self._games(rows), strict=True)]
 
-    def results_through(self, mark: int) -> tuple[int, str | None]:
-        """How many results are numbered ``mark`` or lower, and the game of the one numbered
-        ``mark`` (None if there is none): what a reader of :meth:`finished_after` checks to
-        know the results it has read are still the journal's first ones."""
-        count = self.db.execute(
-            "SELECT COUNT(*) FROM results WHERE rowid <= ?", (mark,)).fetchone()[0]
-        row = self.db.execute("SELECT game_id FROM results WHERE rowid = ?", (mark,)).fetchone()
-        return int(count), None if row is None else str(row[0])
-
     def records(self) -> dict[str, str]:
         """Every finished game's record path, relative to the tournament folder, by game id,
         in the order the games finished."""
@@ -413,12 +404,13 @@ class Journal(RatingCheckpoints):
                 for r in self.db.execute("SELECT game_id, record FROM results ORDER BY rowid")}
 
     def progress(self, records: bool = False, outcomes: bool = True, ratings: bool = False,
-                 history: bool = True) -> Progress:
+                 history: bool = True, unfinished: bool = True) -> Progress:
         """The tournament's name and bots, its finished games (not ``outcomes``: none), how
         many were issued and, for a schedule fixed from the start, how many it has; with
         ``records``, also where each game's record is; with ``ratings``, the ratings and,
         unless not ``history``, the rating history (:meth:`ratings`,
-        :meth:`rating_history`: a row a game, which only the report's curves need)."""
+        :meth:`rating_history`: a row a game, which only the report's curves need); not
+        ``unfinished``: no games in play (a scan of every pairing)."""
         meta = self.meta()
         identity = meta.get("identity", {})
         total = meta.get(GAMES_TOTAL)
@@ -432,7 +424,7 @@ class Journal(RatingCheckpoints):
             stopped_by=meta.get(STOPPED_BY),
             identity=identity if isinstance(identity, dict) else {},
             records=self.records() if records else {},
-            unfinished=self.started_unfinished(),
+            unfinished=self.started_unfinished() if unfinished else [],
             ratings=rated.tracker if rated else None,
             history=(self.rating_history(rated.tracker.rated_games)
                      if rated and history else None),

@@ -17,7 +17,7 @@ import io
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.protocol.messages import FAILURES, Termination
 from arena.runner.game.disk import write_atomic
@@ -25,7 +25,9 @@ from arena.runner.play.journal import Progress
 from arena.runner.play.ratings import Standings, compute_standings
 from arena.stats import text
 from arena.stats.common import rounded
-from arena.stats.summary import TournamentStats
+
+if TYPE_CHECKING:  # the statistics (numpy) are imported by those that compute them
+    from arena.stats.summary import TournamentStats
 
 JSON_NAME = "standings.json"
 CSV_NAME = "standings.csv"

@@ -46,6 +46,7 @@ import trueskill
 
 from arena.protocol.messages import FAILURES, Termination
 from arena.results import GameOutcome
+from arena.runner.play.meetings import Meetings, split_records
 from arena.runner.play.standings import (
     TRUESKILL_BETA,
     TRUESKILL_DRAW_PROBABILITY,
@@ -131,7 +132,9 @@ class RatingTracker:
             names, (TRUESKILL_MU, TRUESKILL_SIGMA))
         self._rated_games: dict[str, int] = dict.fromkeys(names, 0)
         self._tally: dict[str, _Tally] = {b: _Tally() for b in names}
-        self._h2h: dict[str, dict[str, list[int]]] = {b: {} for b in names}
+        self._h2h = Meetings()
+        for b in names:
+            self._h2h.add_bot(b)
         self._seats: list[list[int]] = []  # per seat: [games, wins]
         # Every index added is either rated (0.._next_index-1) or pending.
         self._pending: dict[int, GameOutcome] = {}
@@ -149,7 +152,7 @@ class RatingTracker:
         self._made[name] = (TRUESKILL_MU, TRUESKILL_SIGMA)
         self._rated_games[name] = 0
         self._tally[name] = _Tally()
-        self._h2h[name] = {}
+        self._h2h.add_bot(name)
 
     @property
     def bots(self) -> list[str]:
@@ -234,12 +237,7 @@ class RatingTracker:
                 t.failures[o.terminations[s]] += 1
             self._seats[s][0] += 1
             self._seats[s][1] += won
-            for s2, other in enumerate(o.bots):
-                if s2 == s:
-                    continue
-                rec = self._h2h[bot].setdefault(other, [0, 0, 0])
-                r2 = o.ranks[s2]
-                rec[0 if rank < r2 else 1 if rank > r2 else 2] += 1
+        self._h2h.count(o)
 
     def _rate(self, o: GameOutcome) -> None:
         # TrueSkill chains the players in rank order and a tie links two neighbours of that
@@ -307,11 +305,7 @@ class RatingTracker:
                 failures=dict(t.failures),
             ))
         lines.sort(key=lambda b: (-b.conservative, -b.mu, b.name))
-        crosstable = {
-            a: {b: HeadToHead(*self._h2h[a][b]) for b in sorted(self._h2h[a])}
-            for a in self._bots
-            if self._h2h[a]
-        }
+        crosstable = self._h2h.crosstable(self._bots)  # made when first read
         seats = [SeatStats(seat=s, games=g, wins=w) for s, (g, w) in enumerate(self._seats)]
         return Standings(bots=lines, crosstable=crosstable, seat_stats=seats,
                          games=self.games, rated_games=self.rated_games)
@@ -321,13 +315,13 @@ class RatingTracker:
     @property
     def size(self) -> int:
         """How many entries its state has (bots, met pairs, pending games)."""
-        return len(self._bots) + sum(map(len, self._h2h.values())) + len(self._pending)
+        return len(self._bots) + self._h2h.pairs + len(self._pending)
 
     def state(self) -> str:
         """Everything the standings and later adds need, as compact JSON text (a journal's
         rating checkpoint): :meth:`from_state` makes the same tracker again, bit for bit."""
         at = {b: i for i, b in enumerate(self._bots)}
-        t = self._tally
+        t, h2h = self._tally, self._h2h.rows()
         return json.dumps({
             "version": STATE_VERSION, "bots": self._bots,
             "made": [self._made[b] for b in self._bots],
@@ -335,8 +329,7 @@ class RatingTracker:
             "tally": [[t[b].games, t[b].wins, t[b].rank_sum, t[b].rank_sq, t[b].score_sum,
                        t[b].score_sq, [t[b].failures[k] for k in FAILURES]]
                       for b in self._bots],
-            "h2h": [[at[a], at[b], *rec] for a in self._bots
-                    for b, rec in self._h2h[a].items()],
+            "h2h": [[at[a], at[b], *rec] for a in self._bots for b, rec in h2h[a].items()],
             "seats": self._seats,
             "next": self._next_index, "pending": [o.to_list() for o in self._pending.values()],
         }, separators=(",", ":"))
@@ -344,9 +337,13 @@ class RatingTracker:
     @classmethod
     def from_state(cls, text: str, bots: Sequence[str] = ()) -> RatingTracker:
         """The tracker whose :meth:`state` is ``text`` (ValueError if it is none), its bots
-        in the order of ``bots``, then the state's others."""
+        in the order of ``bots``, then the state's others. Its head-to-head records are
+        parsed only when something reads them (see :mod:`arena.runner.play.meetings`)."""
+        split = split_records(text)
         try:
-            d = json.loads(text)
+            if split is None:
+                raise KeyError("h2h")
+            d = json.loads(split[0])
             if d.get("version") != STATE_VERSION:
                 raise ValueError(f"not a rating state: version {d.get('version')!r}")
             names = list(d["bots"])
@@ -359,8 +356,7 @@ class RatingTracker:
                 games, wins, rsum, rsq, ssum, ssq, failures = d["tally"][i]
                 tracker._tally[b] = _Tally(games, wins, rsum, rsq, ssum, ssq,
                                            dict(zip(FAILURES, failures, strict=True)))
-            for a, b, *rec in d["h2h"]:
-                tracker._h2h[names[a]][names[b]] = [int(x) for x in rec]
+            tracker._h2h.load(split[1], names)
             tracker._seats = [[int(g), int(w)] for g, w in d["seats"]]
             tracker._next_index = int(d["next"])
             for p in d["pending"]:

@@ -29,11 +29,12 @@ def read_progress(folder: str | Path, records: bool = False, ratings: bool = Fal
 
 
 def read_standings(folder: str | Path) -> tuple[Progress, Standings]:
-    """A tournament's progress without its games (``outcomes`` is empty), and its standings,
-    read as :func:`read_progress` reads, from the rating checkpoint when one agrees with the
-    games (O(bots)), else by rating every game in memory: a reader never writes."""
-    return _reading(folder, lambda journal: (journal.progress(outcomes=False),
-                                             journal.ratings().standings()))
+    """A tournament's progress without its games (``outcomes`` and ``unfinished`` are empty),
+    and its standings, read as :func:`read_progress` reads, from the rating checkpoint when one
+    agrees with the games (O(bots)), else by rating every game in memory: a reader never
+    writes."""
+    return _reading(folder, lambda journal: (
+        journal.progress(outcomes=False, unfinished=False), journal.ratings().standings()))
 
 
 def _reading(folder: str | Path, read: Callable[[Journal], T]) -> T:

@@ -4,6 +4,8 @@ computes them; the outputs, the live view and the report render them)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -87,6 +89,49 @@ class HeadToHead:
         return {"wins": self.wins, "losses": self.losses, "draws": self.draws}
 
 
+class Crosstable(Mapping[str, dict[str, HeadToHead]]):
+    """The head-to-head records of :class:`Standings`, made by ``make`` only when first read:
+    a league of a thousand bots has about a million pairs that met, and the standings table,
+    the live view and the league's table show none of them.
+
+    ``make`` is called at most once (also by several threads: the first caller makes the
+    records, the others wait for them). Whoever hands out a Crosstable keeps what ``make``
+    reads unchanged until :meth:`rows` was called (a :class:`~arena.runner.play.ratings.
+    RatingTracker` calls it before counting its next game). Compares equal to the plain dict
+    of its records and pickles as that dict."""
+
+    def __init__(self, make: Callable[[], dict[str, dict[str, HeadToHead]]]) -> None:
+        self._make: Callable[[], dict[str, dict[str, HeadToHead]]] | None = make
+        self._rows: dict[str, dict[str, HeadToHead]] = {}
+        self._lock = threading.Lock()
+
+    def rows(self) -> dict[str, dict[str, HeadToHead]]:
+        """The records as a plain dict (made now if they were not yet)."""
+        with self._lock:
+            if self._make is not None:
+                self._rows, self._make = self._make(), None
+            return self._rows
+
+    def __getitem__(self, bot: str) -> dict[str, HeadToHead]:
+        return self.rows()[bot]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.rows())
+
+    def __len__(self) -> int:
+        return len(self.rows())
+
+    def __contains__(self, bot: object) -> bool:
+        return bot in self.rows()
+
+    def __repr__(self) -> str:
+        return f"Crosstable({self.rows()!r})"
+
+    def __reduce__(self) -> tuple[type[dict[str, dict[str, HeadToHead]]],
+                                  tuple[dict[str, dict[str, HeadToHead]]]]:
+        return dict, (self.rows(),)
+
+
 @dataclass(frozen=True)
 class SeatStats:
     """How the bot in one seat fared: ``wins`` of ``games`` (a shared first place counts)."""
@@ -110,13 +155,14 @@ class Standings:
 
     ``bots`` is sorted by conservative rating (best first), then mu, then name.
     ``crosstable[a][b]`` is a's record against b, present exactly for the ordered pairs that
-    met at least once (so ``crosstable[b][a]`` mirrors it). ``seat_stats[s]`` describes seat s
+    met at least once (so ``crosstable[b][a]`` mirrors it); a plain dict or a
+    :class:`Crosstable`, which makes the records when first read. ``seat_stats[s]`` describes seat s
     (seat 0 first) over every game that had that seat. ``games`` counts every added outcome,
     ``rated_games`` those the ratings include (the contiguous prefix of indices).
     """
 
     bots: list[BotStanding]
-    crosstable: dict[str, dict[str, HeadToHead]]
+    crosstable: Mapping[str, Mapping[str, HeadToHead]]
     seat_stats: list[SeatStats]
     games: int
     rated_games: int

@@ -65,7 +65,6 @@ from arena.runner.play.schedule import scheduler_for
 from arena.runner.play.schedule.base import Scheduler
 from arena.runner.play.stop import StopWatch
 from arena.seeds import tournament_key
-from arena.stats.summary import tournament_stats
 
 RECENT = 8
 
@@ -434,6 +433,8 @@ class Tournament:
         }
         if self.stopped_by is not None:
             meta[STOPPED_BY] = self.stopped_by
+        from arena.stats.summary import tournament_stats  # numpy: only when a run ends
+
         outcomes = self.journal.outcomes()
         statistics = (tournament_stats(outcomes, self.config.bot_names) if outcomes else None)
         outputs = write_standings(self.folder, standings, meta, statistics)
