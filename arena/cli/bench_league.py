@@ -102,9 +102,10 @@ def start_rows(start: dict[str, Any]) -> list[tuple[str, str]]:
     for way, name in shown.items():
         if way in start:
             f = start[way]
-            times = f["seconds"] / start["checkpoint"]["seconds"]
-            ratio = f" (÷ from the checkpoint: × {times:.1f})" if way == "replay" else ""
+            times = f["cpu_seconds"] / start["checkpoint"]["cpu_seconds"]
+            ratio = (f"; processor ÷ from the checkpoint's × {times:.1f}" if way == "replay"
+                     else "")
             rows.append((f"league runner's start, {f['games']:,} games, {name} (fresh process)",
-                         f"{f['seconds']:.2f} s, peak {f['peak_rss_bytes'] / 2**20:.0f} MiB"
-                         + ratio))
+                         f"{f['seconds']:.2f} s (processor {f['cpu_seconds']:.2f} s), peak "
+                         f"{f['peak_rss_bytes'] / 2**20:.0f} MiB" + ratio))
     return rows
