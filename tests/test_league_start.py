@@ -4,12 +4,17 @@ again, on a journal with failures, retired, suspended, enabled and removed bot v
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
 
 from test_league_ratings import _league
+from typer.testing import CliRunner
 
+from arena.bench.leaguescale import write_journal
+from arena.cli.bench_league import start_rows
+from arena.cli.main import app
 from arena.league.config import load_league
 from arena.league.floor import FloorWatch
 from arena.league.runner import League, league_table_pairings
@@ -114,3 +119,23 @@ def test_the_league_runner_takes_that_state(tmp_path: Path) -> None:
         finally:
             league.journal.close()
             league.lock.release()
+
+
+def test_bench_league_times_the_start_each_way_on_a_copy(tmp_path: Path) -> None:
+    folder = tmp_path / "long"
+    write_journal(folder, 12, 2, 60, seed=3)
+    before = sorted(p.name for p in folder.iterdir())
+    r = CliRunner().invoke(app, ["bench", "league", "--bots", "12", "--players", "2",
+                                 "--no-settle", "--tables", "0", "--start", str(folder),
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    start = json.loads(r.output)["scale"]["start"]
+    assert [start[way]["games"] for way in ("checkpoint", "checkpoint_floors", "replay")] == \
+        [60, 60, 60]
+    assert all(start[way]["seconds"] > 0 for way in ("checkpoint", "replay"))
+    assert sorted(p.name for p in folder.iterdir()) == before  # the league itself untouched
+    rows = start_rows(start)
+    assert len(rows) == 3 and "processor ÷ from the checkpoint's" in rows[-1][1]
+    lacking = CliRunner().invoke(app, ["bench", "league", "--no-settle", "--tables", "0",
+                                       "--start", str(tmp_path)])
+    assert lacking.exit_code != 0 and "no league.toml" in lacking.output
