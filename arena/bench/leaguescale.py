@@ -10,6 +10,11 @@
   (:func:`~arena.stats.synthetic.play_table`) instead of bot processes. It runs in a fresh
   interpreter, so that its peak memory (resident set) is the runner's alone; the journal's
   size is read at the end.
+- **The league runner's start** (:func:`start_in_fresh_process`): a real
+  :class:`~arena.league.runner.League` started on a copy of a league's folder (one
+  :func:`write_journal` wrote), each way in a fresh interpreter: from the rating checkpoint
+  and history, without and with the floor watch of ``--until-sigma``, and by rating every
+  game again (:meth:`~arena.league.state.RunState.replayed`, what it did before).
 - **A long journal** (:func:`write_journal`): a league's journal of ``games`` games, written
   with the journal's own methods as a run writes it (entrants added, tables issued, results
   committed and rated, the rating checkpoint and history kept), to time the commands that
@@ -25,6 +30,7 @@ import dataclasses
 import json
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -198,6 +204,62 @@ def runner_in_fresh_process(bots: int, players: int, tables: int,
             raise RuntimeError(f"the league runner's benchmark failed:\n{done.stderr}")
         figures: dict[str, Any] = json.loads(done.stdout)
         return figures
+
+
+#: The ways a league runner's start is timed: (name, until_sigma), None: every game rated again.
+START_WAYS: tuple[tuple[str, float | None], ...] = (
+    ("checkpoint", None), ("checkpoint_floors", 1.0), ("replay", None))
+
+
+def start_figures(folder: Path, way: str) -> dict[str, Any]:
+    """The seconds a league runner takes to start on the league in ``folder`` (ready to issue
+    its first table), one of :data:`START_WAYS`, wall and processor (on a busy machine, the
+    wall time also counts the time others held the processor), and this process's peak
+    resident set."""
+    from arena.league.config import load_league
+    from arena.league.runner import League
+    from arena.league.state import RunState
+
+    config = load_league(folder)
+    target = dict(START_WAYS)[way]
+    if way == "replay":  # as the runner started before: every game rated, the floor watch fed
+        def replayed(journal: LeagueJournal, window: int, floors: bool) -> RunState:
+            return RunState.replayed(journal, window, floors=True)
+
+        RunState.started = replayed  # type: ignore[method-assign]  # this process is the bench's
+    began, began_cpu = time.perf_counter(), time.process_time()
+    league = League(config, until_sigma=target)
+    league.begin()
+    seconds, cpu = time.perf_counter() - began, time.process_time() - began_cpu
+    games = league.state.rated
+    league.journal.close()
+    league.lock.release()
+    return {"way": way, "seconds": seconds, "cpu_seconds": cpu, "games": games,
+            "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+
+
+def start_in_fresh_process(league: Path, replay: bool) -> dict[str, Any]:
+    """:func:`start_figures` each way (``replay``: also by rating every game again), each in a
+    fresh interpreter, on a copy of the league's journal and configuration (a runner writes
+    its lock beside them)."""
+    figures: dict[str, Any] = {"folder": str(league)}
+    with tempfile.TemporaryDirectory(prefix="arena-league-start-") as tmp:
+        copy = Path(tmp) / "league"
+        copy.mkdir()
+        for f in [league / "league.toml", *league.glob("journal.sqlite*")]:
+            shutil.copyfile(f, copy / f.name)
+        code = ("import json, sys; from pathlib import Path; "
+                "from arena.bench.leaguescale import start_figures; "
+                "print(json.dumps(start_figures(Path(sys.argv[1]), sys.argv[2])))")
+        for way, _ in START_WAYS:
+            if way == "replay" and not replay:
+                continue
+            done = subprocess.run([sys.executable, "-c", code, str(copy), way],
+                                  capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                raise RuntimeError(f"the league runner's start failed:\n{done.stderr}")
+            figures[way] = json.loads(done.stdout)
+    return figures
 
 
 def write_journal(folder: Path, bots: int, players: int, games: int, seed: int,

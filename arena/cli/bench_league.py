@@ -34,10 +34,17 @@ def mean_games_cell(policy: dict[str, Any]) -> str:
 
 
 def league_scale(bots: int, players: int, tables: int, seed: int, journal: Path | None,
-                  journal_games: int, quiet: bool) -> dict[str, Any]:
-    """The league at scale (:mod:`arena.bench.leaguescale`): table choice, the runner and,
-    with ``journal``, a long journal written."""
-    from arena.bench.leaguescale import choice_figures, runner_in_fresh_process, write_journal
+                  journal_games: int, quiet: bool, start: Path | None = None,
+                  start_replay: bool = True) -> dict[str, Any]:
+    """The league at scale (:mod:`arena.bench.leaguescale`): table choice, the runner, with
+    ``journal``, a long journal written and, with ``start``, the runner's start on that
+    league (``start_replay``: also by rating every game again)."""
+    from arena.bench.leaguescale import (
+        choice_figures,
+        runner_in_fresh_process,
+        start_in_fresh_process,
+        write_journal,
+    )
 
     scale: dict[str, Any] = {"choice": choice_figures(bots, players, seed, choices=20)}
     if tables:
@@ -48,6 +55,8 @@ def league_scale(bots: int, players: int, tables: int, seed: int, journal: Path 
                 err.print(f"journal: {games:,} games written")
 
         scale["journal"] = write_journal(journal, bots, players, journal_games, seed, said)
+    if start is not None:
+        scale["start"] = start_in_fresh_process(start, start_replay)
     return scale
 
 
@@ -79,4 +88,24 @@ def scale_rows(scale: dict[str, Any]) -> list[tuple[str, str]]:
                   f"{j['journal_bytes'] / 2**20:.0f} MiB "
                   f"({j['journal_bytes'] / j['games']:.0f} bytes a game), "
                   f"{j['seconds']:.0f} s")]
+    if "start" in scale:
+        rows += start_rows(scale["start"])
+    return rows
+
+
+def start_rows(start: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rows of the league runner's start, each way, and the replay ÷ the checkpoint."""
+    shown = {"checkpoint": "from the rating checkpoint",
+             "checkpoint_floors": "from the checkpoint, with --until-sigma's floor watch",
+             "replay": "by rating every game again (before)"}
+    rows = []
+    for way, name in shown.items():
+        if way in start:
+            f = start[way]
+            times = f["cpu_seconds"] / start["checkpoint"]["cpu_seconds"]
+            ratio = (f"; processor ÷ from the checkpoint's × {times:.1f}" if way == "replay"
+                     else "")
+            rows.append((f"league runner's start, {f['games']:,} games, {name} (fresh process)",
+                         f"{f['seconds']:.2f} s (processor {f['cpu_seconds']:.2f} s), peak "
+                         f"{f['peak_rss_bytes'] / 2**20:.0f} MiB" + ratio))
     return rows

@@ -307,7 +307,7 @@ def standings(
         out.print(_standings_view(config, Group))
         return
     from arena.cli.common import terminate_on_sigterm
-    from arena.league.runner import LeagueRatings
+    from arena.league.state import LeagueRatings
 
     terminate_on_sigterm()
     ratings = LeagueRatings()  # each refresh reads only the games added since the last

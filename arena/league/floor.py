@@ -152,6 +152,12 @@ class FloorWatch:
             bot.sigmas.append(sigma)
             bot.low, bot.since = (sigma, 0) if sigma < bot.low else (bot.low, bot.since + 1)
 
+    def restore(self, name: str, games: int, sigmas: Sequence[float], low: float,
+                since: int) -> None:
+        """Take a bot's games as :meth:`add` would have taken them, one by one: how many,
+        the sigmas of its last (at most PATIENCE), the lowest of all and its games since."""
+        self._bots[name] = _Bot(games, deque(sigmas, maxlen=PATIENCE), low, since)
+
     def out_of_reach(self, active: Sequence[str], target: float,
                      rating: Rating) -> list[Floor]:
         """The ``active`` bots whose sigma cannot get under ``target`` (none while one of them

@@ -23,20 +23,20 @@ The loop itself is the ring's (:mod:`arena.runner.play.ring`), the tournament's 
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.engine import get_game
 from arena.league import matchmaking
 from arena.league.config import LeagueConfig
-from arena.league.floor import Floor, FloorWatch, out_of_reach_line, table_floor
+from arena.league.floor import Floor, out_of_reach_line, table_floor
+from arena.league.state import LeagueRatings, RunState, league_ratings
 from arena.league.store import Entrant, LeagueJournal
-from arena.protocol.messages import FAILURES, Termination
+from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing, rotations
 from arena.runner.game.disk import FolderBusyError, FolderLock
 from arena.runner.game.manifest import BotManifest
@@ -44,10 +44,12 @@ from arena.runner.play.executor import Executor
 from arena.runner.play.job import GameJob, record_file
 from arena.runner.play.journal import SECRET_SEED
 from arena.runner.play.live import Snapshot
-from arena.runner.play.ratings import RatingTracker, Standings
+from arena.runner.play.ratings import Standings
 from arena.runner.play.ring import Choose, Ring, RunOptions, TournamentError
-from arena.runner.play.tournament import RECENT
 from arena.seeds import derive_seed
+
+__all__ = ["League", "LeagueRatings", "LeagueResult", "league_ratings",
+           "league_table_pairings"]
 
 #: How often the run reads the league's bot versions again, at most.
 REFRESH_S = 1.0
@@ -60,61 +62,6 @@ class LeagueResult:
     games_total: int  #: in the journal
     why: str  #: why the run ended
     out_of_reach: bool = False  #: it ended because --until-sigma cannot be reached
-
-
-def league_ratings(journal: LeagueJournal) -> tuple[RatingTracker, list[GameOutcome]]:
-    """The ratings of every bot version from the journal's games, applied in the order their
-    results were committed (as the run applied them), and those games in that order."""
-    ratings = LeagueRatings()
-    return ratings.tracker, ratings.update(journal)
-
-
-class LeagueRatings:
-    """A league journal's ratings (as :func:`league_ratings` gives them), kept up to date by
-    reading only the results committed since the last :meth:`update`: a view that refreshes
-    every second costs the new games, not the whole league's. If the results read before
-    are no longer the journal's first ones (a bot version was removed), it reads them all
-    again."""
-
-    def __init__(self) -> None:
-        self._start()
-
-    def _start(self) -> None:
-        self.tracker = RatingTracker([])
-        self.games = 0
-        self._mark = 0  # the number of the last result read
-        self._last: str | None = None  # and its game
-
-    def update(self, journal: LeagueJournal,
-               each: Callable[[GameOutcome], None] | None = None) -> list[GameOutcome]:
-        """Bring the ratings up to the journal's results, calling ``each`` with every game
-        once it is rated; returns the games added."""
-        if self._mark and journal.results_through(self._mark) != (self.games, self._last):
-            self._start()
-        for e in journal.entrants():
-            self.tracker.add_bot(e.key)
-        added = []
-        for mark, o in journal.finished_after(self._mark):
-            for bot in o.bots:
-                self.tracker.add_bot(bot)
-            self.tracker.add(dataclasses.replace(o, index=self.games))
-            self.games += 1
-            self._mark, self._last = mark, o.game_id
-            added.append(o)
-            if each is not None:
-                each(o)
-        return added
-
-
-    def refresh(self, journal: LeagueJournal) -> None:
-        """Bring the ratings up to the journal's results, as :meth:`update` does without
-        ``each``, but starting from the journal's rating checkpoint when these ratings have
-        read nothing yet (O(bots), not O(games))."""
-        if not self._mark:
-            self.tracker, mark, self.games, last = journal.rated()
-            if last is not None:
-                self._mark, self._last = mark, last
-        self.update(journal)
 
 
 def league_table_pairings(table: int, index: int, bots: Sequence[str],
@@ -172,19 +119,12 @@ class League:
         except BaseException:
             self.lock.release()
             raise
-        self.floors = FloorWatch(config.players)
-        ratings = LeagueRatings()
-        done = ratings.update(self.journal, lambda o: self.floors.add(o, ratings.tracker))
-        self.tracker = ratings.tracker
-        self.rated = len(done)
+        # The games so far, from the rating checkpoint; the floor watch only for a target.
+        self.state = RunState.started(self.journal, config.suspend_window,
+                                      floors=until_sigma is not None)
+        self.tracker = self.state.tracker
         self._beyond: tuple[tuple[int, tuple[str, ...]], list[Floor]] | None = None
-        self.recent: deque[GameOutcome] = deque(reversed(done[-RECENT:]), maxlen=RECENT)
-        self.failures: dict[str, int] = dict.fromkeys(FAILURES, 0)
-        self.history: dict[str, deque[bool]] = {}  # per bot version: its last games, failed?
-        self.games: dict[str, int] = {}  # per bot version: its games rated (as standings count)
-        for o in done:
-            self._remember(o)
-        self.done_before = self.rated
+        self.done_before = self.state.rated
         self.played = 0
         self.entrants: list[Entrant] = []
         #: Each bot version's manifest, read from its snapshot when a game first needs it.
@@ -196,23 +136,6 @@ class League:
         self.unreachable = False  # whether the run ends for a target it cannot reach
 
     # ------------------------------------------------------------------ bookkeeping
-    def _remember(self, o: GameOutcome) -> None:
-        for bot, how in zip(o.bots, o.terminations, strict=True):
-            self.games[bot] = self.games.get(bot, 0) + 1
-            failed = how != Termination.OK
-            self.history.setdefault(bot, deque(maxlen=self.config.suspend_window)).append(failed)
-            if failed and how in self.failures:
-                self.failures[how] += 1
-
-    def _count(self, o: GameOutcome) -> None:
-        for bot in o.bots:
-            self.tracker.add_bot(bot)
-        self.tracker.add(dataclasses.replace(o, index=self.rated))
-        self.floors.add(o, self.tracker)
-        self.rated += 1
-        self.recent.appendleft(o)
-        self._remember(o)
-
     def _refresh(self) -> None:
         """Read the bot versions again: new ones get a line; games of ones no longer active
         that were not handed out are dropped."""
@@ -231,7 +154,7 @@ class League:
         was."""
         suspended = False
         for bot, how in zip(o.bots, o.terminations, strict=True):
-            recent = self.history.get(bot, deque())
+            recent = self.state.history.get(bot, deque())
             if how == Termination.OK or sum(recent) < self.config.suspend_after:
                 continue
             entrant = self.journal.entrant(bot)
@@ -266,7 +189,7 @@ class League:
         rng = random.Random(derive_seed(self.master, "league-match", table))
         rating = self.tracker.rating
         choice = matchmaking.choose_table(
-            [matchmaking.Entrant(e.key, *rating(e.key), self.games.get(e.key, 0),
+            [matchmaking.Entrant(e.key, *rating(e.key), self.state.games.get(e.key, 0),
                                  pending.get(e.key, 0))
              for e in active],
             self.config.players, rng, self.config.explore, self.until_sigma)
@@ -289,10 +212,11 @@ class League:
         if self.until_sigma is None:
             return []
         active = tuple(e.key for e in self._active())
-        if self._beyond is None or self._beyond[0] != (self.rated, active):
-            self._beyond = ((self.rated, active),
-                            self.floors.out_of_reach(active, self.until_sigma,
-                                                     self.tracker.rating))
+        rated, floors = self.state.rated, self.state.floors
+        assert floors is not None  # kept when there is a target
+        if self._beyond is None or self._beyond[0] != (rated, active):
+            self._beyond = ((rated, active),
+                            floors.out_of_reach(active, self.until_sigma, self.tracker.rating))
         return self._beyond[1]
 
     def _asked_for(self, running: Sequence[Pairing]) -> bool:
@@ -349,7 +273,7 @@ class League:
 
     def record(self, outcome: GameOutcome) -> None:
         self.played += 1
-        self._count(outcome)
+        self.state.count(outcome)
         if self._suspend_failing(outcome):
             self._refresh()  # its games not handed out yet are not played
 
@@ -361,8 +285,9 @@ class League:
         active = len(self._active())
         return Snapshot(
             name=self.config.name, game=self.config.game, format="league",
-            standings=self.tracker.standings(), games_done=self.rated, games_total=total,
-            recent=list(self.recent), failures=dict(self.failures),
+            standings=self.tracker.standings(), games_done=self.state.rated,
+            games_total=total, recent=list(self.state.recent),
+            failures=dict(self.state.failures),
             schedule=(f"league, {active} of {len(self.entrants)} bot versions active, "
                       f"{self.config.players}-player tables as duplicate sets"
                       + (f"; until every sigma < {self.until_sigma:g}"
@@ -385,7 +310,7 @@ class League:
         finally:
             self.journal.close()
             self.lock.release()
-        return LeagueResult(self.tracker.standings(), self.played, self.rated, self.why,
+        return LeagueResult(self.tracker.standings(), self.played, self.state.rated, self.why,
                             self.unreachable and not stop.level)
 
     def _why_idle(self) -> str:

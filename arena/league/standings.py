@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.league.config import LeagueConfig
-from arena.league.runner import LeagueRatings
+from arena.league.state import LeagueRatings
 from arena.league.store import Entrant, LeagueJournal
 from arena.runner.play.ratings import Standings
 
@@ -14,7 +14,7 @@ from arena.runner.play.ratings import Standings
 def read_standings(config: LeagueConfig, ratings: LeagueRatings | None = None,
                    ) -> tuple[Standings, int, dict[str, Entrant]]:
     """The ratings, the number of games and the bot versions (by key), from the journal,
-    opened read-only. ``ratings``: a :class:`~arena.league.runner.LeagueRatings` kept between
+    opened read-only. ``ratings``: a :class:`~arena.league.state.LeagueRatings` kept between
     the refreshes of a view, so each reads only the games added since (None: read them all).
     Raises :class:`~arena.runner.play.journal.JournalError` if the journal cannot be read."""
     ratings = LeagueRatings() if ratings is None else ratings

@@ -11,16 +11,18 @@ which; it can be enabled again).
 
 from __future__ import annotations
 
+import functools
 import json
+import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.league.config import LeagueConfig
-from arena.results import Pairing
-from arena.runner.play.journal import JOURNAL, Journal, JournalError
+from arena.results import GameOutcome, Pairing
+from arena.runner.play.journal import _OUTCOMES, JOURNAL, Journal, JournalError
 
 STATUSES = ("active", "retired", "suspended")
 #: The last table's number and the last game's index issued: one aggregate a query, so that
@@ -64,6 +66,13 @@ class Entrant:
 def _entrant(r: Any) -> Entrant:
     return Entrant(r["key"], r["seq"], r["name"], r["version"], r["digest"], r["folder"],
                    r["added_at"], r["status"], r["reason"])
+
+
+@functools.lru_cache(maxsize=4096)
+def seat_names(text: str) -> tuple[str, ...]:
+    """The seats of a game as its ``bots`` column holds them (JSON text): a league's tables
+    repeat, so each text is read once."""
+    return tuple(json.loads(text))
 
 
 def entrant_key(name: str, version: str) -> str:
@@ -177,3 +186,50 @@ class LeagueJournal(Journal):
             last = [max(p.table for p in pairings), max(p.index for p in pairings)]
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('last_table', ?)",
                             (json.dumps(last),))
+
+    # ------------------------------------------------------------------ a run's start
+    def newest(self, count: int) -> list[GameOutcome]:
+        """The ``count`` games committed last, newest first."""
+        return self._games(self._rows(_OUTCOMES + "ORDER BY r.rowid DESC LIMIT ?", count))
+
+    def seat_endings(self, before: int | None, count: int,
+                     ) -> list[tuple[int, tuple[str, ...], tuple[str, ...]]]:
+        """Up to ``count`` results numbered below ``before`` (None: any), newest first: each
+        one's number, its game's seats and how each ended."""
+        rows = self._rows("SELECT r.rowid, p.bots, r.terminations FROM results r "
+                          "JOIN pairings p USING (game_id) WHERE r.rowid < ? "
+                          "ORDER BY r.rowid DESC LIMIT ?",
+                          2**63 - 1 if before is None else before, count)
+        return [(mark, seat_names(bots), seat_names(ended)) for mark, bots, ended in rows]
+
+    def history_seats(self, count: int) -> Iterator[list[tuple[int, str, str]]]:
+        """The rating history with each game's seats, ``count`` rows at a time in the order
+        rated: its place, its seats and their new (mu, sigma) as made (both JSON text); none
+        for a journal without a history."""
+        k = 0
+        while True:
+            try:
+                rows = self._rows("SELECT h.k, p.bots, h.made FROM rating_history h "
+                                  "JOIN pairings p USING (game_id) WHERE h.k > ? "
+                                  "ORDER BY h.k LIMIT ?", k, count)
+            except sqlite3.OperationalError:  # a journal written before the history
+                return
+            if rows:
+                yield rows
+            if len(rows) < count:
+                return
+            k = rows[-1][0]
+
+    def history_in_order(self) -> bool:
+        """Whether the rating history names the games in the order their results were
+        committed (the order a league rates them), no more and no fewer."""
+        try:
+            matched, rows = self.db.execute(
+                "SELECT (SELECT COUNT(*) FROM (SELECT game_id, ROW_NUMBER() OVER "
+                "(ORDER BY rowid) AS n FROM results) r JOIN rating_history h "
+                "ON h.k = r.n AND h.game_id = r.game_id), "
+                "(SELECT COUNT(*) FROM rating_history)").fetchone()
+        except sqlite3.OperationalError:
+            return False
+        results = self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        return bool(matched == rows == results)

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.league.config import CONFIG, LeagueConfig, load_league
-from arena.league.runner import LeagueRatings
 from arena.league.standings import standings_data as league_standings
+from arena.league.state import LeagueRatings
 from arena.runner.game.disk import LOCK_FILE, lock_held
 from arena.runner.play.journal import JOURNAL, JournalError, Progress
 from arena.runner.play.outputs import JSON_NAME
