@@ -105,3 +105,37 @@ def test_a_reader_takes_the_games_after_the_checkpoint_from_the_history(
     again = journal.ratings().standings().to_dict()
     journal.close()
     assert len(rated) == 400 - mark - 2 and json.dumps(again) == json.dumps(kept)
+
+
+def test_a_writer_that_starts_again_takes_the_games_after_the_checkpoint_from_the_history(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new writer of a journal (a league run started again) takes the ratings of the games
+    after the checkpoint from the rating history instead of rating them again: every game is
+    rated once, and the results, the history and the ratings are those one writer leaves."""
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_RATIO", 8)  # a checkpoint every ~150 games
+    monkeypatch.setattr(leaguescale, "JOURNAL_BATCH", 40)
+    leaguescale.write_journal(tmp_path / "one", 60, 4, 400, seed=3)
+    rated: list[int] = []
+    rate = RatingTracker._rate
+
+    def counted(tracker: RatingTracker, o: Any) -> None:
+        rated.append(1)
+        rate(tracker, o)
+
+    def a_new_writer_each_batch(self: Journal, results: Any) -> None:
+        self._keeper = None  # as the first result of a run that started again
+        _RECORD_RESULTS(self, results)
+
+    monkeypatch.setattr(RatingTracker, "_rate", counted)
+    monkeypatch.setattr(Journal, "record_results", a_new_writer_each_batch)
+    leaguescale.write_journal(tmp_path / "again", 60, 4, 400, seed=3)
+    assert len(rated) == 400
+    one, again = _tables(tmp_path / "one"), _tables(tmp_path / "again")
+    assert again["results"] == one["results"] and again["history"] == one["history"]
+    readers = [Journal(tmp_path / name / JOURNAL, readonly=True) for name in ("one", "again")]
+    try:
+        kept = [json.dumps(j.ratings().standings().to_dict()) for j in readers]
+    finally:
+        for j in readers:
+            j.close()
+    assert kept[0] == kept[1]

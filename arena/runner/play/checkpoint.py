@@ -218,8 +218,9 @@ class RatingCheckpoints:
 
     def _rated(self, bots: Sequence[str], log: bool = False) -> RatingKeeper:
         """The ratings of every game: the checkpoint's, brought up to date with the games
-        after it, or (none that agrees) those of every game (``whole``). Also the results
-        covered. ``log``: the tracker logs the games it rates here."""
+        after it (their ratings read from the rating history while it holds them, else rated
+        again), or (none that agrees) those of every game (``whole``). Also the results
+        covered. ``log``: the tracker logs the games it rates here that the history lacks."""
         found = self._checkpoint(bots)
         whole = found is None
         if found is None:
@@ -230,7 +231,7 @@ class RatingCheckpoints:
             tracker.log = []
         keeper = RatingKeeper(tracker, mark, results, last, self._by_finish(), whole)
         later = self.finished_after(mark)
-        if later and not whole and not log:
+        if later and not whole:
             keeper.rows = self._history_after(tracker.rated_games)
         for m, o in later:
             keeper.add(o, m)
@@ -292,7 +293,10 @@ class RatingKeeper:
             for bot in o.bots:
                 self.tracker.add_bot(bot)
             o = dataclasses.replace(o, index=self.results)
-        if self.rows is None or not self._from_history(o):
+        if self.rows is not None and self._from_history(o):
+            if self.tracker.log:  # a writer logs what the history lacks: this game it holds
+                self.tracker.log.pop()
+        else:
             self.rows = None
             self.tracker.add(o)
         self.mark, self.results, self.last = mark, self.results + 1, o.game_id
