@@ -38,7 +38,7 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.league.config import load_league
-from arena.league.runner import league_ratings
+from arena.league.state import league_ratings
 from arena.league.store import LeagueJournal
 from arena.stats.common import rounded
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.league.config import load_league
-from arena.league.runner import LeagueRatings, league_ratings
+from arena.league.state import LeagueRatings, league_ratings
 from arena.league.store import LeagueJournal
 from arena.results import Pairing
 from arena.stats.synthetic import play_table

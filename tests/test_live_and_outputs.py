@@ -27,7 +27,8 @@ from arena.runner.play.outputs import (
     standings_markdown,
     write_standings,
 )
-from arena.runner.play.ratings import Standings, compute_standings
+from arena.runner.play.ratings import compute_standings
+from arena.runner.play.standings import Standings
 from arena.stats.common import FIGURE_DIGITS, rounded
 
 BOTS = ("greedy-py", "random-py", "slowpoke")

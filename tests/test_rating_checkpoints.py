@@ -183,7 +183,7 @@ def test_a_league_reads_its_checkpoint_as_its_runner_rates(tmp_path: Path) -> No
     again."""
     from test_league_ratings import _league, _play, _same
 
-    from arena.league.runner import LeagueRatings
+    from arena.league.state import LeagueRatings
 
     journal = _league(tmp_path)
     rng = random.Random(5)

@@ -12,13 +12,8 @@ import trueskill
 
 from arena.protocol.messages import FAILURES
 from arena.results import GameOutcome
-from arena.runner.play.ratings import (
-    TRUESKILL_MU,
-    TRUESKILL_SIGMA,
-    HeadToHead,
-    RatingTracker,
-    compute_standings,
-)
+from arena.runner.play.ratings import RatingTracker, compute_standings
+from arena.runner.play.standings import TRUESKILL_MU, TRUESKILL_SIGMA, HeadToHead
 
 
 def game(index: int, bots: tuple[str, ...], ranks: tuple[int, ...],

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.league.matchmaking import Entrant, choose_table
 from arena.results import GameOutcome, Pairing
-from arena.runner.play.ratings import TRUESKILL_MU, TRUESKILL_SIGMA
+from arena.runner.play.standings import TRUESKILL_MU, TRUESKILL_SIGMA
 from arena.stats.synthetic import play_table, synthetic_bots
 
 if TYPE_CHECKING:

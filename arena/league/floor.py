@@ -39,13 +39,8 @@ from dataclasses import dataclass, field
 
 from arena.league.matchmaking import Entrant, expected_shrink
 from arena.results import GameOutcome
-from arena.runner.play.ratings import (
-    TRUESKILL_MU,
-    TRUESKILL_SIGMA,
-    TRUESKILL_TAU,
-    RatingTracker,
-    make_environment,
-)
+from arena.runner.play.ratings import RatingTracker, make_environment
+from arena.runner.play.standings import TRUESKILL_MU, TRUESKILL_SIGMA, TRUESKILL_TAU
 
 #: The games every active bot version must have played before any floor is judged.
 SETTLING = 50

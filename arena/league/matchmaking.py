@@ -88,7 +88,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
-from arena.runner.play.ratings import TRUESKILL_BETA, TRUESKILL_TAU
+from arena.runner.play.standings import TRUESKILL_BETA, TRUESKILL_TAU
 from arena.stats.common import normal_cdf
 
 #: Share of tables drawn uniformly at random (rule 1).

@@ -34,7 +34,7 @@ from arena.engine import get_game
 from arena.league import matchmaking
 from arena.league.config import LeagueConfig
 from arena.league.floor import Floor, out_of_reach_line, table_floor
-from arena.league.state import LeagueRatings, RunState, league_ratings
+from arena.league.state import RunState
 from arena.league.store import Entrant, LeagueJournal
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing, rotations
@@ -47,9 +47,6 @@ from arena.runner.play.live import Snapshot
 from arena.runner.play.ratings import Standings
 from arena.runner.play.ring import Choose, Ring, RunOptions, TournamentError
 from arena.seeds import derive_seed
-
-__all__ = ["League", "LeagueRatings", "LeagueResult", "league_ratings",
-           "league_table_pairings"]
 
 #: How often the run reads the league's bot versions again, at most.
 REFRESH_S = 1.0

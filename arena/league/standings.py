@@ -8,7 +8,7 @@ from typing import Any
 from arena.league.config import LeagueConfig
 from arena.league.state import LeagueRatings
 from arena.league.store import Entrant, LeagueJournal
-from arena.runner.play.ratings import Standings
+from arena.runner.play.standings import Standings
 
 
 def read_standings(config: LeagueConfig, ratings: LeagueRatings | None = None,

@@ -12,13 +12,8 @@ from dataclasses import dataclass
 from html import escape
 
 from arena.results import GameOutcome
-from arena.runner.play.ratings import (
-    TRUESKILL_MU,
-    TRUESKILL_SIGMA,
-    RatingTracker,
-    Standings,
-    make_environment,
-)
+from arena.runner.play.ratings import RatingTracker, make_environment
+from arena.runner.play.standings import TRUESKILL_MU, TRUESKILL_SIGMA, Standings
 
 Scale = Callable[[float], float]
 

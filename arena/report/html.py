@@ -39,7 +39,7 @@ from arena.report.charts import (
 )
 from arena.results import GameOutcome
 from arena.runner.play.journal import Progress
-from arena.runner.play.ratings import Standings
+from arena.runner.play.standings import Standings
 from arena.stats import text
 from arena.stats.common import Interval
 from arena.stats.match import Match

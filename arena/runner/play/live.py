@@ -19,7 +19,7 @@ from rich.text import Text
 
 from arena.protocol.messages import FAILURES, Termination
 from arena.results import GameOutcome
-from arena.runner.play.ratings import Standings
+from arena.runner.play.standings import Standings
 
 #: A game in progress: (game id, bots seat by seat, seconds it has been running).
 Running = tuple[str, tuple[str, ...], float]

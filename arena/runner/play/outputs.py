@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from arena.protocol.messages import FAILURES, Termination
 from arena.runner.game.disk import write_atomic
 from arena.runner.play.journal import Progress
-from arena.runner.play.ratings import Standings, compute_standings
+from arena.runner.play.ratings import compute_standings
+from arena.runner.play.standings import Standings
 from arena.stats import text
 from arena.stats.common import rounded
 

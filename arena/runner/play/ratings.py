@@ -54,16 +54,9 @@ from arena.runner.play.standings import (
     TRUESKILL_SIGMA,
     TRUESKILL_TAU,
     BotStanding,
-    HeadToHead,
     SeatStats,
     Standings,
-    rating_parameters,
 )
-
-__all__ = ["TRUESKILL_BETA", "TRUESKILL_DRAW_PROBABILITY", "TRUESKILL_MU", "TRUESKILL_SIGMA",
-           "TRUESKILL_TAU", "BotStanding", "HeadToHead", "RatingTracker", "SeatStats",
-           "Standings", "compute_standings", "make_environment", "numbered",
-           "rating_parameters"]
 
 #: Every termination reason (an outcome naming another is rejected).
 _REASONS = frozenset(Termination)

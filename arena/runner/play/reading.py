@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from arena.runner.play.journal import JOURNAL, Journal, JournalError, Progress, damaged_message
-from arena.runner.play.ratings import Standings
+from arena.runner.play.standings import Standings
 
 T = TypeVar("T")
 

@@ -59,10 +59,11 @@ from arena.runner.play.journal import (
 )
 from arena.runner.play.live import Snapshot
 from arena.runner.play.outputs import write_standings
-from arena.runner.play.ratings import RatingTracker, Standings
+from arena.runner.play.ratings import RatingTracker
 from arena.runner.play.ring import Choose, Ring, RunOptions, TournamentError
 from arena.runner.play.schedule import scheduler_for
 from arena.runner.play.schedule.base import Scheduler
+from arena.runner.play.standings import Standings
 from arena.runner.play.stop import StopWatch
 from arena.seeds import tournament_key
 
