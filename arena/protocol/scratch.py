@@ -21,6 +21,7 @@ import fcntl
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 import time
 
@@ -95,10 +96,10 @@ def sweep(parent: str, prefix: str) -> list[str]:
         if not entry.name.startswith(prefix) or entry.path in _held:
             continue
         try:
-            if not entry.is_dir(follow_symlinks=False) or entry.stat(
-                    follow_symlinks=False).st_uid != uid:
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid:
                 continue
-            if _abandoned(entry.path, now - entry.stat(follow_symlinks=False).st_mtime):
+            if _abandoned(entry.path, now - info.st_mtime):
                 removed.append(entry.path)
         except OSError:
             continue
