@@ -234,7 +234,7 @@ class League:
         self.queue = self.journal.pairings("scheduled")
         self._refresh()
 
-    def check_bots(self, executor: Executor | None) -> None:
+    def check_bots(self, executor: Executor) -> None:
         """Nothing: a league's bot versions were checked as they were added."""
 
     def plan(self, capacity: int, running: Sequence[Pairing]) -> None:

@@ -130,10 +130,10 @@ class Competition(Protocol):
     def begin(self) -> None:
         """Called once, before anything starts: take up the games waiting in the journal."""
 
-    def check_bots(self, executor: Executor | None) -> None:
-        """Called once before the first game: here (None) when the games run on this
-        machine, before the executor starts; else on the ``executor``'s workers. Raises
-        TournamentError for bots that cannot play."""
+    def check_bots(self, executor: Executor) -> None:
+        """Called once before the first game, once the ``executor`` has started: on its
+        workers when it checks bots itself, else here. Raises TournamentError for bots that
+        cannot play."""
 
     def plan(self, capacity: int, running: Sequence[Pairing]) -> None:
         """Issue (journal) the games the next hand-outs need, once a pass while not stopping."""

@@ -290,7 +290,7 @@ class Tournament:
             if reason in self.failures:
                 self.failures[reason] += 1
 
-    def check_bots(self, executor: Executor | None) -> None:
+    def check_bots(self, executor: Executor) -> None:
         """Before any game of this run: start every bot once (several at once) and wait for its
         hello, and stop with every bot that could not, at once, each with why and the end of its
         log (rather than one void game after another). The bots that have a build step are
@@ -302,13 +302,12 @@ class Tournament:
             return
         if self.config.executor.kind == "local":
             self._build_bots()
-        if executor is not None:
-            checks = [self.job(Pairing(f"start-check-{bot}", 0, 0, 0, (bot,), 0))
-                      for bot in self.config.bot_names]
-            remote = executor.start_problems(checks)
-            if remote is not None:
-                self._refuse_to_start(remote)
-                return
+        checks = [self.job(Pairing(f"start-check-{bot}", 0, 0, 0, (bot,), 0))
+                  for bot in self.config.bot_names]
+        remote = executor.start_problems(checks)
+        if remote is not None:
+            self._refuse_to_start(remote)
+            return
         game = get_game(self.config.game)
         key = self.seed_key  # read here: the journal is not to be used from the pool
 
