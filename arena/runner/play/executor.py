@@ -104,8 +104,7 @@ class Executor(Protocol):
     def start_problems(self, checks: Sequence[GameJob]) -> list[str] | None:
         """Start each bot of ``checks`` (a job per bot, which seats it alone) once where the
         games will run, and return why each that could not start failed (empty: all did);
-        None (the default) when the games run on this machine, which then checks the bots
-        itself."""
+        None (the default): the organiser checks the bots itself, in its own process."""
         return None
 
 
