@@ -37,18 +37,36 @@ class RatingCurves:
 
 def rating_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],
                   points: int = CURVE_POINTS, history: Sequence[tuple[str, str]] | None = None,
-                  rated: RatingTracker | None = None) -> tuple[RatingCurves, Standings]:
+                  rated: RatingTracker | None = None,
+                  top: int | None = None) -> tuple[RatingCurves, Standings]:
     """Replay ``outcomes`` in journal order through the standings' TrueSkill, sampling every
     bot's rating at most ``points`` times (evenly over the games, the last game always), and
     the standings after all of them (one replay gives both).
 
     Given the journal's rating ``history`` of these games and its ratings after them
     (``rated``, its bots those given), nothing is replayed: the samples are read from the
-    history, the standings from ``rated``; the same numbers bit for bit."""
-    if (rated is not None and history is not None and rated.bots == list(bots)
+    history, the standings from ``rated``; the same numbers bit for bit.
+
+    With ``top``, only the first ``top`` bots of the final standings are sampled (a large
+    field's curves): without a history the replay keeps one, so that the standings are known
+    before the samples are read from it."""
+    if not (rated is not None and history is not None and rated.bots == list(bots)
             and rated.games == len(history) == len(outcomes)
             and all(g == o.game_id for (g, _), o in zip(history, outcomes, strict=True))):
-        return _curves_of(bots, outcomes, history, points), rated.standings()
+        if top is None:
+            return _replayed_curves(bots, outcomes, points)
+        rated = RatingTracker(bots)
+        rated.log = []
+        rated.add_all(outcomes)
+        history = [(o.game_id, json.dumps(made)) for o, made in rated.log]
+    standings = rated.standings()
+    shown = list(bots) if top is None else [b.name for b in standings.bots[:top]]
+    return _curves_of(shown, outcomes, history, points), standings
+
+
+def _replayed_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],
+                     points: int) -> tuple[RatingCurves, Standings]:
+    """:func:`rating_curves` by replaying every game, sampling as it goes."""
     tracker = RatingTracker(bots)
     n = len(outcomes)
     step = max(1, math.ceil(n / max(1, points - 1)))
@@ -96,7 +114,8 @@ def _curves_of(bots: Sequence[str], outcomes: Sequence[GameOutcome],
         for g in range(k - 1, before - 1, -1):
             table = outcomes[g].bots
             for seat in range(len(table) - 1, -1, -1):  # the last seat if it sat twice
-                latest.setdefault(table[seat], (g, seat))
+                if table[seat] in made:
+                    latest.setdefault(table[seat], (g, seat))
             if len(latest) == len(made):
                 break
         for bot, (g, seat) in latest.items():
@@ -232,7 +251,9 @@ def scores_chart(outcomes: Sequence[GameOutcome], order: Sequence[str],
     scores: dict[str, list[int]] = {b: [] for b in order}
     for o in outcomes:
         for b, s in zip(o.bots, o.scores, strict=True):
-            scores[b].append(s)
+            kept = scores.get(b)  # a bot not in ``order`` is not drawn
+            if kept is not None:
+                kept.append(s)
     played = [b for b in order if scores[b]]
     every = [s for b in played for s in scores[b]]
     lo, hi = min(every), max(every)

@@ -49,6 +49,15 @@ from arena.stats.tables import HeadToHead
 #: The most games the report's table lists (the most recent): a table of every game of a
 #: journal of a million would be a page of hundreds of megabytes that no browser opens.
 GAMES_LISTED = 1000
+#: A field of more bots than this is a *large field*: its Plackett–Luce intervals come from
+#: the curvature at the fit instead of a bootstrap (each bootstrap replicate is a solve over
+#: every bot: minutes at a thousand bots), and its crosstable, rating curves, score
+#: distributions and two-player Elo show only the top :data:`SHOWN` bots of the standings (a
+#: crosstable of a thousand bots is a million cells). Every committed leaderboard and every
+#: tournament of the tests is far below it, and their pages are as they were.
+LARGE_FIELD = 100
+#: The bots of a large field that its per-bot charts and tables show: the top of the standings.
+SHOWN = 30
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;
@@ -111,18 +120,23 @@ def listed_games(outcomes: Sequence[GameOutcome], limit: int = GAMES_LISTED
 def build_report(progress: Progress, folder: Path, output: Path, complete: bool,
                  replicates: int = 200, seed: int = 0,
                  pages: Mapping[str, Path] | None = None,
-                 games_listed: int = GAMES_LISTED) -> str:
+                 games_listed: int = GAMES_LISTED, large_field: int = LARGE_FIELD,
+                 shown: int = SHOWN) -> str:
     """The page of the tournament whose journal gave ``progress`` (read with its records),
     to be written at ``output``: record links are relative to ``output``'s folder, and so are
     the links to the games' replay ``pages`` (game id -> file; a game without one has none).
     The games' table lists at most ``games_listed`` games (:func:`listed_games`) and says
-    how many it leaves out."""
+    how many it leaves out. A field of more than ``large_field`` bots is shown as a large one
+    (:data:`LARGE_FIELD`), its top ``shown`` bots in the per-bot charts."""
     outcomes = progress.outcomes
     bots = list(dict.fromkeys([*progress.bots, *(b for o in outcomes for b in o.bots)]))
+    large = len(bots) > large_field
     curves, standings = rating_curves(bots, outcomes, history=progress.history,
-                                      rated=progress.ratings)
-    stats = tournament_stats(outcomes, bots, replicates=replicates, seed=seed)
+                                      rated=progress.ratings, top=shown if large else None)
     order = [s.name for s in standings.bots]
+    top = order[:shown] if large else order
+    stats = tournament_stats(outcomes, bots, replicates=replicates, seed=seed,
+                             curvature=large, pairs_among=set(top) if large else None)
     colours = {b: i for i, b in enumerate(order)}
     title = escape(progress.name or folder.name)
     parts = [
@@ -132,9 +146,10 @@ def build_report(progress: Progress, folder: Path, output: Path, complete: bool,
         f"<h1>{title}</h1>",
         _header(progress, complete),
         _standings(standings),
-        _crosstable(stats.head_to_head, order),
-        ratings_chart(curves, order, colours),
-        scores_chart(outcomes, order, colours),
+        *([_shown_note(len(order), len(top))] if large else []),
+        _crosstable(stats.head_to_head, top),
+        ratings_chart(curves, top, colours),
+        scores_chart(outcomes, top, colours),
         _strengths(stats),
         _elo(stats.matches),
         _seats(stats),
@@ -208,6 +223,16 @@ def _standings(st: Standings) -> str:
             f"{st.rated_games} rated games, ranked by the conservative rating mu − 3σ. A win is "
             f"a first place (shared or not) without a failure.</p>"
             f"{_table(head, rows, 'standings', left=(1,))}")
+
+
+def _shown_note(bots: int, shown: int) -> str:
+    """What a large field's page leaves out of its per-bot charts, and where it is."""
+    return (f'<p class="note" id="shown">A large field: {bots} bots. The crosstable, the '
+            f"ratings over the games, the score distributions and the two-player Elo show the "
+            f"top {shown} of the standings; the other {bots - shown} bots are in the standings "
+            "above and the strengths below, and every pair's figures are in "
+            "<code>arena stats</code>. The strengths' intervals come from the curvature of the "
+            "fit, not a bootstrap.</p>")
 
 
 def _table(head: Sequence[str], rows: Sequence[str], ident: str,
@@ -305,11 +330,15 @@ def _strengths(stats: TournamentStats) -> str:
         rows.append(f'<tr><td>{rank}</td><td class="l bot">{escape(pl.bots[i])}</td>{group}'
                     f'<td data-v="{_v(pl.shown_rating(i))}">{escape(rating)}{ci}</td></tr>')
     head = ("#", "Bot", "Group", "Rating (95%)") if pl.separated else ("#", "Bot", "Rating (95%)")
+    intervals = (
+        "normal, from the curvature of the log-posterior at the fit (its observed "
+        f"information inverted; {pl.duplicate_sets} duplicate sets)" if pl.from_curvature else
+        f"{pl.replicates} bootstrap resamplings of the {pl.duplicate_sets} duplicate sets "
+        f"(seed {pl.seed})")
     return ('<h2 id="strengths">Plackett–Luce strengths</h2><p class="note">Fitted to the '
             "finishing orders, on the Elo scale (400 log10 of the strength, centred), so two "
             "bots' difference reads as a two-player Elo difference. 95% intervals: "
-            f"{pl.replicates} bootstrap resamplings of the {pl.duplicate_sets} duplicate sets "
-            f"(seed {pl.seed}). {escape(text.groups_note(pl))}</p>"
+            f"{intervals}. {escape(text.groups_note(pl))}</p>"
             + _table(head, rows, "strengths-table", left=(1,)))
 
 

@@ -52,13 +52,13 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from arena.results import GameOutcome
-from arena.stats.common import Interval, alike_interval, duplicate_sets
+from arena.stats.common import Z95, Interval, alike_interval, duplicate_sets
 from arena.stats.groups import Groups, groups
 
 FloatArray = npt.NDArray[np.float64]
@@ -214,6 +214,38 @@ def _evaluate(data: ChoiceData, counts: FloatArray, wins: FloatArray, theta: Flo
     return float(wins @ theta - counts @ log_z) + prior_term, gamma / z
 
 
+def _information(data: ChoiceData, counts: FloatArray, p: FloatArray, theta: FloatArray,
+                 prior: float, flat_members: IntArray, flat_pairs: IntArray
+                 ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """At theta (its choice sets' probabilities ``p``): each bot's expected choices won, the
+    prior's logistic of theta, and the observed information (minus the log-posterior's
+    Hessian), an n x n matrix."""
+    n = data.n
+    cp = counts * p
+    expected = cast(FloatArray, np.bincount(flat_members, weights=cp.ravel(),
+                                            minlength=n + 1)[:n])
+    sig = 1 / (1 + np.exp(-theta))
+    outer = (cp[:, None, :] * p[None, :, :]).ravel()
+    info = -np.bincount(flat_pairs, weights=outer, minlength=(n + 1) ** 2
+                        ).astype(np.float64).reshape(n + 1, n + 1)[:n, :n]
+    info[np.diag_indices(n)] += expected + prior * sig * (1 - sig)
+    return expected, sig, info
+
+
+def covariance(data: ChoiceData, counts: FloatArray, wins: FloatArray, theta: FloatArray,
+               prior: float = PRIOR_GAMES) -> FloatArray:
+    """The covariance of theta (not centred) from the curvature of the log-posterior at its
+    maximum ``theta``: the observed information matrix, inverted (the normal, or Laplace,
+    approximation of the posterior). One matrix inverse, where a bootstrap refits hundreds of
+    times; the prior keeps the matrix invertible."""
+    if data.n == 0:
+        return np.zeros((0, 0))
+    _, p = _evaluate(data, counts, wins, theta, prior)
+    _, _, info = _information(data, counts, p, theta, prior, data.members.ravel(),
+                              data.pair_index.ravel())
+    return np.asarray(np.linalg.inv(info), dtype=np.float64)
+
+
 def fit(data: ChoiceData, counts: FloatArray, wins: FloatArray, prior: float = PRIOR_GAMES,
         start: FloatArray | None = None, tolerance: float = 1e-7) -> FloatArray:
     """The maximum a posteriori theta (one per bot, not centred) for choice-set ``counts``
@@ -228,14 +260,9 @@ def fit(data: ChoiceData, counts: FloatArray, wins: FloatArray, prior: float = P
     flat_pairs = data.pair_index.ravel()
     value, p = _evaluate(data, counts, wins, theta, prior)
     for _ in range(100):
-        cp = counts * p
-        expected = np.bincount(flat_members, weights=cp.ravel(), minlength=n + 1)[:n]
-        sig = 1 / (1 + np.exp(-theta))
+        expected, sig, info = _information(data, counts, p, theta, prior, flat_members,
+                                           flat_pairs)
         grad = wins - expected + prior * (0.5 - sig)
-        outer = (cp[:, None, :] * p[None, :, :]).ravel()
-        info = -np.bincount(flat_pairs, weights=outer, minlength=(n + 1) ** 2
-                            ).astype(np.float64).reshape(n + 1, n + 1)[:n, :n]
-        info[np.diag_indices(n)] += expected + prior * sig * (1 - sig)
         step = np.linalg.solve(info, grad)
         while True:
             new_value, new_p = _evaluate(data, counts, wins, theta + step, prior)
@@ -256,7 +283,9 @@ def _centred(theta: FloatArray) -> FloatArray:
 class PlackettLuce:
     """Fitted strengths and their bootstrap replicates (both centred on the bots' mean).
 
-    ``theta[i]`` is bot i's log-strength; ``samples[r, i]`` its value in replicate r."""
+    ``theta[i]`` is bot i's log-strength; ``samples[r, i]`` its value in replicate r. With
+    ``covariance`` (theta's, from the curvature at the fit: :func:`covariance`) the intervals
+    are normal ones from it instead, and there are no replicates."""
 
     bots: list[str]
     theta: FloatArray
@@ -267,10 +296,33 @@ class PlackettLuce:
     prior: float
     groups: Groups
     met_sets: dict[tuple[int, int], int] = field(default_factory=dict)
+    covariance: FloatArray | None = None
 
     @property
     def replicates(self) -> int:
         return int(self.samples.shape[0])
+
+    @property
+    def from_curvature(self) -> bool:
+        """Whether the intervals come from the curvature at the fit (not a bootstrap)."""
+        return self.covariance is not None
+
+    def _contrast_sd(self, weights: FloatArray) -> float:
+        """The standard deviation of ``weights @ theta`` under :attr:`covariance`."""
+        assert self.covariance is not None
+        return math.sqrt(max(0.0, float(weights @ self.covariance @ weights)))
+
+    def _curvature_rating_interval(self, i: int) -> Interval | None:
+        rating = self.shown_rating(i)
+        if rating is None:
+            return None
+        n = len(self.bots)
+        weights = np.zeros(n)
+        members = self.groups.members[self.groups.of[i]] if self.separated else range(n)
+        weights[list(members)] -= 1 / len(members)
+        weights[i] += 1
+        half = Z95 * self._contrast_sd(weights) * ELO_PER_THETA
+        return Interval(rating - half, rating + half)
 
     @property
     def separated(self) -> bool:
@@ -301,7 +353,10 @@ class PlackettLuce:
         return None if rel is None else float(rel)
 
     def rating_interval(self, i: int) -> Interval | None:
-        """The bootstrap interval of :meth:`shown_rating`."""
+        """The bootstrap interval of :meth:`shown_rating` (or, :attr:`from_curvature`, the
+        normal interval of its standard error)."""
+        if self.covariance is not None:
+            return self._curvature_rating_interval(i)
         rel = self._relative(self.samples, i) if self.replicates else None
         if rel is None:
             return None
@@ -325,7 +380,15 @@ class PlackettLuce:
         if above is not None:
             sets = self.met_sets.get((min(i, j), max(i, j)), 0)
             return None if not sets else alike_interval(1.0 if above else 0.0, sets)
-        if not self.replicates or self.groups.of[i] != self.groups.of[j]:
+        if self.groups.of[i] != self.groups.of[j]:
+            return None
+        if self.covariance is not None:
+            weights = np.zeros(len(self.bots))
+            weights[i], weights[j] = 1.0, -1.0
+            gap = float(self.theta[i] - self.theta[j])
+            half = Z95 * self._contrast_sd(weights)
+            return Interval(1 / (1 + math.exp(half - gap)), 1 / (1 + math.exp(-half - gap)))
+        if not self.replicates:
             return None
         p = 1 / (1 + np.exp(self.samples[:, j] - self.samples[:, i]))
         lo, hi = np.percentile(p, [2.5, 97.5])
@@ -359,23 +422,26 @@ class PlackettLuce:
 
 def plackett_luce(outcomes: Sequence[GameOutcome], bots: Sequence[str],
                   replicates: int = REPLICATES, seed: int = 0,
-                  prior: float = PRIOR_GAMES) -> PlackettLuce:
+                  prior: float = PRIOR_GAMES, curvature: bool = False) -> PlackettLuce:
     """Fit the strengths of ``bots`` (those that played) to ``outcomes`` and bootstrap them
-    over ``replicates`` resamplings of the duplicate sets, seeded by ``seed``."""
+    over ``replicates`` resamplings of the duplicate sets, seeded by ``seed``; with
+    ``curvature``, no bootstrap: the intervals come from the curvature at the fit
+    (:func:`covariance`), one matrix inverse instead of ``replicates`` refits."""
     if replicates < 0:
         raise ValueError(f"replicates must be 0 or more, got {replicates}")
     played = {b for o in outcomes for b in o.bots}
     data = choice_data(outcomes, [b for b in bots if b in played])
     counts, wins = data.weights()
     theta = fit(data, counts, wins, prior)
-    samples = np.empty((replicates, data.n))
-    rng = random.Random(seed)
     d = data.duplicate_sets
-    for r in range(replicates):
+    cov = covariance(data, counts, wins, theta, prior) if curvature else None
+    samples = np.empty((0 if curvature else replicates, data.n))
+    rng = random.Random(seed)
+    for r in range(samples.shape[0]):
         draw = np.random.default_rng(rng.getrandbits(64)).integers(0, d, size=d)
         mult = np.bincount(draw, minlength=d).astype(np.float64)
         samples[r] = fit(data, *data.weights(mult), prior, start=theta)
     centred = _centred(theta)
     found = groups(data.n, data.ahead, lambda i: float(centred[i]))
     return PlackettLuce(data.bots, centred, _centred(samples), data.games, d, seed, prior,
-                        found, data.met_sets)
+                        found, data.met_sets, cov)

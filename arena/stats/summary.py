@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,17 +34,26 @@ class TournamentStats:
 
 
 def tournament_stats(outcomes: Sequence[GameOutcome], bots: Sequence[str] = (),
-                     replicates: int = REPLICATES, seed: int = 0) -> TournamentStats:
+                     replicates: int = REPLICATES, seed: int = 0, curvature: bool = False,
+                     pairs_among: Collection[str] | None = None) -> TournamentStats:
     """The statistics of ``outcomes``. Pairs are seen from the side of the stronger bot
     (by Plackett–Luce), strongest pairs first; ``bots`` (a tournament's, in its order) are
-    listed first, then any other bot that played."""
+    listed first, then any other bot that played. ``curvature``: the Plackett–Luce intervals
+    from the curvature at the fit, not a bootstrap (a large field's). ``pairs_among``: the
+    head to head and the matches only of pairs of these bots (None: of every pair; a field of
+    a thousand bots has half a million pairs)."""
     names = bots_of(outcomes, bots)
-    pl = plackett_luce(outcomes, names, replicates=replicates, seed=seed)
+    pl = plackett_luce(outcomes, names, replicates=replicates, seed=seed, curvature=curvature)
     strongest_first = [pl.bots[i] for i in pl.order()]
     strongest_first += [b for b in names if b not in strongest_first]
-    return TournamentStats(strongest_first, len(outcomes),
-                           head_to_head(outcomes, strongest_first), pl, seats(outcomes),
-                           matches(outcomes, strongest_first))
+    if pairs_among is None:
+        return TournamentStats(strongest_first, len(outcomes),
+                               head_to_head(outcomes, strongest_first), pl, seats(outcomes),
+                               matches(outcomes, strongest_first))
+    paired = [b for b in strongest_first if b in pairs_among]
+    two = [o for o in outcomes if len(o.bots) == 2 and all(b in pairs_among for b in o.bots)]
+    return TournamentStats(strongest_first, len(outcomes), head_to_head(outcomes, paired), pl,
+                           seats(outcomes), matches(two, paired))
 
 
 def matches(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> list[Match]:
