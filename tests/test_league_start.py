@@ -12,7 +12,7 @@ from typing import Any
 from test_league_ratings import _league
 from typer.testing import CliRunner
 
-from arena.bench.leaguescale import write_journal
+from arena.bench.leaguescale import PLAYED_AFTER_START, write_journal
 from arena.cli.bench_league import start_rows
 from arena.cli.main import app
 from arena.league.config import load_league
@@ -134,8 +134,16 @@ def test_bench_league_times_the_start_each_way_on_a_copy(tmp_path: Path) -> None
         [60, 60, 60]
     assert all(start[way]["seconds"] > 0 for way in ("checkpoint", "replay"))
     assert sorted(p.name for p in folder.iterdir()) == before  # the league itself untouched
+    # The runner started from the checkpoint then plays duplicate sets of two games each, its
+    # peak memory read after them (never below the start's), beside the journal's size.
+    played = start["played"]
+    assert played["games"] == 60 and played["played_games"] == 2 * PLAYED_AFTER_START
+    assert played["played_peak_rss_bytes"] >= played["peak_rss_bytes"] > 0
+    assert start["journal_bytes"] > 0 and "played_games" not in start["checkpoint"]
     rows = start_rows(start)
-    assert len(rows) == 3 and "processor ÷ from the checkpoint's" in rows[-1][1]
+    assert len(rows) == 4 and "processor ÷ from the checkpoint's" in rows[2][1]
+    assert f"then {2 * PLAYED_AFTER_START} games played" in rows[3][0]
+    assert "beside the journal's" in rows[3][1]
     lacking = CliRunner().invoke(app, ["bench", "league", "--no-settle", "--tables", "0",
                                        "--start", str(tmp_path)])
     assert lacking.exit_code != 0 and "no league.toml" in lacking.output

@@ -209,13 +209,18 @@ def runner_in_fresh_process(bots: int, players: int, tables: int,
 #: The ways a league runner's start is timed: (name, until_sigma), None: every game rated again.
 START_WAYS: tuple[tuple[str, float | None], ...] = (
     ("checkpoint", None), ("checkpoint_floors", 1.0), ("replay", None))
+#: Duplicate sets the runner started from the checkpoint plays after its start, so that its
+#: peak memory is a playing runner's on that journal, not only a starting one's.
+PLAYED_AFTER_START = 20
 
 
-def start_figures(folder: Path, way: str) -> dict[str, Any]:
+def start_figures(folder: Path, way: str, tables: int = 0) -> dict[str, Any]:
     """The seconds a league runner takes to start on the league in ``folder`` (ready to issue
     its first table), one of :data:`START_WAYS`, wall and processor (on a busy machine, the
     wall time also counts the time others held the processor), and this process's peak
-    resident set."""
+    resident set; then, with ``tables``, the peak once it has played that many duplicate sets
+    more (its own matchmaking, results from the synthetic model, every bot of equal strength:
+    only the memory is asked of them)."""
     from arena.league.config import load_league
     from arena.league.runner import League
     from arena.league.state import RunState
@@ -232,17 +237,43 @@ def start_figures(folder: Path, way: str) -> dict[str, Any]:
     league.begin()
     seconds, cpu = time.perf_counter() - began, time.process_time() - began_cpu
     games = league.state.rated
+    figures = {"way": way, "seconds": seconds, "cpu_seconds": cpu, "games": games,
+               "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+    if tables:
+        figures.update(_play(league, tables))
     league.journal.close()
     league.lock.release()
-    return {"way": way, "seconds": seconds, "cpu_seconds": cpu, "games": games,
-            "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+    return figures
+
+
+def _play(league: Any, tables: int) -> dict[str, Any]:
+    """Have the started ``league`` runner play ``tables`` duplicate sets as the runner
+    benchmark does: the games played and the process's peak resident set after them."""
+    from collections import defaultdict
+
+    from arena.runner.play.job import record_file
+
+    theta: dict[str, float] = defaultdict(float)
+    rng = random.Random("played-after-start")
+    played = 0
+    for _ in range(tables):
+        league.plan(1, [])
+        pairings, league.queue = league.queue, []
+        for outcome in _results(theta, pairings, rng):
+            record = str(record_file(league.folder, outcome.game_id).relative_to(league.folder))
+            league.journal.record_result(outcome, record, 0.0)
+            league.record(outcome)
+            played += 1
+    return {"played_games": played, "played_peak_rss_bytes":
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
 
 
 def start_in_fresh_process(league: Path, replay: bool) -> dict[str, Any]:
     """:func:`start_figures` each way (``replay``: also by rating every game again), each in a
     fresh interpreter, on a copy of the league's journal and configuration (a runner writes
-    its lock beside them)."""
-    figures: dict[str, Any] = {"folder": str(league)}
+    its lock beside them); and last, one more from the checkpoint that then plays
+    :data:`PLAYED_AFTER_START` duplicate sets (``played``). With the journal's size."""
+    figures: dict[str, Any] = {"folder": str(league), "journal_bytes": journal_bytes(league)}
     with tempfile.TemporaryDirectory(prefix="arena-league-start-") as tmp:
         copy = Path(tmp) / "league"
         copy.mkdir()
@@ -250,15 +281,16 @@ def start_in_fresh_process(league: Path, replay: bool) -> dict[str, Any]:
             shutil.copyfile(f, copy / f.name)
         code = ("import json, sys; from pathlib import Path; "
                 "from arena.bench.leaguescale import start_figures; "
-                "print(json.dumps(start_figures(Path(sys.argv[1]), sys.argv[2])))")
-        for way, _ in START_WAYS:
-            if way == "replay" and not replay:
-                continue
-            done = subprocess.run([sys.executable, "-c", code, str(copy), way],
+                "print(json.dumps(start_figures(Path(sys.argv[1]), sys.argv[2], "
+                "int(sys.argv[3]))))")
+        # Last, as it writes the games it plays into the copy: from the checkpoint, playing.
+        runs = [(way, way, 0) for way, _ in START_WAYS if way != "replay" or replay]
+        for name, way, tables in [*runs, ("played", "checkpoint", PLAYED_AFTER_START)]:
+            done = subprocess.run([sys.executable, "-c", code, str(copy), way, str(tables)],
                                   capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 raise RuntimeError(f"the league runner's start failed:\n{done.stderr}")
-            figures[way] = json.loads(done.stdout)
+            figures[name] = json.loads(done.stdout)
     return figures
 
 

@@ -108,4 +108,11 @@ def start_rows(start: dict[str, Any]) -> list[tuple[str, str]]:
             rows.append((f"league runner's start, {f['games']:,} games, {name} (fresh process)",
                          f"{f['seconds']:.2f} s (processor {f['cpu_seconds']:.2f} s), peak "
                          f"{f['peak_rss_bytes'] / 2**20:.0f} MiB" + ratio))
+    if "played" in start:
+        f = start["played"]
+        rows.append((f"league runner started on {f['games']:,} games from the checkpoint, then "
+                     f"{f['played_games']:,} games played: peak memory (resident)",
+                     f"{f['played_peak_rss_bytes'] / 2**20:.0f} MiB (at its start "
+                     f"{f['peak_rss_bytes'] / 2**20:.0f} MiB), beside the journal's "
+                     f"{start['journal_bytes'] / 2**20:.0f} MiB"))
     return rows

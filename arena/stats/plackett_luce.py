@@ -43,6 +43,15 @@ Newton steps). An interval is the 2.5% and 97.5% percentiles of the replicates (
 rating, or of P(A ahead of B)). The resampling is seeded and deterministic: a
 ``random.Random(seed)`` draws each replicate's seed for NumPy's generator (never a global
 generator), so the same journal and seed give the same intervals.
+
+**Intervals from the curvature.** A replicate is a solve over every bot: at a thousand bots,
+200 of them are minutes. For a large field (``curvature=True``) the intervals come from the
+curvature of the log-posterior at the fit instead: its observed information matrix (the
+Newton step's), inverted once, is theta's covariance under the normal approximation, and a
+rating's interval is its centred value +- 1.96 standard errors (P(A ahead of B): the logistic
+of theta_A - theta_B +- 1.96 of its standard error). It treats the games as independent, so
+it does not widen for the dice a duplicate set shares, as the bootstrap does; on the
+synthetic games of the tests the two agree to within a third of a width.
 """
 
 from __future__ import annotations
