@@ -16,7 +16,9 @@ from arena.report.charts import rating_curves
 from arena.report.html import LARGE_FIELD, build_report
 from arena.runner.play.ratings import RatingTracker
 from arena.runner.play.reading import read_progress
-from arena.stats.plackett_luce import plackett_luce
+from arena.stats.common import Z95
+from arena.stats.groups import Groups
+from arena.stats.plackett_luce import ELO_PER_THETA, PlackettLuce, plackett_luce
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes
 
 
@@ -125,3 +127,23 @@ def test_a_replay_keeps_the_history_it_samples_from() -> None:
     for bot in curves.mu:
         mu, sigma = tracker.rating(bot)
         assert curves.mu[bot][-1] == mu and curves.sigma[bot][-1] == sigma
+
+
+@pytest.mark.parametrize("members", [[[0, 1, 2, 3, 4]], [[0, 3], [1, 2, 4]]])
+def test_curvature_rating_sd_is_the_quadratic_form_of_the_centred_rating(
+        members: list[list[int]]) -> None:
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(5, 5))
+    cov = a @ a.T + np.eye(5)
+    of = [next(g for g, m in enumerate(members) if i in m) for i in range(5)]
+    pl = PlackettLuce([f"b{i}" for i in range(5)], rng.normal(size=5), np.empty((0, 5)), 10,
+                      5, 0, 2.0, Groups(members, of, frozenset()), covariance=cov)
+    for i in range(5):
+        group = members[of[i]]
+        w = np.zeros(5)
+        w[group] -= 1 / len(group)
+        w[i] += 1
+        ci = pl.rating_interval(i)
+        assert ci is not None
+        half = Z95 * np.sqrt(w @ cov @ w) * ELO_PER_THETA
+        assert ci.high - ci.low == pytest.approx(2 * half, rel=1e-9)

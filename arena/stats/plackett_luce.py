@@ -56,6 +56,7 @@ synthetic games of the tests the two agree to within a third of a width.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -316,21 +317,26 @@ class PlackettLuce:
         """Whether the intervals come from the curvature at the fit (not a bootstrap)."""
         return self.covariance is not None
 
-    def _contrast_sd(self, weights: FloatArray) -> float:
-        """The standard deviation of ``weights @ theta`` under :attr:`covariance`."""
+    @functools.cached_property
+    def _rating_sd(self) -> FloatArray:
+        """Each bot's standard deviation of theta centred on its group (on all the bots with
+        one group) under :attr:`covariance`: var(theta_i - mean of group g) = S_ii - 2 (mean
+        of S_ij over j in g) + (mean of S_jk over j, k in g), figured for every bot at once
+        (a quadratic form per bot would be a pass over the whole matrix for each)."""
         assert self.covariance is not None
-        return math.sqrt(max(0.0, float(weights @ self.covariance @ weights)))
+        cov = self.covariance
+        var = np.diag(cov).copy()
+        members = self.groups.members if self.separated else [list(range(len(self.bots)))]
+        for group in members:
+            row_mean = cov[:, group].mean(axis=1)
+            var[group] += row_mean[group].mean() - 2 * row_mean[group]
+        return np.sqrt(np.maximum(var, 0.0))
 
     def _curvature_rating_interval(self, i: int) -> Interval | None:
         rating = self.shown_rating(i)
         if rating is None:
             return None
-        n = len(self.bots)
-        weights = np.zeros(n)
-        members = self.groups.members[self.groups.of[i]] if self.separated else range(n)
-        weights[list(members)] -= 1 / len(members)
-        weights[i] += 1
-        half = Z95 * self._contrast_sd(weights) * ELO_PER_THETA
+        half = Z95 * float(self._rating_sd[i]) * ELO_PER_THETA
         return Interval(rating - half, rating + half)
 
     @property
@@ -392,10 +398,9 @@ class PlackettLuce:
         if self.groups.of[i] != self.groups.of[j]:
             return None
         if self.covariance is not None:
-            weights = np.zeros(len(self.bots))
-            weights[i], weights[j] = 1.0, -1.0
+            cov = self.covariance
             gap = float(self.theta[i] - self.theta[j])
-            half = Z95 * self._contrast_sd(weights)
+            half = Z95 * math.sqrt(max(0.0, float(cov[i, i] + cov[j, j] - 2 * cov[i, j])))
             return Interval(1 / (1 + math.exp(half - gap)), 1 / (1 + math.exp(-half - gap)))
         if not self.replicates:
             return None
