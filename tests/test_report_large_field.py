@@ -5,6 +5,7 @@ sides of it."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from arena.report.charts import rating_curves
 from arena.report.html import LARGE_FIELD, build_report
 from arena.runner.play.ratings import RatingTracker
 from arena.runner.play.reading import read_progress
+from arena.stats.choices import ChoiceData, choice_data, large_choice_data
 from arena.stats.common import Z95
 from arena.stats.groups import Groups
 from arena.stats.plackett_luce import ELO_PER_THETA, PlackettLuce, plackett_luce
@@ -147,3 +149,41 @@ def test_curvature_rating_sd_is_the_quadratic_form_of_the_centred_rating(
         assert ci is not None
         half = Z95 * np.sqrt(w @ cov @ w) * ELO_PER_THETA
         assert ci.high - ci.low == pytest.approx(2 * half, rel=1e-9)
+
+
+def _by_members(data: ChoiceData) -> tuple[dict[tuple[tuple[int, ...], int], float],
+                                           dict[tuple[int, int], float]]:
+    """A choice data's set and win entries keyed by what they are, not by their numbering."""
+    cols = [tuple(int(m) for m in data.members[:, s] if m < data.n)
+            for s in range(data.members.shape[1])]
+    sets: dict[tuple[tuple[int, ...], int], float] = {}
+    for s, d, w in zip(data.set_entry_set, data.set_entry_dup, data.set_entry_weight,
+                       strict=True):
+        sets[(cols[s], int(d))] = sets.get((cols[s], int(d)), 0.0) + float(w)
+    wins = {(int(b), int(d)): float(w) for b, d, w in
+            zip(data.win_entry_bot, data.win_entry_dup, data.win_entry_weight, strict=True)}
+    return sets, wins
+
+
+def test_the_large_fields_choices_are_the_game_by_game_ones() -> None:
+    theta = synthetic_bots(9, 6)
+    outcomes = synthetic_outcomes(theta, 4, 800, 6)
+    # Some shared ranks, a three-player table, a bot seated twice, a bot not among the rated.
+    outcomes[5] = dataclasses.replace(outcomes[5], ranks=(1, 1, 3, 4))
+    outcomes[9] = dataclasses.replace(outcomes[9], ranks=(2, 1, 2, 2))
+    o = outcomes[13]
+    outcomes[13] = dataclasses.replace(o, bots=o.bots[:3], ranks=(3, 1, 2), scores=o.scores[:3],
+                                       terminations=o.terminations[:3])
+    outcomes[20] = dataclasses.replace(outcomes[20], bots=(*outcomes[20].bots[:3],
+                                                           outcomes[20].bots[0]))
+    outcomes[21] = dataclasses.replace(outcomes[21], bots=("stranger", *outcomes[21].bots[1:]))
+    names = sorted(theta)
+    slow, fast = choice_data(outcomes, names), large_choice_data(outcomes, names)
+    assert (fast.games, fast.duplicate_sets) == (slow.games, slow.duplicate_sets)
+    assert fast.ahead == slow.ahead and fast.met_sets == slow.met_sets
+    (slow_sets, slow_wins), (fast_sets, fast_wins) = _by_members(slow), _by_members(fast)
+    assert fast_wins.keys() == slow_wins.keys() and fast_sets.keys() == slow_sets.keys()
+    assert all(fast_wins[k] == pytest.approx(w) for k, w in slow_wins.items())
+    assert all(fast_sets[k] == pytest.approx(w) for k, w in slow_sets.items())
+    assert np.allclose(plackett_luce(outcomes, names, replicates=0).theta,
+                       plackett_luce(outcomes, names, curvature=True).theta, atol=1e-6)

@@ -57,7 +57,6 @@ synthetic games of the tests the two agree to within a third of a width.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import random
 from collections.abc import Sequence
@@ -65,14 +64,20 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
-import numpy.typing as npt
 
 from arena.results import GameOutcome
-from arena.stats.common import Z95, Interval, alike_interval, duplicate_sets
+from arena.stats.choices import (
+    ChoiceData,
+    FloatArray,
+    IntArray,
+    choice_data,
+    large_choice_data,
+    orders,
+)
+from arena.stats.common import Z95, Interval, alike_interval
 from arena.stats.groups import Groups, groups
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+__all__ = ["ChoiceData", "choice_data", "orders"]  # the choices, kept where they were read
 
 #: Elo points per unit of theta: 400 / ln 10.
 ELO_PER_THETA = 400 / math.log(10)
@@ -81,134 +86,6 @@ PRIOR_GAMES = 2.0
 #: Bootstrap replicates by default.
 REPLICATES = 200
 
-
-def orders(ranks: Sequence[int]) -> list[tuple[list[int], float]]:
-    """The finishing orders of a game's seats (best first) with their weights: one order of
-    weight 1 without ties, else every order of the tied seats, each of equal weight."""
-    by_rank: dict[int, list[int]] = {}
-    for seat in sorted(range(len(ranks)), key=lambda s: (ranks[s], s)):
-        by_rank.setdefault(ranks[seat], []).append(seat)
-    groups = list(by_rank.values())
-    if all(len(g) == 1 for g in groups):
-        return [([g[0] for g in groups], 1.0)]
-    all_orders = [[s for group in combo for s in group]
-                  for combo in itertools.product(*(itertools.permutations(g) for g in groups))]
-    return [(o, 1 / len(all_orders)) for o in all_orders]
-
-
-@dataclass(frozen=True)
-class ChoiceData:
-    """The finishing orders as weighted choices, ready to fit and to resample.
-
-    ``members[:, s]`` lists the bots of choice set s (padded with ``n``, a bot that is never
-    there): one row per place in the set, so that sums over a set run along contiguous rows.
-    Each *entry* says how much weight one duplicate set gives a choice set (``set_*``) or a
-    bot's choices won (``win_*``); a replicate reweights the entries by how often it drew
-    their duplicate set.
-    """
-
-    bots: list[str]
-    members: IntArray
-    pair_index: IntArray
-    set_entry_set: IntArray
-    set_entry_dup: IntArray
-    set_entry_weight: FloatArray
-    win_entry_bot: IntArray
-    win_entry_dup: IntArray
-    win_entry_weight: FloatArray
-    duplicate_sets: int
-    games: int
-    #: (a, b): bot a finished just ahead of, or level with, bot b in some game (the rest of
-    #: "ahead" follows along these).
-    ahead: frozenset[tuple[int, int]] = frozenset()
-    #: (a, b), a < b: the duplicate sets in which both sat.
-    met_sets: dict[tuple[int, int], int] = field(default_factory=dict)
-
-    @property
-    def n(self) -> int:
-        return len(self.bots)
-
-    def weights(self, mult: FloatArray | None = None) -> tuple[FloatArray, FloatArray]:
-        """Each choice set's count and each bot's choices won, with duplicate set d counted
-        ``mult[d]`` times (once each without ``mult``)."""
-        sw, ww = self.set_entry_weight, self.win_entry_weight
-        if mult is not None:
-            sw = sw * mult[self.set_entry_dup]
-            ww = ww * mult[self.win_entry_dup]
-        counts = np.bincount(self.set_entry_set, weights=sw, minlength=self.members.shape[1])
-        wins = np.bincount(self.win_entry_bot, weights=ww, minlength=self.n)
-        return counts.astype(np.float64), wins.astype(np.float64)
-
-
-def _choices(o: GameOutcome, index: dict[str, int], set_ids: dict[tuple[int, ...], int],
-             finishes: set[tuple[int, ...]]) -> list[tuple[int, int, float]] | None:
-    """Game ``o``'s choices among the bots of ``index``, as (choice set, its winner, weight),
-    numbering the choice sets not seen before in ``set_ids`` and adding its finishing orders
-    to ``finishes``; None if it seats fewer than two of them."""
-    seated = [s for s, b in enumerate(o.bots) if b in index]
-    if len(seated) < 2:
-        return None
-    ids = [index[o.bots[s]] for s in seated]
-    choices = []
-    for order, weight in orders([o.ranks[s] for s in seated]):
-        placed = [ids[s] for s in order]
-        finishes.add(tuple(placed))
-        for j in range(len(placed) - 1):
-            key = tuple(sorted(placed[j:]))
-            choices.append((set_ids.setdefault(key, len(set_ids)), placed[j], weight))
-    return choices
-
-
-def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceData:
-    """The choices of every game in ``outcomes`` among ``bots`` (a game's other bots, if any,
-    are left out of its order, as if they had not sat)."""
-    index = {b: i for i, b in enumerate(bots)}
-    n = len(bots)
-    set_ids: dict[tuple[int, ...], int] = {}
-    set_entries: dict[tuple[int, int], float] = {}
-    win_entries: dict[tuple[int, int], float] = {}
-    games = 0
-    finishes: set[tuple[int, ...]] = set()  # each finishing order seen, best first
-    met_sets: dict[tuple[int, int], int] = {}
-    dup_sets = duplicate_sets(outcomes)
-    # A game's choices as (choice set, its winner, weight), by its table and ranks (None: it
-    # seats fewer than two of ``bots``): figured the first time they are seen (in the same
-    # order as game by game, so the choice sets are numbered alike), then only counted.
-    seen: dict[tuple[tuple[str, ...], tuple[int, ...]], list[tuple[int, int, float]] | None] = {}
-    for d, group in enumerate(dup_sets):
-        sat = sorted({index[b] for b in group[0].bots if b in index})
-        for x, a in enumerate(sat):
-            for b in sat[x + 1:]:
-                met_sets[(a, b)] = met_sets.get((a, b), 0) + 1
-        for o in group:
-            try:
-                choices = seen[(o.bots, o.ranks)]
-            except KeyError:
-                choices = seen[(o.bots, o.ranks)] = _choices(o, index, set_ids, finishes)
-            if choices is None:
-                continue
-            games += 1
-            for sid, winner, weight in choices:
-                set_entries[(sid, d)] = set_entries.get((sid, d), 0.0) + weight
-                win_entries[(winner, d)] = win_entries.get((winner, d), 0.0) + weight
-    # Each bot ahead of (or level with) the next in some order: whoever a bot finished ahead
-    # of is reached along these, which is all the groups need.
-    ahead = {(f[j], f[j + 1]) for f in finishes for j in range(len(f) - 1)}
-    width = max((len(k) for k in set_ids), default=2)
-    members = np.full((width, len(set_ids)), n, dtype=np.int64)
-    for key, sid in set_ids.items():
-        members[:len(key), sid] = key
-    pair_index = members[:, None, :] * (n + 1) + members[None, :, :]
-
-    def columns(entries: dict[tuple[int, int], float]) -> tuple[IntArray, IntArray, FloatArray]:
-        keys = np.array(list(entries), dtype=np.int64).reshape(-1, 2)
-        return keys[:, 0], keys[:, 1], np.array(list(entries.values()), dtype=np.float64)
-
-    ss, sd, sw = columns(set_entries)
-    wb, wd, ww = columns(win_entries)
-    return ChoiceData(list(bots), members, pair_index, ss, sd, sw, wb, wd, ww,
-                      duplicate_sets=len(dup_sets), games=games, ahead=frozenset(ahead),
-                      met_sets=met_sets)
 
 
 def _evaluate(data: ChoiceData, counts: FloatArray, wins: FloatArray, theta: FloatArray,
@@ -444,7 +321,8 @@ def plackett_luce(outcomes: Sequence[GameOutcome], bots: Sequence[str],
     if replicates < 0:
         raise ValueError(f"replicates must be 0 or more, got {replicates}")
     played = {b for o in outcomes for b in o.bots}
-    data = choice_data(outcomes, [b for b in bots if b in played])
+    data = (large_choice_data if curvature else choice_data)(
+        outcomes, [b for b in bots if b in played])
     counts, wins = data.weights()
     theta = fit(data, counts, wins, prior)
     d = data.duplicate_sets

@@ -1,0 +1,261 @@
+"""The finishing orders of a journal's games as the weighted choices that the Plackett–Luce fit
+(:mod:`arena.stats.plackett_luce`) takes: each game of k players is k - 1 choices, each of a
+winner from a *choice set* (the bots not yet placed), and a shared rank counts every order of
+the tied bots, each with its share of the game.
+
+:func:`choice_data` numbers the choice sets as the games first show them, game by game, which
+the bootstrap and every page made so far rely on. :func:`large_choice_data` gives the same
+choices, their sets numbered in another order, from array operations over every game at once:
+a large field's pass (a million games of a thousand bots), where a Python loop over the games
+and their sets took most of the fit's time.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from arena.results import GameOutcome
+from arena.stats.common import duplicate_sets, set_key
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def orders(ranks: Sequence[int]) -> list[tuple[list[int], float]]:
+    """The finishing orders of a game's seats (best first) with their weights: one order of
+    weight 1 without ties, else every order of the tied seats, each of equal weight."""
+    by_rank: dict[int, list[int]] = {}
+    for seat in sorted(range(len(ranks)), key=lambda s: (ranks[s], s)):
+        by_rank.setdefault(ranks[seat], []).append(seat)
+    groups = list(by_rank.values())
+    if all(len(g) == 1 for g in groups):
+        return [([g[0] for g in groups], 1.0)]
+    all_orders = [[s for group in combo for s in group]
+                  for combo in itertools.product(*(itertools.permutations(g) for g in groups))]
+    return [(o, 1 / len(all_orders)) for o in all_orders]
+
+
+@dataclass(frozen=True)
+class ChoiceData:
+    """The finishing orders as weighted choices, ready to fit and to resample.
+
+    ``members[:, s]`` lists the bots of choice set s (padded with ``n``, a bot that is never
+    there): one row per place in the set, so that sums over a set run along contiguous rows.
+    Each *entry* says how much weight one duplicate set gives a choice set (``set_*``) or a
+    bot's choices won (``win_*``); a replicate reweights the entries by how often it drew
+    their duplicate set.
+    """
+
+    bots: list[str]
+    members: IntArray
+    pair_index: IntArray
+    set_entry_set: IntArray
+    set_entry_dup: IntArray
+    set_entry_weight: FloatArray
+    win_entry_bot: IntArray
+    win_entry_dup: IntArray
+    win_entry_weight: FloatArray
+    duplicate_sets: int
+    games: int
+    #: (a, b): bot a finished just ahead of, or level with, bot b in some game (the rest of
+    #: "ahead" follows along these).
+    ahead: frozenset[tuple[int, int]] = frozenset()
+    #: (a, b), a < b: the duplicate sets in which both sat.
+    met_sets: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.bots)
+
+    def weights(self, mult: FloatArray | None = None) -> tuple[FloatArray, FloatArray]:
+        """Each choice set's count and each bot's choices won, with duplicate set d counted
+        ``mult[d]`` times (once each without ``mult``)."""
+        sw, ww = self.set_entry_weight, self.win_entry_weight
+        if mult is not None:
+            sw = sw * mult[self.set_entry_dup]
+            ww = ww * mult[self.win_entry_dup]
+        counts = np.bincount(self.set_entry_set, weights=sw, minlength=self.members.shape[1])
+        wins = np.bincount(self.win_entry_bot, weights=ww, minlength=self.n)
+        return counts.astype(np.float64), wins.astype(np.float64)
+
+
+def _choices(o: GameOutcome, index: dict[str, int], set_ids: dict[tuple[int, ...], int],
+             finishes: set[tuple[int, ...]]) -> list[tuple[int, int, float]] | None:
+    """Game ``o``'s choices among the bots of ``index``, as (choice set, its winner, weight),
+    numbering the choice sets not seen before in ``set_ids`` and adding its finishing orders
+    to ``finishes``; None if it seats fewer than two of them."""
+    seated = [s for s, b in enumerate(o.bots) if b in index]
+    if len(seated) < 2:
+        return None
+    ids = [index[o.bots[s]] for s in seated]
+    choices = []
+    for order, weight in orders([o.ranks[s] for s in seated]):
+        placed = [ids[s] for s in order]
+        finishes.add(tuple(placed))
+        for j in range(len(placed) - 1):
+            key = tuple(sorted(placed[j:]))
+            choices.append((set_ids.setdefault(key, len(set_ids)), placed[j], weight))
+    return choices
+
+
+def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceData:
+    """The choices of every game in ``outcomes`` among ``bots`` (a game's other bots, if any,
+    are left out of its order, as if they had not sat)."""
+    index = {b: i for i, b in enumerate(bots)}
+    n = len(bots)
+    set_ids: dict[tuple[int, ...], int] = {}
+    set_entries: dict[tuple[int, int], float] = {}
+    win_entries: dict[tuple[int, int], float] = {}
+    games = 0
+    finishes: set[tuple[int, ...]] = set()  # each finishing order seen, best first
+    met_sets: dict[tuple[int, int], int] = {}
+    dup_sets = duplicate_sets(outcomes)
+    # A game's choices as (choice set, its winner, weight), by its table and ranks (None: it
+    # seats fewer than two of ``bots``): figured the first time they are seen (in the same
+    # order as game by game, so the choice sets are numbered alike), then only counted.
+    seen: dict[tuple[tuple[str, ...], tuple[int, ...]], list[tuple[int, int, float]] | None] = {}
+    for d, group in enumerate(dup_sets):
+        sat = sorted({index[b] for b in group[0].bots if b in index})
+        for x, a in enumerate(sat):
+            for b in sat[x + 1:]:
+                met_sets[(a, b)] = met_sets.get((a, b), 0) + 1
+        for o in group:
+            try:
+                choices = seen[(o.bots, o.ranks)]
+            except KeyError:
+                choices = seen[(o.bots, o.ranks)] = _choices(o, index, set_ids, finishes)
+            if choices is None:
+                continue
+            games += 1
+            for sid, winner, weight in choices:
+                set_entries[(sid, d)] = set_entries.get((sid, d), 0.0) + weight
+                win_entries[(winner, d)] = win_entries.get((winner, d), 0.0) + weight
+    # Each bot ahead of (or level with) the next in some order: whoever a bot finished ahead
+    # of is reached along these, which is all the groups need.
+    ahead = {(f[j], f[j + 1]) for f in finishes for j in range(len(f) - 1)}
+    width = max((len(k) for k in set_ids), default=2)
+    members = np.full((width, len(set_ids)), n, dtype=np.int64)
+    for key, sid in set_ids.items():
+        members[:len(key), sid] = key
+    pair_index = members[:, None, :] * (n + 1) + members[None, :, :]
+
+    def columns(entries: dict[tuple[int, int], float]) -> tuple[IntArray, IntArray, FloatArray]:
+        keys = np.array(list(entries), dtype=np.int64).reshape(-1, 2)
+        return keys[:, 0], keys[:, 1], np.array(list(entries.values()), dtype=np.float64)
+
+    ss, sd, sw = columns(set_entries)
+    wb, wd, ww = columns(win_entries)
+    return ChoiceData(list(bots), members, pair_index, ss, sd, sw, wb, wd, ww,
+                      duplicate_sets=len(dup_sets), games=games, ahead=frozenset(ahead),
+                      met_sets=met_sets)
+
+
+
+def _digits(keys: IntArray, base: int, width: int) -> IntArray:
+    """The members of each choice set from its key (one row per place, as ``members``)."""
+    powers = base ** np.arange(width, dtype=np.int64)
+    return (keys[None, :] // powers[:, None]) % base
+
+
+def large_choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceData:
+    """:func:`choice_data`'s choices, from array operations: the same choice sets, counts,
+    wins, duplicate sets, "ahead" pairs and pairs met, the sets numbered by their members
+    instead of as the games first show them (so sums run in another order, to the last bit).
+
+    A choice set is keyed by its members, sorted and padded with ``n``, as the digits of one
+    integer in base n + 1; every game of k players without a shared rank (nearly all of a large
+    journal) gives its k - 1 keys in one array operation per table size. The games with shared
+    ranks, a bot seated twice or a bot not among ``bots`` take :func:`_choices`' way, game by
+    game. A field too large for its keys to fit 63 bits takes :func:`choice_data`."""
+    n = len(bots)
+    base = n + 1
+    width = max((len(o.bots) for o in outcomes), default=2)
+    if base ** width >= 2 ** 62:
+        return choice_data(outcomes, bots)
+    powers = base ** np.arange(width, dtype=np.int64)
+    index = {b: i for i, b in enumerate(bots)}
+    dup_ids: dict[tuple[int, int, int, frozenset[str]], int] = {}
+    met: list[list[int]] = []  # each duplicate set's bots, from its first game
+    tables: dict[int, tuple[list[list[int]], list[tuple[int, ...]], list[int]]] = {}
+    slow_sets: dict[tuple[int, ...], int] = {}
+    slow: list[tuple[int, int, float, int]] = []  # (slow set, winner, weight, duplicate set)
+    finishes: set[tuple[int, ...]] = set()
+    games = 0
+    for o in sorted(outcomes, key=lambda o: o.index):
+        d = dup_ids.setdefault(set_key(o), len(dup_ids))
+        if d == len(met):
+            met.append(sorted({index[b] for b in o.bots if b in index}))
+        seats = [index.get(b, -1) for b in o.bots]
+        k = len(seats)
+        if -1 in seats or len(set(o.ranks)) < k or len(set(seats)) < k:
+            choices = _choices(o, index, slow_sets, finishes)
+            if choices is not None:
+                games += 1
+                slow += [(sid, winner, weight, d) for sid, winner, weight in choices]
+            continue
+        rows = tables.setdefault(k, ([], [], []))
+        rows[0].append(seats)
+        rows[1].append(o.ranks)
+        rows[2].append(d)
+    keys: list[IntArray] = []
+    winners: list[IntArray] = []
+    dups: list[IntArray] = []
+    weights: list[FloatArray] = []
+    ahead_keys: list[IntArray] = []
+    for k, (seated, ranks, of) in tables.items():
+        table = np.array(seated, dtype=np.int64)
+        placed = np.take_along_axis(table, np.argsort(np.array(ranks), axis=1, kind="stable"),
+                                    axis=1)
+        games += len(placed)
+        at = np.array(of, dtype=np.int64)
+        padded = np.full((len(placed), width), n, dtype=np.int64)
+        for j in range(k - 1):
+            padded[:, :k - j] = np.sort(placed[:, j:], axis=1)
+            padded[:, k - j:] = n
+            keys.append(padded @ powers)
+            winners.append(placed[:, j])
+            dups.append(at)
+            weights.append(np.ones(len(placed)))
+            ahead_keys.append(placed[:, j] * base + placed[:, j + 1])
+    if slow:
+        slow_keys = np.zeros(len(slow_sets), dtype=np.int64)
+        for placed_set, sid in slow_sets.items():
+            slow_keys[sid] = sum(m * int(powers[j]) for j, m in enumerate(placed_set)) + sum(
+                n * int(powers[j]) for j in range(len(placed_set), width))
+        sids, won, weight, at = (np.array(c) for c in zip(*slow, strict=True))
+        keys.append(slow_keys[sids.astype(np.int64)])
+        winners.append(won.astype(np.int64))
+        dups.append(at.astype(np.int64))
+        weights.append(weight.astype(np.float64))
+    for f in finishes:
+        ahead_keys.append(np.array([f[j] * base + f[j + 1] for j in range(len(f) - 1)],
+                                   dtype=np.int64))
+    all_keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+    set_keys, set_of = np.unique(all_keys, return_inverse=True)
+    members = _digits(set_keys, base, width)
+    n_dups = len(dup_ids)
+    weight_all = np.concatenate(weights) if weights else np.zeros(0)
+    dup_all = np.concatenate(dups) if dups else np.zeros(0, dtype=np.int64)
+    winner_all = np.concatenate(winners) if winners else np.zeros(0, dtype=np.int64)
+
+    def entries(what: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
+        combined, at = np.unique(what * max(1, n_dups) + dup_all, return_inverse=True)
+        summed = np.bincount(at, weights=weight_all, minlength=len(combined))
+        return combined // max(1, n_dups), combined % max(1, n_dups), summed.astype(np.float64)
+
+    ss, sd, sw = entries(set_of.astype(np.int64))
+    wb, wd, ww = entries(winner_all)
+    pairs = np.unique(np.concatenate(ahead_keys)) if ahead_keys else np.zeros(0, np.int64)
+    ahead = frozenset(zip((pairs // base).tolist(), (pairs % base).tolist(), strict=True))
+    met_keys = [a * base + b for sat in met for x, a in enumerate(sat) for b in sat[x + 1:]]
+    met_pairs, met_counts = np.unique(np.array(met_keys, dtype=np.int64), return_counts=True)
+    met_sets = dict(zip(zip((met_pairs // base).tolist(), (met_pairs % base).tolist(),
+                            strict=True), met_counts.tolist(), strict=True))
+    pair_index = members[:, None, :] * (n + 1) + members[None, :, :]
+    return ChoiceData(list(bots), members, pair_index, ss, sd, sw, wb, wd, ww,
+                      duplicate_sets=n_dups, games=games, ahead=ahead, met_sets=met_sets)
