@@ -17,7 +17,8 @@ def report(
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="The HTML file to write (default: FOLDER/report.html).")] = None,
     bootstrap: Annotated[int, typer.Option(
-        "--bootstrap", min=0, help="Bootstrap replicates of the Plackett–Luce fit.")] = 200,
+        "--bootstrap", min=0, help="Bootstrap replicates of the Plackett–Luce fit (a field "
+        "of more than 100 bots takes its intervals from the fit's curvature instead).")] = 200,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.")] = 0,
     views: Annotated[bool, typer.Option(
         "--views/--no-views", help="Write each game's replay page under views/ beside the "
@@ -30,7 +31,8 @@ def report(
     """Write one self-contained HTML page of a tournament: standings, a crosstable heat map,
     ratings over the games, score distributions, strengths, seat advantage, and every game
     linked to its record and its replay page (the most recent --games-listed of them). Also
-    while a run is going."""
+    while a run is going. A field of more than 100 bots shows the top 30 of the standings in
+    its crosstable and charts, and says so."""
     from arena.report.html import build_report, listed_games
     from arena.report.pages import write_pages
     from arena.runner.game.disk import write_atomic

@@ -16,6 +16,11 @@ The ratings and their curves come from the journal's rating checkpoint and histo
 agree with its games (else from a TrueSkill replay, the same numbers); the rating curves keep
 at most :data:`~arena.report.charts.CURVE_POINTS` samples per bot whatever the games. What
 grows with the games is reading them and the statistics' passes over them.
+
+A field of more than :data:`LARGE_FIELD` bots (a large league) is shown in part: its
+crosstable, rating curves, score distributions and two-player Elo are the top :data:`SHOWN`
+bots' of the standings, a line on the page says so, and its Plackett–Luce intervals come from
+the curvature at the fit, not a bootstrap. The page of a smaller field is as it always was.
 """
 
 from __future__ import annotations
