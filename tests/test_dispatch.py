@@ -21,7 +21,7 @@ from test_tournament_e2e import (
     write_tournament,
 )
 
-from arena.engine import get_game
+from arena.engine import Game
 from arena.results import Pairing
 from arena.runner.game.clock import TimeControl
 from arena.runner.game.manifest import BotManifest
@@ -55,13 +55,15 @@ def bot_logs(logs: Path) -> list[str]:
     return sorted(p.name for p in logs.glob("*.log"))
 
 
-def test_each_game_goes_to_the_free_worker_that_keeps_its_bots(tmp_path: Path) -> None:
+def test_each_game_goes_to_the_free_worker_that_keeps_its_bots(
+    tmp_path: Path, dicerace: Game,
+) -> None:
     """Two groups of four bots, a worker keeping four: once each worker holds a group, a game
     of either group goes to its worker whichever is given first, so no bot starts twice."""
     a = [f"a{k}" for k in range(4)]
     b = [f"b{k}" for k in range(4)]
     manifests = {bot.name: BotManifest.load(bot) for bot in random_bots(tmp_path / "bots", a + b)}
-    game = get_game("stoneage")
+    game = dicerace
     out = tmp_path / "out"
     time_control = TimeControl(handshake_ms=10_000, decision_ms=2_000).to_dict()
 
@@ -102,13 +104,13 @@ def fields_file(tmp_path: Path, name: str, bots: list[Path], **fields: Any) -> P
     folder.mkdir()
     settings: dict[str, Any] = {"max_games": 24, **fields}
     return write_tournament(folder, "t.toml", name="fields", output=folder / "out", bots=bots,
-                            players=4, rounds=1, sandbox="none", seed=5,
+                            game="dicerace", players=4, rounds=1, sandbox="none", seed=5,
                             time_control={"handshake_ms": 10_000, "decision_ms": 2_000},
                             **settings)
 
 
 def test_a_field_larger_than_the_old_keep_starts_each_bot_once_per_worker_and_standings_hold(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dicerace: Game,
 ) -> None:
     """Twelve bots at 4-player tables, two workers: with 8 GB available each worker keeps 16
     (not the 8 of before), so no bot starts twice in a worker; the standings are those of the
