@@ -3,6 +3,7 @@ ProtocolError with the right code."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 import msgpack
@@ -453,3 +454,26 @@ def test_a_request_with_mistyped_fields_is_refused_before_it_is_sent() -> None:
         messages.encode_request("g", 1, {"a": 1}, [{"type": "x"}], 10, 10)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         messages.encode_request("g", "1", {"a": 1}, packed, 10, 10)  # type: ignore[arg-type]
+
+
+def test_a_tuple_of_keys_packed_again_is_found_whole_and_stays_right_past_the_limit() -> None:
+    """A tuple of keys is kept whole by its identity (one lookup the next time); the bytes are
+    those of encoding the actions, the first time, the next, and after the packer started
+    afresh at its limit."""
+    actions = [{"type": "pick", "n": k} for k in range(5)]
+    calls: list[int] = []
+
+    def action_of(key: Hashable) -> dict[str, Any]:
+        assert isinstance(key, int)
+        calls.append(key)
+        return actions[key]
+
+    packer = messages.ActionPacker(limit=3)
+    tuples = [(0, 1), (1, 2, 3), (4,), (), (3, 0)]
+    for _ in range(3):
+        for keys in tuples:
+            assert msgpack.unpackb(packer.pack(keys, action_of)) == [actions[k] for k in keys]
+    first = len(calls)
+    again = tuples[-1]
+    assert packer.pack(again, action_of) == packer.pack(again, action_of)
+    assert len(calls) == first  # the last tuple packed was found whole: no action was built

@@ -11,7 +11,7 @@ See ``RULES.md`` beside this file for the rules and the rulings.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from arena.engine.api import Game
@@ -37,7 +37,6 @@ from arena.engine.stoneage.moves import (
     PAY,
     PENALTY,
     PICK,
-    PICK_KEYS,
     PLACE,
     RESOLVE,
     TOOLS,
@@ -45,6 +44,7 @@ from arena.engine.stoneage.moves import (
     copy_action,
     key_to_action,
     known_action,
+    pick_keys,
     resolve_keys,
 )
 from arena.engine.stoneage.payments import BUILDING_TABLE0
@@ -129,7 +129,7 @@ class StoneAgeState(
         """The round, as :attr:`round` gives it."""
         return self._round
 
-    def legal_keys(self) -> list[Key]:
+    def legal_keys(self) -> Sequence[Key]:
         return self._moves
 
     def action_of(self, key: Hashable) -> dict[str, Any]:
@@ -245,9 +245,9 @@ class StoneAgeState(
         self._phase = OVER
         self._cur = -1
         self._pend = None
-        self._moves = []
+        self._moves = ()
 
-    def _pending_options(self) -> list[Key]:
+    def _pending_options(self) -> Sequence[Key]:
         """Regenerate the legal keys of the current decision (after a claim, or a load)."""
         phase = self._phase
         p = self._cur
@@ -267,7 +267,7 @@ class StoneAgeState(
             j = pend[1] - PILE0
             return self._payments(p, BUILDING_TABLE0 + self._piles[j][self._pile_pos[j]])
         if kind == PD_PICK:
-            return [PICK_KEYS[f] for f in sorted(set(pend[1]))]
+            return pick_keys(pend[1])
         return self._feed_options(p, pend[1])
 
     # ------------------------------------------------------------------ apply

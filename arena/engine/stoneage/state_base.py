@@ -18,6 +18,7 @@ modules never import one another.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
 from arena.engine.api import State
@@ -29,7 +30,7 @@ from arena.engine.stoneage.phases import Key, Pay
 #: (opcode, table, holdings capped by the table's cap, whether the payer may claim, the key
 #: after the payments) -> the decision's keys (see ``_choices``). At most 2 * (cap + 1) ** 4
 #: entries a table and opcode; far fewer are ever met.
-_CHOICES: dict[tuple[Any, ...], list[Key]] = {}
+_CHOICES: dict[tuple[Any, ...], tuple[Key, ...]] = {}
 
 
 class StoneAgeStateBase(State):
@@ -78,7 +79,7 @@ class StoneAgeStateBase(State):
     _cur: int
     _turn: int
     _pend: Any
-    _moves: list[Key]
+    _moves: Sequence[Key]
     _deck: tuple[int, ...]
     _deck_pos: int
     _display: list[int]
@@ -124,12 +125,11 @@ class StoneAgeStateBase(State):
         g[b + 3] -= pay[2]
         g[b + 4] -= pay[3]
 
-    def _choices(self, op: int, table: int, p: int, last: Key) -> list[Key]:
+    def _choices(self, op: int, table: int, p: int, last: Key) -> tuple[Key, ...]:
         """The keys of a decision to pay with ``table`` (see ``payments.PAYMENT_TABLES``):
         ``(op, payment)`` for each payment of the table that ``p`` can make, in the table's order,
         then ``last`` (declining, or the penalty), then the claims of the "any 2 resources"
-        card if ``p`` holds one. The list is shared by every decision alike: never modify it
-        (a state's ``_moves`` is only ever replaced)."""
+        card if ``p`` holds one. Every decision alike hands out the same tuple."""
         cap = TABLE_CAPS[table]
         b = p * 5
         w, c, s, gold = self._goods[b + 1 : b + 5]
@@ -146,11 +146,11 @@ class StoneAgeStateBase(State):
         ck = (op, table, w, c, s, gold, claims, last)
         got = _CHOICES.get(ck)
         if got is None:
-            got = _CHOICES[ck] = [
+            got = _CHOICES[ck] = (
                 *payment_keys(op, table, w, c, s, gold),
                 last,
                 *(CLAIM_KEYS if claims else ()),
-            ]
+            )
         return got
 
     # ------------------------------------------------------------------ hooks
@@ -171,7 +171,7 @@ class StoneAgeStateBase(State):
         """The placements on card slots and building piles still open this round."""
 
     @abstractmethod
-    def _pending_options(self) -> list[Key]:
+    def _pending_options(self) -> Sequence[Key]:
         """The legal keys of the current decision, regenerated from the slots."""
 
     @abstractmethod
