@@ -25,6 +25,7 @@ from arena.protocol.messages import (
     decode,
     encode,
 )
+from arena.protocol.packing import ActionPacker
 
 
 def pack(obj: Any) -> bytes:
@@ -420,13 +421,14 @@ def test_a_request_of_packed_actions_is_the_request_byte_for_byte(
         name: str, options: dict[str, str] | None) -> None:
     """The referee's requests join each action's cached encoding; the bytes are those of
     encoding the whole request, at every decision of random games, also after the packer
-    started afresh at its limit (40 keys here)."""
+    started afresh at its limit (40 keys here); packed whole and by the parts the game hands
+    out (``State.legal_key_parts``), as the referee packs them."""
     import random
 
     from arena.engine import get_game
 
     game = get_game(name)
-    packer = messages.ActionPacker(limit=40)
+    packer = ActionPacker(limit=40)
     n = 0
     for seed in range(2):
         state = game.new_state(3, seed=seed, options=options)
@@ -434,8 +436,10 @@ def test_a_request_of_packed_actions_is_the_request_byte_for_byte(
         while not state.is_terminal:
             obs = state.observation(state.current_player)
             whole = encode(messages.request("g1", n, obs, state.legal_actions(), 1200, 5000))
-            packed = packer.pack(state.legal_keys(), state.action_of)
-            assert messages.encode_request("g1", n, obs, packed, 1200, 5000) == whole
+            keys = state.legal_keys()
+            for packed in (packer.pack(keys, state.action_of),
+                           packer.pack(keys, state.action_of, state.legal_key_parts())):
+                assert messages.encode_request("g1", n, obs, packed, 1200, 5000) == whole
             n += 1
             state.apply_index(rng.randrange(state.num_legal()))
     assert n > 100
@@ -444,12 +448,12 @@ def test_a_request_of_packed_actions_is_the_request_byte_for_byte(
 @pytest.mark.parametrize("count", [0, 15, 16, 65535, 65536])
 def test_packed_action_lists_of_every_length_decode_as_the_list(count: int) -> None:
     actions = [{"type": "pick", "n": k} for k in range(count)]
-    packed = messages.ActionPacker().pack(range(count), actions.__getitem__)
+    packed = ActionPacker().pack(range(count), actions.__getitem__)
     assert msgpack.unpackb(packed) == actions
 
 
 def test_a_request_with_mistyped_fields_is_refused_before_it_is_sent() -> None:
-    packed = messages.ActionPacker().pack([0], lambda k: {"type": "x"})
+    packed = ActionPacker().pack([0], lambda k: {"type": "x"})
     with pytest.raises(TypeError):
         messages.encode_request("g", 1, {"a": 1}, [{"type": "x"}], 10, 10)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
@@ -468,7 +472,7 @@ def test_a_tuple_of_keys_packed_again_is_found_whole_and_stays_right_past_the_li
         calls.append(key)
         return actions[key]
 
-    packer = messages.ActionPacker(limit=3)
+    packer = ActionPacker(limit=3)
     tuples = [(0, 1), (1, 2, 3), (4,), (), (3, 0)]
     for _ in range(3):
         for keys in tuples:

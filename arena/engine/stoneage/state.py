@@ -132,6 +132,11 @@ class StoneAgeState(
     def legal_keys(self) -> Sequence[Key]:
         return self._moves
 
+    def legal_key_parts(self) -> tuple[tuple[Key, ...], ...] | None:
+        """A placement's keys in their parts (see ``_placements``); None for the other
+        decisions, whose keys are already one shared tuple."""
+        return self._parts if self._phase == PLACEMENT else None
+
     def action_of(self, key: Hashable) -> dict[str, Any]:
         return key_to_action(key)  # type: ignore[arg-type]
 
@@ -175,6 +180,7 @@ class StoneAgeState(
         c._turn = self._turn
         c._pend = self._pend
         c._moves = self._moves  # never mutated in place, only replaced
+        c._parts = self._parts
         c._deck = self._deck
         c._deck_pos = self._deck_pos
         c._display = self._display[:]

@@ -6,8 +6,8 @@ people on the board), plus tuples for what rarely changes (cards owned, the deck
 piles), which a clone shares instead of copying. Every decision point stores its legal action
 keys in ``_moves``. Two fields repeat what others hold, in the form the next decision reads
 without scanning the board: ``_where`` (each seat's occupied places as a bit mask, from
-``_placed``) and ``_open_buys`` (the card slots and piles nobody has placed on this round); the
-save format leaves them out, and a loaded state rebuilds them.
+``_placed``) and ``_open_buys`` (the card slots and piles nobody has placed on this round, as a
+mask of places); the save format leaves them out, and a loaded state rebuilds them.
 
 :class:`StoneAgeStateBase` declares them once. Each rule area is a mixin over it (placement,
 resolution, feeding, scoring, views, save format), and ``StoneAgeState`` combines them; a mixin
@@ -53,6 +53,7 @@ class StoneAgeStateBase(State):
         "_nbuild",
         "_one_use",
         "_open_buys",
+        "_parts",
         "_penalties",
         "_pend",
         "_people",
@@ -80,6 +81,8 @@ class StoneAgeStateBase(State):
     _turn: int
     _pend: Any
     _moves: Sequence[Key]
+    #: in the placement phase, ``_moves`` in parts (see ``PlacementRules._placements``)
+    _parts: tuple[tuple[Key, ...], ...]
     _deck: tuple[int, ...]
     _deck_pos: int
     _display: list[int]
@@ -92,7 +95,8 @@ class StoneAgeStateBase(State):
     _step: list[int]
     _tfree: list[tuple[int, ...]]
     _one_use: list[tuple[int, ...]]
-    _open_buys: tuple[Key, ...]
+    #: the card slots and building piles open this round, bit q for place q
+    _open_buys: int
     _any2: list[int]
     _build_pts: list[int]
     _top_pts: list[int]
@@ -167,8 +171,8 @@ class StoneAgeStateBase(State):
         """End the round: the game ends, or the next round begins."""
 
     @abstractmethod
-    def _open_buy_places(self) -> tuple[Key, ...]:
-        """The placements on card slots and building piles still open this round."""
+    def _open_buy_places(self) -> int:
+        """The card slots and building piles still open this round, as a mask of places."""
 
     @abstractmethod
     def _pending_options(self) -> Sequence[Key]:

@@ -27,11 +27,11 @@ from arena import __version__
 from arena.engine import Game, State
 from arena.protocol.messages import (
     PROTOCOL_VERSION,
-    ActionPacker,
     Termination,
     game_end,
     game_start,
 )
+from arena.protocol.packing import ActionPacker
 from arena.protocol.server import Connection, Failure, Server, new_token
 from arena.protocol.transport import POLL_SLICE_MS
 from arena.results import SeatResult
@@ -244,7 +244,7 @@ class Referee:
         assert connection is not None
         keys = state.legal_keys()
         got = connection.ask(self.game_id, state.observation(seat.seat),
-                             self.actions.pack(keys, state.action_of),
+                             self.actions.pack(keys, state.action_of, state.legal_key_parts()),
                              int(clock.bank_ms), clock.allowance_ms(), clock.deadline_ms())
         if isinstance(got, Failure):
             return None
