@@ -97,37 +97,6 @@ def test_the_kit_rejects_keys_that_name_different_actions_in_different_states() 
         check_game(_RenamingGame(), seeds=[0])
 
 
-class _PartlessState(StoneAgeState):
-    """A broken game: its placements' parts leave out the last part, so a referee packing by
-    parts would send fewer actions than the keys."""
-
-    __slots__ = ()
-
-    def legal_key_parts(self) -> Any:
-        parts = super().legal_key_parts()
-        return None if parts is None else parts[:-1]
-
-    def clone(self) -> StoneAgeState:
-        c = super().clone()
-        c.__class__ = _PartlessState
-        return c
-
-
-class _PartlessGame(StoneAgeGame):
-    name = "partless"
-
-    def _new_state(self, num_players: int, chance: Any,
-                   options: dict[str, str]) -> StoneAgeState:
-        s = StoneAgeState.new(self, num_players, chance)  # type: ignore[arg-type]
-        s.__class__ = _PartlessState
-        return s
-
-
-def test_the_kit_rejects_key_parts_that_do_not_join_to_the_keys() -> None:
-    with pytest.raises(ConformanceError, match="legal_key_parts"):
-        check_game(_PartlessGame(), seeds=[0])
-
-
 def test_the_kit_rejects_observations_that_are_not_plain_data() -> None:
     with pytest.raises(ConformanceError, match="observation"):
         check_game(_LeakyGame(), seeds=[0])

@@ -3,7 +3,6 @@ ProtocolError with the right code."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from typing import Any
 
 import msgpack
@@ -421,8 +420,7 @@ def test_a_request_of_packed_actions_is_the_request_byte_for_byte(
         name: str, options: dict[str, str] | None) -> None:
     """The referee's requests join each action's cached encoding; the bytes are those of
     encoding the whole request, at every decision of random games, also after the packer
-    started afresh at its limit (40 keys here); packed whole and by the parts the game hands
-    out (``State.legal_key_parts``), as the referee packs them."""
+    started afresh at its limit (40 keys here)."""
     import random
 
     from arena.engine import get_game
@@ -436,20 +434,22 @@ def test_a_request_of_packed_actions_is_the_request_byte_for_byte(
         while not state.is_terminal:
             obs = state.observation(state.current_player)
             whole = encode(messages.request("g1", n, obs, state.legal_actions(), 1200, 5000))
-            keys = state.legal_keys()
-            for packed in (packer.pack(keys, state.action_of),
-                           packer.pack(keys, state.action_of, state.legal_key_parts())):
-                assert messages.encode_request("g1", n, obs, packed, 1200, 5000) == whole
+            packed = packer.pack(state.legal_keys(), state.action_of)
+            assert messages.encode_request("g1", n, obs, packed, 1200, 5000) == whole
             n += 1
             state.apply_index(rng.randrange(state.num_legal()))
     assert n > 100
 
 
-@pytest.mark.parametrize("count", [0, 15, 16, 65535, 65536])
+@pytest.mark.parametrize("count", [0, 15, 16, 255, 256, 65535, 65536])
 def test_packed_action_lists_of_every_length_decode_as_the_list(count: int) -> None:
-    actions = [{"type": "pick", "n": k} for k in range(count)]
-    packed = ActionPacker().pack(range(count), actions.__getitem__)
-    assert msgpack.unpackb(packed) == actions
+    """Encoded the first time and from the kept encodings the next (every key known then),
+    and with one new key among known ones, a list of any length decodes as the actions."""
+    actions = [{"type": "pick", "n": k} for k in range(count + 1)]
+    packer = ActionPacker()
+    for keys in (range(count), range(count), range(count + 1)[::-1]):
+        packed = packer.pack(keys, actions.__getitem__)
+        assert msgpack.unpackb(packed) == [actions[k] for k in keys]
 
 
 def test_a_request_with_mistyped_fields_is_refused_before_it_is_sent() -> None:
@@ -459,25 +459,3 @@ def test_a_request_with_mistyped_fields_is_refused_before_it_is_sent() -> None:
     with pytest.raises(TypeError):
         messages.encode_request("g", "1", {"a": 1}, packed, 10, 10)  # type: ignore[arg-type]
 
-
-def test_a_tuple_of_keys_packed_again_is_found_whole_and_stays_right_past_the_limit() -> None:
-    """A tuple of keys is kept whole by its identity (one lookup the next time); the bytes are
-    those of encoding the actions, the first time, the next, and after the packer started
-    afresh at its limit."""
-    actions = [{"type": "pick", "n": k} for k in range(5)]
-    calls: list[int] = []
-
-    def action_of(key: Hashable) -> dict[str, Any]:
-        assert isinstance(key, int)
-        calls.append(key)
-        return actions[key]
-
-    packer = ActionPacker(limit=3)
-    tuples = [(0, 1), (1, 2, 3), (4,), (), (3, 0)]
-    for _ in range(3):
-        for keys in tuples:
-            assert msgpack.unpackb(packer.pack(keys, action_of)) == [actions[k] for k in keys]
-    first = len(calls)
-    again = tuples[-1]
-    assert packer.pack(again, action_of) == packer.pack(again, action_of)
-    assert len(calls) == first  # the last tuple packed was found whole: no action was built

@@ -465,33 +465,3 @@ def test_placement_goes_on_while_any_player_still_has_people_to_place() -> None:
         place(s, "card", 1, slot=5 - left)
     assert player(s, 0)["people_to_place"] == 1
     assert s.current_player == 0
-
-
-def test_every_decision_hands_out_keys_as_shared_tuples_or_in_shared_parts() -> None:
-    """What the referee's packer finds by identity: a placement's keys come in parts (tuples
-    that join to the keys), every other decision's keys are one tuple, and the same parts and
-    tuples (the same objects) come up again and again in seeded games."""
-    import random
-
-    from arena.engine.stoneage import STONE_AGE
-
-    seen: dict[int, tuple[object, ...]] = {}
-    handed = 0
-    for players in (2, 3, 4):
-        rng = random.Random(players)
-        state = STONE_AGE.new_state(players, seed=players)
-        while not state.is_terminal:
-            keys = state.legal_keys()
-            parts = state.legal_key_parts()
-            if parts is None:
-                assert type(keys) is tuple
-                tuples: tuple[tuple[object, ...], ...] = (keys,)
-            else:
-                assert state.observation(0)["phase"] == "placement"
-                assert [k for part in parts for k in part] == list(keys)
-                tuples = tuple(parts)
-            for t in tuples:
-                assert seen.setdefault(id(t), t) is t
-                handed += 1
-            state.apply_index(rng.randrange(len(keys)))
-    assert len(seen) * 4 < handed  # most tuples handed out were handed out before

@@ -114,8 +114,7 @@ class _RandomGames:
         dict_cpu = time.process_time() - c2
 
         # The referee's own path: each decision's legal keys, their actions packed as its
-        # request carries them (each action, and each tuple of keys the game hands out again,
-        # encoded once, ActionPacker).
+        # request carries them (each action encoded once, ActionPacker).
         packer = ActionPacker()
         referee_decisions = 0
         c3 = time.process_time()
@@ -123,7 +122,7 @@ class _RandomGames:
             state = game.new_state(self.players, seed=self.seed + g, options=self.played)
             while not state.is_terminal:
                 keys = state.legal_keys()
-                packer.pack(keys, state.action_of, state.legal_key_parts())
+                packer.pack(keys, state.action_of)
                 referee_decisions += 1
                 state.apply_index(rng.randrange(len(keys)))
         referee_cpu = time.process_time() - c3

@@ -161,14 +161,6 @@ class State(ABC):
         returned sequence belongs to the state: do not modify it.
         """
 
-    def legal_key_parts(self) -> Sequence[tuple[Hashable, ...]] | None:
-        """:meth:`legal_keys` cut into consecutive parts whose concatenation it is, for a game
-        whose legal lists are made of runs that recur, the same tuple object each time, across
-        decisions (the places and how many people, say): code that keeps work per run found by
-        identity (the referee's action packer) then does one lookup a run, not one a key.
-        ``None`` (the default): no parts, only the keys."""
-        return None
-
     @abstractmethod
     def action_of(self, key: Hashable) -> dict[str, Any]:
         """The plain-dict action for one of this game's action keys (a new dict every call)."""

@@ -34,6 +34,6 @@ class FeedingRules(StoneAgeStateBase):
             return
         self._end_round()
 
-    def _feed_options(self, p: int, deficit: int) -> tuple[Key, ...]:
+    def _feed_options(self, p: int, deficit: int) -> list[Key]:
         # Table n of the payment tables holds every way to pay n resources.
         return self._choices(FEED, deficit, p, PENALTY_KEY)

@@ -47,9 +47,9 @@ PLACE_RUNS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
 )
 RESOLVE_KEYS: tuple[tuple[int, int], ...] = tuple((RESOLVE, place) for place in range(NUM_PLACES))
 #: RESOLVE_LISTS[mask]: the keys for resolving the places of ``mask`` (bit q: place q), in
-#: place order, for each mask met so far (see :func:`resolve_keys`). Shared tuples: every
-#: decision alike hands out the same one.
-RESOLVE_LISTS: dict[int, tuple[tuple[int, int], ...]] = {}
+#: place order, for each mask met so far (see :func:`resolve_keys`). Shared lists: never
+#: modify one.
+RESOLVE_LISTS: dict[int, list[tuple[int, int]]] = {}
 DECLINE_KEY = (DECLINE,)
 PENALTY_KEY = (PENALTY,)
 PICK_KEYS: tuple[tuple[int, int], ...] = tuple((PICK, face) for face in range(7))
@@ -65,26 +65,11 @@ _RESOLVE_BYTE: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
 )
 
 
-def resolve_keys(mask: int) -> tuple[tuple[int, int], ...]:
+def resolve_keys(mask: int) -> list[tuple[int, int]]:
     """``RESOLVE_LISTS[mask]``, made the first time it is asked for."""
     got = RESOLVE_LISTS.get(mask)
     if got is None:
-        got = RESOLVE_LISTS[mask] = (*_RESOLVE_BYTE[0][mask & 255], *_RESOLVE_BYTE[1][mask >> 8])
-    return got
-
-
-#: The pick-a-die keys of each set of faces met so far, by the faces sorted (see
-#: :func:`pick_keys`).
-_PICK_LISTS: dict[tuple[int, ...], tuple[tuple[int, int], ...]] = {}
-
-
-def pick_keys(dice: Sequence[int]) -> tuple[tuple[int, int], ...]:
-    """The keys for taking one of ``dice`` (one key a face, in face order): the same tuple
-    for every roll of the same faces."""
-    faces = tuple(sorted(set(dice)))
-    got = _PICK_LISTS.get(faces)
-    if got is None:
-        got = _PICK_LISTS[faces] = tuple(PICK_KEYS[f] for f in faces)
+        got = RESOLVE_LISTS[mask] = [*_RESOLVE_BYTE[0][mask & 255], *_RESOLVE_BYTE[1][mask >> 8]]
     return got
 
 

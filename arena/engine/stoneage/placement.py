@@ -33,23 +33,9 @@ RESOURCE_RUNS: tuple[tuple[tuple[tuple[Key, ...], ...], ...], ...] = tuple(
     )
     for runs in PLACE_RUNS
 )
-_TOOL_MAKER_BIT = 1 << TOOL_MAKER
-_HUT_BIT = 1 << HUT
-_FIELD_BIT = 1 << FIELD
-#: A mask of the tool maker, the hut, the field, the card slots and the building piles (bit q:
-#: place q) -> the keys of placing on those places (see :func:`placement_tail`).
-_TAILS: dict[int, tuple[Key, ...]] = {}
-
-
-def placement_tail(mask: int) -> tuple[Key, ...]:
-    """The keys of placing on the places of ``mask``, in place order: one person on the tool
-    maker, two in the hut, one on the field, one on each card slot and building pile. The
-    same tuple for every call with ``mask``."""
-    got = _TAILS.get(mask)
-    if got is None:
-        got = _TAILS[mask] = tuple(PLACE_KEYS[q][2 if q == HUT else 1]
-                                   for q in range(TOOL_MAKER, NUM_PLACES) if mask >> q & 1)
-    return got
+_TOOL_MAKER_KEY = PLACE_KEYS[TOOL_MAKER][1]
+_HUT_KEY = PLACE_KEYS[HUT][2]
+_FIELD_KEY = PLACE_KEYS[FIELD][1]
 
 
 class PlacementRules(StoneAgeStateBase):
@@ -57,20 +43,18 @@ class PlacementRules(StoneAgeStateBase):
 
     __slots__ = ()
 
-    def _open_buy_places(self) -> int:
-        """The card slots that hold a card and the building piles that hold a building, with
-        nobody on them, as a mask of places (bit q: place q; ``_open_buys``)."""
+    def _open_buy_places(self) -> tuple[Key, ...]:
+        """The keys of placing one person on each card slot and building pile that has a
+        card or a building and nobody on it, in place order (``_open_buys``)."""
         total = self._total
         display = self._display
         pile_pos = self._pile_pos
-        mask = 0
-        for i in range(4):
-            if display[i] >= 0 and not total[CARD0 + i]:
-                mask |= 1 << (CARD0 + i)
-        for j in range(self._n):
-            if pile_pos[j] < PILE_SIZE and not total[PILE0 + j]:
-                mask |= 1 << (PILE0 + j)
-        return mask
+        return tuple(
+            [PLACE_KEYS[CARD0 + i][1] for i in range(4)
+             if display[i] >= 0 and not total[CARD0 + i]]
+            + [PLACE_KEYS[PILE0 + j][1] for j in range(self._n)
+               if pile_pos[j] < PILE_SIZE and not total[PILE0 + j]]
+        )
 
     def _place(self, p: int, key: Key) -> None:
         """Seat ``p`` places ``key[2]`` people on place ``key[1]``; the next seat's turn."""
@@ -82,7 +66,7 @@ class PlacementRules(StoneAgeStateBase):
         self._players_at[place] += 1
         self._avail[p] -= k
         if place >= CARD0:  # a card slot or a pile takes one person: it is no longer open
-            self._open_buys &= ~(1 << place)
+            self._open_buys = tuple([o for o in self._open_buys if o[1] != place])
         self._next_placer((p + 1) % self._n)
 
     def _next_placer(self, first: int) -> None:
@@ -103,37 +87,29 @@ class PlacementRules(StoneAgeStateBase):
         self._next_resolver()
 
     def _placements(self, p: int) -> list[Key]:
-        """Legal placements for seat ``p`` (who has people left): the hunt (1 to all of their
-        people), each resource place in place order (1 to as many as it takes), then the tool
-        maker, the hut, the field and the open card slots and piles. The same keys in parts,
-        each a tuple that recurs (the same object) in other decisions, are kept in ``_parts``
-        for :meth:`legal_key_parts`."""
+        """Legal placements for seat ``p`` (who has people left)."""
         a = self._avail[p]
         base = p * NUM_PLACES
         placed = self._placed
         total = self._total
         n = self._n
-        hunt = () if placed[base] else PLACE_RUNS[HUNT][a]
+        moves: list[Key] = [] if placed[base] else list(PLACE_RUNS[HUNT][a])
         if n == 4:
-            r1 = () if placed[base + 1] else RESOURCE_RUNS[1][total[1]][a]
-            r2 = () if placed[base + 2] else RESOURCE_RUNS[2][total[2]][a]
-            r3 = () if placed[base + 3] else RESOURCE_RUNS[3][total[3]][a]
-            r4 = () if placed[base + 4] else RESOURCE_RUNS[4][total[4]][a]
-        else:  # fewer seats: a resource place takes people of at most n - 1 of them
+            for place in (1, 2, 3, 4):
+                if not placed[base + place]:
+                    moves += RESOURCE_RUNS[place][total[place]][a]
+        else:
             at = self._players_at
-            full = n - 1
-            r1 = () if placed[base + 1] or at[1] >= full else RESOURCE_RUNS[1][total[1]][a]
-            r2 = () if placed[base + 2] or at[2] >= full else RESOURCE_RUNS[2][total[2]][a]
-            r3 = () if placed[base + 3] or at[3] >= full else RESOURCE_RUNS[3][total[3]][a]
-            r4 = () if placed[base + 4] or at[4] >= full else RESOURCE_RUNS[4][total[4]][a]
-        mask = self._open_buys
+            for place in (1, 2, 3, 4):
+                if not placed[base + place] and at[place] < n - 1:
+                    moves += RESOURCE_RUNS[place][total[place]][a]
         if n == 4 or (total[TOOL_MAKER] > 0) + (total[HUT] > 0) + (total[FIELD] > 0) < 2:
             if not total[TOOL_MAKER] and self._step[p] < MAX_TOOL_STEP:
-                mask |= _TOOL_MAKER_BIT
+                moves.append(_TOOL_MAKER_KEY)
             if not total[HUT] and a >= 2 and self._people[p] < MAX_PEOPLE:
-                mask |= _HUT_BIT
+                moves.append(_HUT_KEY)
             if not total[FIELD] and self._agri[p] < MAX_AGRICULTURE:
-                mask |= _FIELD_BIT
-        rest = _TAILS.get(mask) or placement_tail(mask)
-        self._parts = (hunt, r1, r2, r3, r4, rest)
-        return [*hunt, *r1, *r2, *r3, *r4, *rest]
+                moves.append(_FIELD_KEY)
+        moves += self._open_buys
+        return moves
+

@@ -40,9 +40,9 @@ from arena.engine.stoneage.dice import roll
 from arena.engine.stoneage.moves import (
     DECLINE_KEY,
     PAY,
+    PICK_KEYS,
     RESOLVE_LISTS,
     TOOLS,
-    pick_keys,
     resolve_keys,
 )
 from arena.engine.stoneage.payments import BUILDING_TABLE0
@@ -59,7 +59,7 @@ from arena.engine.stoneage.state_base import StoneAgeStateBase
 
 #: (the roll's remainder by the divisor, the divisor, the tools, the one-use tools) -> the
 #: tool choices (see :func:`tool_options`).
-_TOOL_CACHE: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], tuple[Key, ...]] = {}
+_TOOL_CACHE: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], list[Key]] = {}
 #: A sorted tuple of tool values -> its distinct sub-multisets (see :func:`_sub_multisets`).
 _SUB_MULTISETS: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
 
@@ -77,7 +77,7 @@ def _sub_multisets(values: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 def tool_options(total: int, divisor: int, tools: tuple[int, ...], one_use: tuple[int, ...]
-                 ) -> tuple[Key, ...]:
+                 ) -> list[Key]:
     """The tool choices worth offering for a roll of ``total`` gathered at ``divisor``.
 
     Always "no tools", plus every distinct choice of unused permanent tools and one-use tools
@@ -87,8 +87,8 @@ def tool_options(total: int, divisor: int, tools: tuple[int, ...], one_use: tupl
 
     Whether a tool changes the yield depends on the roll only through its remainder by the
     divisor (``(q * divisor + r + x) // divisor`` is ``q + (r + x) // divisor``), so the
-    choices are worked out for that remainder and kept for every roll that leaves it, as one
-    tuple that every such decision hands out.
+    choices are worked out for that remainder and kept for every roll that leaves it. The list
+    is shared: never modify it.
     """
     rest = total % divisor
     ck = (rest, divisor, tools, one_use)
@@ -105,8 +105,8 @@ def tool_options(total: int, divisor: int, tools: tuple[int, ...], one_use: tupl
             gained = (rest + added) // divisor
             if all((rest + added - v) // divisor < gained for v in a + b):
                 options.append((TOOLS, a, b))
-    got = _TOOL_CACHE[ck] = tuple(options)
-    return got
+    _TOOL_CACHE[ck] = options
+    return options
 
 
 def remove_values(have: tuple[int, ...], used: tuple[int, ...]) -> tuple[int, ...]:
@@ -150,7 +150,7 @@ class ResolutionRules(StoneAgeStateBase):
             self._turn += 1
             self._next_resolver()
 
-    def _payments(self, p: int, table: int) -> tuple[Key, ...]:
+    def _payments(self, p: int, table: int) -> list[Key]:
         """Buying with a payment of ``table`` (see ``payments.PAYMENT_TABLES``), or declining."""
         return self._choices(PAY, table, p, DECLINE_KEY)
 
@@ -271,7 +271,7 @@ class ResolutionRules(StoneAgeStateBase):
             n = self._n
             dice = self._roll(p, n)
             self._pend = (PD_PICK, dice, tuple((p + i) % n for i in range(1, n)), p)
-            self._moves = pick_keys(dice)
+            self._moves = [PICK_KEYS[f] for f in sorted(set(dice))]
             return
         self._continue(p)
 
@@ -289,6 +289,6 @@ class ResolutionRules(StoneAgeStateBase):
             nxt = pickers[0]
             self._cur = nxt
             self._pend = (PD_PICK, tuple(rest), pickers[1:], buyer)
-            self._moves = pick_keys(rest)
+            self._moves = [PICK_KEYS[f] for f in sorted(set(rest))]
         else:
             self._continue(buyer)

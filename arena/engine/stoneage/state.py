@@ -11,7 +11,7 @@ See ``RULES.md`` beside this file for the rules and the rulings.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from typing import Any
 
 from arena.engine.api import Game
@@ -37,6 +37,7 @@ from arena.engine.stoneage.moves import (
     PAY,
     PENALTY,
     PICK,
+    PICK_KEYS,
     PLACE,
     RESOLVE,
     TOOLS,
@@ -44,7 +45,6 @@ from arena.engine.stoneage.moves import (
     copy_action,
     key_to_action,
     known_action,
-    pick_keys,
     resolve_keys,
 )
 from arena.engine.stoneage.payments import BUILDING_TABLE0
@@ -129,13 +129,8 @@ class StoneAgeState(
         """The round, as :attr:`round` gives it."""
         return self._round
 
-    def legal_keys(self) -> Sequence[Key]:
+    def legal_keys(self) -> list[Key]:
         return self._moves
-
-    def legal_key_parts(self) -> tuple[tuple[Key, ...], ...] | None:
-        """A placement's keys in their parts (see ``_placements``); None for the other
-        decisions, whose keys are already one shared tuple."""
-        return self._parts if self._phase == PLACEMENT else None
 
     def action_of(self, key: Hashable) -> dict[str, Any]:
         return key_to_action(key)  # type: ignore[arg-type]
@@ -180,7 +175,6 @@ class StoneAgeState(
         c._turn = self._turn
         c._pend = self._pend
         c._moves = self._moves  # never mutated in place, only replaced
-        c._parts = self._parts
         c._deck = self._deck
         c._deck_pos = self._deck_pos
         c._display = self._display[:]
@@ -251,9 +245,9 @@ class StoneAgeState(
         self._phase = OVER
         self._cur = -1
         self._pend = None
-        self._moves = ()
+        self._moves = []
 
-    def _pending_options(self) -> Sequence[Key]:
+    def _pending_options(self) -> list[Key]:
         """Regenerate the legal keys of the current decision (after a claim, or a load)."""
         phase = self._phase
         p = self._cur
@@ -273,7 +267,7 @@ class StoneAgeState(
             j = pend[1] - PILE0
             return self._payments(p, BUILDING_TABLE0 + self._piles[j][self._pile_pos[j]])
         if kind == PD_PICK:
-            return pick_keys(pend[1])
+            return [PICK_KEYS[f] for f in sorted(set(pend[1]))]
         return self._feed_options(p, pend[1])
 
     # ------------------------------------------------------------------ apply

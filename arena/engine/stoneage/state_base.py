@@ -6,8 +6,8 @@ people on the board), plus tuples for what rarely changes (cards owned, the deck
 piles), which a clone shares instead of copying. Every decision point stores its legal action
 keys in ``_moves``. Two fields repeat what others hold, in the form the next decision reads
 without scanning the board: ``_where`` (each seat's occupied places as a bit mask, from
-``_placed``) and ``_open_buys`` (the card slots and piles nobody has placed on this round, as a
-mask of places); the save format leaves them out, and a loaded state rebuilds them.
+``_placed``) and ``_open_buys`` (the card slots and piles nobody has placed on this round); the
+save format leaves them out, and a loaded state rebuilds them.
 
 :class:`StoneAgeStateBase` declares them once. Each rule area is a mixin over it (placement,
 resolution, feeding, scoring, views, save format), and ``StoneAgeState`` combines them; a mixin
@@ -18,7 +18,6 @@ modules never import one another.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Sequence
 from typing import Any
 
 from arena.engine.api import State
@@ -30,7 +29,7 @@ from arena.engine.stoneage.phases import Key, Pay
 #: (opcode, table, holdings capped by the table's cap, whether the payer may claim, the key
 #: after the payments) -> the decision's keys (see ``_choices``). At most 2 * (cap + 1) ** 4
 #: entries a table and opcode; far fewer are ever met.
-_CHOICES: dict[tuple[Any, ...], tuple[Key, ...]] = {}
+_CHOICES: dict[tuple[Any, ...], list[Key]] = {}
 
 
 class StoneAgeStateBase(State):
@@ -53,7 +52,6 @@ class StoneAgeStateBase(State):
         "_nbuild",
         "_one_use",
         "_open_buys",
-        "_parts",
         "_penalties",
         "_pend",
         "_people",
@@ -80,9 +78,7 @@ class StoneAgeStateBase(State):
     _cur: int
     _turn: int
     _pend: Any
-    _moves: Sequence[Key]
-    #: in the placement phase, ``_moves`` in parts (see ``PlacementRules._placements``)
-    _parts: tuple[tuple[Key, ...], ...]
+    _moves: list[Key]
     _deck: tuple[int, ...]
     _deck_pos: int
     _display: list[int]
@@ -95,8 +91,7 @@ class StoneAgeStateBase(State):
     _step: list[int]
     _tfree: list[tuple[int, ...]]
     _one_use: list[tuple[int, ...]]
-    #: the card slots and building piles open this round, bit q for place q
-    _open_buys: int
+    _open_buys: tuple[Key, ...]
     _any2: list[int]
     _build_pts: list[int]
     _top_pts: list[int]
@@ -129,11 +124,12 @@ class StoneAgeStateBase(State):
         g[b + 3] -= pay[2]
         g[b + 4] -= pay[3]
 
-    def _choices(self, op: int, table: int, p: int, last: Key) -> tuple[Key, ...]:
+    def _choices(self, op: int, table: int, p: int, last: Key) -> list[Key]:
         """The keys of a decision to pay with ``table`` (see ``payments.PAYMENT_TABLES``):
         ``(op, payment)`` for each payment of the table that ``p`` can make, in the table's order,
         then ``last`` (declining, or the penalty), then the claims of the "any 2 resources"
-        card if ``p`` holds one. Every decision alike hands out the same tuple."""
+        card if ``p`` holds one. The list is shared by every decision alike: never modify it
+        (a state's ``_moves`` is only ever replaced)."""
         cap = TABLE_CAPS[table]
         b = p * 5
         w, c, s, gold = self._goods[b + 1 : b + 5]
@@ -150,11 +146,11 @@ class StoneAgeStateBase(State):
         ck = (op, table, w, c, s, gold, claims, last)
         got = _CHOICES.get(ck)
         if got is None:
-            got = _CHOICES[ck] = (
+            got = _CHOICES[ck] = [
                 *payment_keys(op, table, w, c, s, gold),
                 last,
                 *(CLAIM_KEYS if claims else ()),
-            )
+            ]
         return got
 
     # ------------------------------------------------------------------ hooks
@@ -171,11 +167,11 @@ class StoneAgeStateBase(State):
         """End the round: the game ends, or the next round begins."""
 
     @abstractmethod
-    def _open_buy_places(self) -> int:
-        """The card slots and building piles still open this round, as a mask of places."""
+    def _open_buy_places(self) -> tuple[Key, ...]:
+        """The placements on card slots and building piles still open this round."""
 
     @abstractmethod
-    def _pending_options(self) -> Sequence[Key]:
+    def _pending_options(self) -> list[Key]:
         """The legal keys of the current decision, regenerated from the slots."""
 
     @abstractmethod

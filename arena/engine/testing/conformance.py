@@ -115,12 +115,6 @@ def check_playouts(game: Game, players: int, seeds: Iterable[int]) -> None:
             keys = s.legal_keys()
             if len(keys) != len(actions):
                 raise _fail(game, players, seed, k, "legal_keys and legal_actions differ")
-            parts = s.legal_key_parts()
-            if parts is not None and (
-                    not all(type(part) is tuple for part in parts)
-                    or [key for part in parts for key in part] != list(keys)):
-                raise _fail(game, players, seed, k, "legal_key_parts are not tuples that "
-                            "join to legal_keys")
             for key, a in zip(keys, actions, strict=True):
                 first = named.setdefault(key, a)
                 if first != a or s.action_of(key) != a:

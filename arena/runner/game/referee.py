@@ -244,7 +244,7 @@ class Referee:
         assert connection is not None
         keys = state.legal_keys()
         got = connection.ask(self.game_id, state.observation(seat.seat),
-                             self.actions.pack(keys, state.action_of, state.legal_key_parts()),
+                             self.actions.pack(keys, state.action_of),
                              int(clock.bank_ms), clock.allowance_ms(), clock.deadline_ms())
         if isinstance(got, Failure):
             return None
