@@ -24,6 +24,7 @@ from arena.protocol.messages import (
     decode,
     encode,
 )
+from arena.protocol.packing import ActionPacker
 
 
 def pack(obj: Any) -> bytes:
@@ -425,7 +426,7 @@ def test_a_request_of_packed_actions_is_the_request_byte_for_byte(
     from arena.engine import get_game
 
     game = get_game(name)
-    packer = messages.ActionPacker(limit=40)
+    packer = ActionPacker(limit=40)
     n = 0
     for seed in range(2):
         state = game.new_state(3, seed=seed, options=options)
@@ -440,16 +441,21 @@ def test_a_request_of_packed_actions_is_the_request_byte_for_byte(
     assert n > 100
 
 
-@pytest.mark.parametrize("count", [0, 15, 16, 65535, 65536])
+@pytest.mark.parametrize("count", [0, 15, 16, 255, 256, 65535, 65536])
 def test_packed_action_lists_of_every_length_decode_as_the_list(count: int) -> None:
-    actions = [{"type": "pick", "n": k} for k in range(count)]
-    packed = messages.ActionPacker().pack(range(count), actions.__getitem__)
-    assert msgpack.unpackb(packed) == actions
+    """Encoded the first time and from the kept encodings the next (every key known then),
+    and with one new key among known ones, a list of any length decodes as the actions."""
+    actions = [{"type": "pick", "n": k} for k in range(count + 1)]
+    packer = ActionPacker()
+    for keys in (range(count), range(count), range(count + 1)[::-1]):
+        packed = packer.pack(keys, actions.__getitem__)
+        assert msgpack.unpackb(packed) == [actions[k] for k in keys]
 
 
 def test_a_request_with_mistyped_fields_is_refused_before_it_is_sent() -> None:
-    packed = messages.ActionPacker().pack([0], lambda k: {"type": "x"})
+    packed = ActionPacker().pack([0], lambda k: {"type": "x"})
     with pytest.raises(TypeError):
         messages.encode_request("g", 1, {"a": 1}, [{"type": "x"}], 10, 10)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         messages.encode_request("g", "1", {"a": 1}, packed, 10, 10)  # type: ignore[arg-type]
+

@@ -14,10 +14,10 @@ from arena.protocol.messages import (
     MAX_CONTAINER_LEN,
     MAX_MESSAGE_BYTES,
     MAX_NESTING,
-    ActionPacker,
     Termination,
     encode,
 )
+from arena.protocol.packing import ActionPacker
 from arena.protocol.server import (
     FLOOD_LIMIT,
     LOST_DETAIL,

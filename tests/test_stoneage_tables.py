@@ -82,3 +82,23 @@ def test_a_loaded_state_plays_on_exactly_as_the_one_saved() -> None:
                 assert twin.to_dict() == copy.to_dict()
             state.apply_index(rng.randrange(state.num_legal()))
             step += 1
+
+
+def test_action_of_gives_a_new_dict_equal_to_the_keys_own_for_every_decision() -> None:
+    """action_of copies the dict kept for a key met before (the referee encodes each key's
+    action once a game, and games come one after another): for every key of seeded games it
+    equals the dict built from the key, in the same field order (the wire bytes follow it),
+    and changing one it gave never reaches the next."""
+    from arena.engine.stoneage.moves import key_to_action
+
+    for players in (2, 4):
+        rng = random.Random(players)
+        state = STONE_AGE.new_state(players, seed=players)
+        while not state.is_terminal:
+            for key in state.legal_keys():
+                built = key_to_action(key)
+                given = state.action_of(key)
+                assert given == built and list(given) == list(built)
+                given["type"] = "changed"
+                assert state.action_of(key) == built
+            state.apply_index(rng.randrange(state.num_legal()))

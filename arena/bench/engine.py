@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.engine import Game, State
-from arena.protocol.messages import ActionPacker
+from arena.protocol.packing import ActionPacker
 
 #: The least share of the engine's decision rate that the referee's path (legal keys, their
 #: actions packed for the request) should keep.
@@ -114,11 +114,13 @@ class _RandomGames:
         dict_cpu = time.process_time() - c2
 
         # The referee's own path: each decision's legal keys, their actions packed as its
-        # request carries them (each action encoded once a game, ActionPacker).
-        packer = ActionPacker()
+        # request carries them (ActionPacker: each action encoded once a game). A packer a
+        # game, as the referee keeps one: a packer shared by every game would encode each
+        # action once a run, and flatter the referee.
         referee_decisions = 0
         c3 = time.process_time()
         for g in range(dict_games):
+            packer = ActionPacker()
             state = game.new_state(self.players, seed=self.seed + g, options=self.played)
             while not state.is_terminal:
                 keys = state.legal_keys()

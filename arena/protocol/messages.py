@@ -8,7 +8,6 @@ strict: anything that is not exactly one well-formed message of a known type rai
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Sequence
 from enum import StrEnum
 from typing import Any, Final
 
@@ -354,45 +353,6 @@ def request(
     })
 
 
-class ActionPacker:
-    """Encodes legal-action lists from each action's msgpack bytes, made once per action key.
-
-    A referee sends a legal-action list with every request, and the same actions come up again
-    and again (a game's keys name equal actions in every state: see ``State.legal_keys``).
-    Building their dicts and encoding them anew each time costs more than the round trip's
-    own share of the wire; this keeps each key's encoding and joins them. At most ``limit``
-    keys are kept (then it starts afresh), so a long game cannot grow it without bound.
-    """
-
-    __slots__ = ("_bytes", "_limit")
-
-    def __init__(self, limit: int = 50_000) -> None:
-        self._bytes: dict[Hashable, bytes] = {}
-        self._limit = limit
-
-    def pack(self, keys: Sequence[Hashable], action_of: Callable[[Hashable], Any]) -> bytes:
-        """The msgpack array of the actions of ``keys`` (``action_of(key)``: the action)."""
-        known = self._bytes
-        parts = []
-        for key in keys:
-            packed = known.get(key)
-            if packed is None:
-                if len(known) >= self._limit:
-                    known.clear()
-                packed = known[key] = ormsgpack.packb(action_of(key))
-            parts.append(packed)
-        return _array_header(len(parts)) + b"".join(parts)
-
-
-def _array_header(n: int) -> bytes:
-    """A msgpack array header for ``n`` items."""
-    if n < 16:
-        return bytes((0x90 | n,))
-    if n < 1 << 16:
-        return b"\xdc" + n.to_bytes(2, "big")
-    return b"\xdd" + n.to_bytes(4, "big")
-
-
 _REQUEST_HEAD: Final = b"\x88" + ormsgpack.packb("type") + ormsgpack.packb("request")
 _PACKED = {name: ormsgpack.packb(name) for name in (
     "game_id", "request_id", "observation", "legal_actions", "time_left_ms", "decision_ms",
@@ -404,7 +364,7 @@ def encode_request(
     time_left_ms: int, decision_ms: int,
 ) -> bytes:
     """``encode(request(...))`` byte for byte, with the legal actions already encoded (by an
-    :class:`ActionPacker`)."""
+    :class:`~arena.protocol.packing.ActionPacker`)."""
     if type(observation) is not dict or type(packed_actions) is not bytes:
         raise TypeError("'request' message: observation must be dict, legal actions bytes")
     if type(request_id) is not int or type(time_left_ms) is not int or \

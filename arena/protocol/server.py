@@ -361,7 +361,7 @@ class Connection:
         deadline_ms: float,
     ) -> Reply | Failure:
         """Send a request and wait up to ``deadline_ms`` for its answer. ``legal_actions``:
-        the list already encoded (by an :class:`~arena.protocol.messages.ActionPacker`).
+        the list already encoded (by an :class:`~arena.protocol.packing.ActionPacker`).
 
         Meanwhile every other message is dealt with (other bots' too). A crash, a send that
         fails, a protocol breach or no valid answer in time ends in a :class:`Failure`

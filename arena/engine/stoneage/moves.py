@@ -127,6 +127,13 @@ def _first_action(key: tuple[Any, ...]) -> dict[str, Any]:
     return action
 
 
+def action_of_key(key: tuple[Any, ...]) -> dict[str, Any]:
+    """``key_to_action(key)``: a copy of the dict kept for ``key`` when it was met before (in
+    any game of this process: a key names the same action in every state), else built."""
+    got = _ACTION_DICTS.get(key)
+    return got.copy() if got is not None else _first_action(key)
+
+
 def tools_actions(keys: Sequence[tuple[Any, ...]]) -> list[dict[str, Any]]:
     """The dicts of ``TOOLS`` keys, built (their lists are new every time)."""
     return [{"type": "use_tools", "tools": [*a], "one_use_tools": [*b]} for _, a, b in keys]

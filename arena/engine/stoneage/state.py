@@ -41,9 +41,9 @@ from arena.engine.stoneage.moves import (
     PLACE,
     RESOLVE,
     TOOLS,
+    action_of_key,
     actions_of,
     copy_action,
-    key_to_action,
     known_action,
     resolve_keys,
 )
@@ -133,7 +133,7 @@ class StoneAgeState(
         return self._moves
 
     def action_of(self, key: Hashable) -> dict[str, Any]:
-        return key_to_action(key)  # type: ignore[arg-type]
+        return action_of_key(key)  # type: ignore[arg-type]
 
     def legal_actions(self) -> list[dict[str, Any]]:
         moves = self._moves

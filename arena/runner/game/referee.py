@@ -27,11 +27,11 @@ from arena import __version__
 from arena.engine import Game, State
 from arena.protocol.messages import (
     PROTOCOL_VERSION,
-    ActionPacker,
     Termination,
     game_end,
     game_start,
 )
+from arena.protocol.packing import ActionPacker
 from arena.protocol.server import Connection, Failure, Server, new_token
 from arena.protocol.transport import POLL_SLICE_MS
 from arena.results import SeatResult
