@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+import numpy as np
+
 from arena.results import GameOutcome
 from arena.runner.play.columns import history_agrees
 from arena.runner.play.ratings import RatingTracker, make_environment
@@ -77,7 +79,43 @@ def column_rating_curves(cols: GameColumns, history: Sequence[tuple[str, str]],
         return None
     standings = rated.standings()
     shown = [b.name for b in standings.bots[:top]]
-    return _curves_of(shown, cols.games, cols.table, history, points), standings
+    return _column_curves(shown, cols, history, points), standings
+
+
+def _column_curves(bots: Sequence[str], cols: GameColumns, history: Sequence[tuple[str, str]],
+                   points: int) -> RatingCurves:
+    """:func:`_curves_of` of games given as columns: each sample reads each bot's rating as
+    its last game before the sample left it (its last seat there, if it sat twice), found by
+    a search in the list of that bot's seats instead of a walk back over the games."""
+    env = make_environment()
+    made = dict.fromkeys(bots, (TRUESKILL_MU, TRUESKILL_SIGMA))
+    number = {b: i for i, b in enumerate(cols.bots)}
+    flat = cols.seat_bot.ravel()
+    # Each bot's seats, as the flat position game * width + seat: in game, then seat order.
+    seats = {b: np.flatnonzero(flat == number[b]) for b in bots if b in number}
+    n, width = cols.games, cols.width
+    step = max(1, math.ceil(n / max(1, points - 1)))
+    curves = RatingCurves([], {b: [] for b in bots}, {b: [] for b in bots})
+
+    def sample(k: int) -> None:
+        curves.games.append(k)
+        for b in bots:
+            r = env.create_rating(*made[b])
+            curves.mu[b].append(r.mu)
+            curves.sigma[b].append(r.sigma)
+
+    sample(0)
+    before = 0
+    for k in (k for k in range(1, n + 1) if k % step == 0 or k == n):
+        for bot, at in seats.items():
+            last = int(np.searchsorted(at, k * width)) - 1  # its last seat in a game before k
+            if last >= 0 and at[last] >= before * width:
+                g, seat = divmod(int(at[last]), width)
+                mu, sigma = json.loads(history[g][1])[seat]
+                made[bot] = (mu, sigma)
+        sample(k)
+        before = k
+    return curves
 
 
 def _replayed_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],

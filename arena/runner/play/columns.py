@@ -60,33 +60,35 @@ def read_columns(db: sqlite3.Connection, league: bool, bots: Sequence[str]) -> G
     game_ids, rounds, tables, seeds, table_texts, scores, rank_texts, term_texts = zip(
         *rows, strict=True)
     del rows
-    table_list, table_of = _numbered(table_texts)
-    parsed = [json.loads(t) for t in table_list]
+    # A league's tables are nearly all different: parsed as one JSON array, not one by one.
+    parsed = json.loads("[" + ",".join(table_texts) + "]")
+    size = np.fromiter(map(len, parsed), dtype=np.int64, count=len(parsed))
+    width = int(size.max())
     names = dict.fromkeys(bots)
-    for table in parsed:
-        names.update(dict.fromkeys(table))
-    index = {b: i for i, b in enumerate(names)}
-    width = max(len(t) for t in parsed)
-    seat_bot = _padded([[index[b] for b in t] for t in parsed], width, -1, np.int64)[table_of]
+    number = {b: i for i, b in enumerate(names)}
+    flat = [number.setdefault(b, len(number)) for table in parsed for b in table]
+    names = dict.fromkeys(number)
+    seat = np.arange(width)[None, :]
+    inside = seat < size[:, None]
+    seat_bot = np.full((len(parsed), width), -1, dtype=np.int64)
+    seat_bot[inside] = flat
     rank_list, rank_of = _numbered(rank_texts)
     ranks = _padded([json.loads(t) for t in rank_list], width, 0, np.int64)[rank_of]
     term_list, term_of = _numbered(term_texts)
     ok = _padded([[Termination(t) == Termination.OK for t in json.loads(text)]
                   for text in term_list], width, False, np.bool_)[term_of]
-    size = (seat_bot >= 0).sum(axis=1).astype(np.int64)
     every = json.loads("[" + ",".join(scores) + "]")
-    if all(len(t) == width for t in parsed):
-        score_cols = np.array(every, dtype=np.int64).reshape(len(every), width)
-    else:
-        score_cols = _padded(every, width, 0, np.int64)
-    # A duplicate set is a game's round, table, seed and set of bots: numbered in the order
-    # of its first game.
-    set_of = [frozenset(t) for t in parsed]
-    set_ids: dict[frozenset[str], int] = {}
-    bot_set = np.array([set_ids.setdefault(s, len(set_ids)) for s in set_of],
-                       dtype=np.int64)[table_of]
-    keys = np.stack([np.array(rounds, dtype=np.int64), np.array(tables, dtype=np.int64),
-                     np.array(seeds, dtype=np.int64), bot_set], axis=1)
+    score_cols = np.zeros((len(every), width), dtype=np.int64)
+    score_cols[inside] = [x for row in every for x in row]
+    # A duplicate set is a game's round, table, seed and set of bots (a bot seated twice
+    # counted once): numbered in the order of its first game.
+    members = np.sort(seat_bot, axis=1)
+    repeat = np.zeros_like(inside)
+    repeat[:, 1:] = members[:, 1:] == members[:, :-1]
+    members = np.sort(np.where(repeat, -1, members), axis=1)
+    keys = np.concatenate([np.array(rounds, dtype=np.int64)[:, None],
+                           np.array(tables, dtype=np.int64)[:, None],
+                           np.array(seeds, dtype=np.int64)[:, None], members], axis=1)
     _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     renumber = np.empty(len(first), dtype=np.int64)
     renumber[np.argsort(first, kind="stable")] = np.arange(len(first))
@@ -114,12 +116,3 @@ def last_outcomes(db: sqlite3.Connection, league: bool, games: int,
     tail = outcomes_of(rows[::-1])
     return numbered(tail, first=games - len(tail)) if league else tail
 
-
-def field_bots(db: sqlite3.Connection, bots: Sequence[str]) -> list[str]:
-    """``bots``, then every other bot that sat at a finished game (from the distinct tables,
-    not the games)."""
-    names = dict.fromkeys(bots)
-    for (text,) in db.execute("SELECT DISTINCT p.bots FROM results r JOIN pairings p "
-                              "USING (game_id)"):
-        names.update(dict.fromkeys(json.loads(text)))
-    return list(names)

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TypeVar
 
 from arena.runner.play.columns import (
-    field_bots,
     history_agrees,
     last_outcomes,
     read_columns,
@@ -39,13 +38,14 @@ def read_progress(folder: str | Path, records: bool = False, ratings: bool = Fal
 def read_report(folder: str | Path, large_field: int, listed: int
                 ) -> tuple[Progress, GameColumns | None]:
     """What ``arena report`` reads: the progress with records, ratings and rating history,
-    and for a field of more than ``large_field`` bots whose rating history is of its games,
+    and for a field of more than ``large_field`` bots (as the journal names them) whose rating
+    history is of its games,
     the games as columns (:func:`~arena.runner.play.columns.read_columns`), the progress then
     holding only the last ``listed`` games; for any other field, every game and no columns."""
     def read(journal: Journal) -> tuple[Progress, GameColumns | None]:
         progress = journal.progress(records=True, outcomes=False, ratings=True)
         league = progress.identity.get("kind") == "league"
-        if len(field_bots(journal.db, progress.bots)) <= large_field:
+        if len(progress.bots) <= large_field:
             return dataclasses.replace(progress, outcomes=journal.rated_outcomes()), None
         try:
             cols = read_columns(journal.db, league, progress.bots)
