@@ -183,16 +183,20 @@ def large_choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> C
         k = size[g] = len(o.bots)
         seated[g, :k] = [index.get(b, -1) for b in o.bots]
         ranks[g, :k] = o.ranks
-    return choices_from_tables(bots, seated, ranks, size, dup, met, ordered.__getitem__)
+    met_table = np.full((len(met), width), -1, dtype=np.int64)
+    for d, sat in enumerate(met):
+        met_table[d, :len(sat)] = sat
+    return choices_from_tables(bots, seated, ranks, size, dup, met_table, ordered.__getitem__)
 
 
 def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
-                        size: IntArray, dup: IntArray, met: Sequence[Sequence[int]],
+                        size: IntArray, dup: IntArray, met: IntArray,
                         outcome: Callable[[int], GameOutcome]) -> ChoiceData:
     """:func:`large_choice_data` of games given as arrays, in index order: ``seated[g, s]``
     the number in ``bots`` of game g's seat s (-1 for a bot not among them, and past its
     ``size[g]`` seats), ``ranks`` its seats' ranks, ``dup[g]`` its duplicate set (numbered in
-    the order of their first game), ``met[d]`` the bots of set d (sorted), and ``outcome(g)``
+    the order of their first game), ``met[d]`` the bots of set d (each once, -1 in the other
+    places), and ``outcome(g)``
     game g itself (only its bots and ranks are read), for the few games taken one by one.
 
     A choice set is keyed by its members, sorted and padded with ``n``, as the digits of one
@@ -279,8 +283,13 @@ def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
     wb, wd, ww = entries(winner_all)
     pairs = np.unique(np.concatenate(ahead_keys)) if ahead_keys else np.zeros(0, np.int64)
     ahead = frozenset(zip((pairs // base).tolist(), (pairs % base).tolist(), strict=True))
-    met_keys = [a * base + b for sat in met for x, a in enumerate(sat) for b in sat[x + 1:]]
-    met_pairs, met_counts = np.unique(np.array(met_keys, dtype=np.int64), return_counts=True)
+    met_keys = [np.zeros(0, dtype=np.int64)]
+    for x in range(met.shape[1]):
+        for y in range(x + 1, met.shape[1]):
+            a, b = met[:, x], met[:, y]
+            both = (a >= 0) & (b >= 0) & (a != b)
+            met_keys.append(np.minimum(a, b)[both] * base + np.maximum(a, b)[both])
+    met_pairs, met_counts = np.unique(np.concatenate(met_keys), return_counts=True)
     met_sets = dict(zip(zip((met_pairs // base).tolist(), (met_pairs % base).tolist(),
                             strict=True), met_counts.tolist(), strict=True))
     pair_index = members[:, None, :] * (n + 1) + members[None, :, :]

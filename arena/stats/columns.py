@@ -131,8 +131,8 @@ def column_choice_data(cols: GameColumns, bots: Sequence[str]) -> ChoiceData:
     seated = number[cols.seat_bot]
     # The first game of each duplicate set (the sets are numbered in their first game's order).
     first = np.unique(cols.dup, return_index=True)[1]
-    met = [sorted({int(b) for b in seated[g, :int(cols.size[g])] if b >= 0})
-           for g in first.tolist()]
+    met = np.sort(seated[first], axis=1)  # past its seats a game reads -1
+    met[:, 1:][met[:, 1:] == met[:, :-1]] = -1  # a bot seated twice is met once
     return choices_from_tables(bots, seated, cols.ranks, cols.size, cols.dup, met,
                                lambda g: _outcome(cols, g))
 

@@ -9,6 +9,7 @@ one JSON array of every game's.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -64,9 +65,12 @@ def read_columns(db: sqlite3.Connection, league: bool, bots: Sequence[str]) -> G
     parsed = json.loads("[" + ",".join(table_texts) + "]")
     size = np.fromiter(map(len, parsed), dtype=np.int64, count=len(parsed))
     width = int(size.max())
-    names = dict.fromkeys(bots)
-    number = {b: i for i, b in enumerate(names)}
-    flat = [number.setdefault(b, len(number)) for table in parsed for b in table]
+    number = {b: i for i, b in enumerate(dict.fromkeys(bots))}
+    seated = list(itertools.chain.from_iterable(parsed))
+    try:  # nearly always every bot is one the journal names
+        flat = list(map(number.__getitem__, seated))
+    except KeyError:
+        flat = [number.setdefault(b, len(number)) for b in seated]
     names = dict.fromkeys(number)
     seat = np.arange(width)[None, :]
     inside = seat < size[:, None]
