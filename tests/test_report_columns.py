@@ -122,6 +122,8 @@ def test_the_page_from_columns_is_the_page_from_every_game(tmp_path: Path,
     progress, cols = read_report(tmp_path, large_field=5, listed=40)
     assert isinstance(cols, GameColumns)
     assert len(progress.outcomes) == 40 and progress.outcomes == full.outcomes[-40:]
+    assert progress.records == {o.game_id: full.records[o.game_id] for o in progress.outcomes}
+    assert progress.history == full.history and progress.history is not None
     # The columns read from SQLite are those of every game read as objects.
     made = columns_of(full.outcomes, full.bots)
     for f in dataclasses.fields(made):

@@ -23,9 +23,9 @@ from arena.runner.play.outcome_rows import outcomes_of
 from arena.runner.play.ratings import RatingTracker, numbered
 from arena.stats.columns import GameColumns
 
-#: The finished games with their pairings, as :func:`outcomes_of` reads them.
+#: The columns of a finished game and its pairing that :func:`outcomes_of` reads.
 _OUTCOMES = ("SELECT r.rowid, p.game_id, p.idx, p.round, p.tbl, p.bots, p.seed, r.scores, "
-             "r.ranks, r.terminations, r.details FROM results r JOIN pairings p USING (game_id)")
+             "r.ranks, r.terminations, r.details")
 _QUERY = ("SELECT p.game_id, p.round, p.tbl, p.seed, p.bots, r.scores, r.ranks, "
           "r.terminations FROM results r JOIN pairings p USING (game_id) ORDER BY ")
 
@@ -108,15 +108,18 @@ def history_agrees(cols: GameColumns, history: Sequence[tuple[str, str]],
             and all(g == h for (g, _), h in zip(history, cols.game_ids, strict=True)))
 
 
-def last_outcomes(db: sqlite3.Connection, league: bool, games: int,
-                  count: int) -> list[GameOutcome]:
+def last_outcomes(db: sqlite3.Connection, league: bool, games: int, count: int
+                  ) -> tuple[list[GameOutcome], dict[str, str]]:
     """The last ``count`` of the journal's ``games`` finished games in the order the ratings
     take them, numbered as :meth:`~arena.runner.play.journal.Journal.rated_outcomes` numbers
-    them."""
+    them, and their records' paths by game id, in the order the games finished."""
     cursor = db.cursor()
     cursor.row_factory = None
     order = "r.rowid" if league else "p.idx"
-    rows = cursor.execute(f"{_OUTCOMES} ORDER BY {order} DESC LIMIT ?", (count,)).fetchall()
-    tail = outcomes_of(rows[::-1])
-    return numbered(tail, first=games - len(tail)) if league else tail
+    rows = cursor.execute(f"{_OUTCOMES}, r.record FROM results r JOIN pairings p "
+                          f"USING (game_id) ORDER BY {order} DESC LIMIT ?", (count,)).fetchall()
+    rows.reverse()
+    records = {r[1]: r[-1] for r in sorted(rows)}  # the result's number first: as finished
+    tail = outcomes_of(rows)
+    return (numbered(tail, first=games - len(tail)) if league else tail), records
 

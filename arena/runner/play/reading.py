@@ -41,12 +41,14 @@ def read_report(folder: str | Path, large_field: int, listed: int
     and for a field of more than ``large_field`` bots (as the journal names them) whose rating
     history is of its games,
     the games as columns (:func:`~arena.runner.play.columns.read_columns`), the progress then
-    holding only the last ``listed`` games; for any other field, every game and no columns."""
+    holding only the last ``listed`` games and their records; for any other field, every game
+    and no columns."""
     def read(journal: Journal) -> tuple[Progress, GameColumns | None]:
-        progress = journal.progress(records=True, outcomes=False, ratings=True)
+        progress = journal.progress(outcomes=False, ratings=True)
         league = progress.identity.get("kind") == "league"
         if len(progress.bots) <= large_field:
-            return dataclasses.replace(progress, outcomes=journal.rated_outcomes()), None
+            return dataclasses.replace(progress, outcomes=journal.rated_outcomes(),
+                                       records=journal.records()), None
         try:
             cols = read_columns(journal.db, league, progress.bots)
         except ValueError as exc:  # a termination reason this version does not know
@@ -54,9 +56,10 @@ def read_report(folder: str | Path, large_field: int, listed: int
         if (progress.ratings is not None
                 and progress.history is not None
                 and history_agrees(cols, progress.history, progress.ratings)):
-            tail = last_outcomes(journal.db, league, cols.games, listed)
-            return dataclasses.replace(progress, outcomes=tail), cols
-        return dataclasses.replace(progress, outcomes=journal.rated_outcomes()), None
+            tail, records = last_outcomes(journal.db, league, cols.games, listed)
+            return dataclasses.replace(progress, outcomes=tail, records=records), cols
+        return dataclasses.replace(progress, outcomes=journal.rated_outcomes(),
+                                   records=journal.records()), None
     return _reading(folder, read)
 
 
