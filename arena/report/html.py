@@ -15,7 +15,9 @@ gives the same page byte for byte: nothing in it comes from the clock or a globa
 The ratings and their curves come from the journal's rating checkpoint and history when they
 agree with its games (else from a TrueSkill replay, the same numbers); the rating curves keep
 at most :data:`~arena.report.charts.CURVE_POINTS` samples per bot whatever the games. What
-grows with the games is reading them and the statistics' passes over them.
+grows with the games is reading them and the statistics' passes over them: a large field's
+games are read as columns of numbers (:mod:`arena.stats.columns`) and counted with array
+operations, only the games listed made into objects.
 
 A field of more than :data:`LARGE_FIELD` bots (a large league) is shown in part: its
 crosstable, rating curves, score distributions and two-player Elo are the top :data:`SHOWN`
