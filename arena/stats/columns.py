@@ -138,9 +138,10 @@ def column_choice_data(cols: GameColumns, bots: Sequence[str]) -> ChoiceData:
 
 
 def _outcome(cols: GameColumns, g: int) -> GameOutcome:
-    """Game g as an outcome, as the per-game figures need it: its bots and ranks, its index
-    g, and its duplicate set as its round (the set of a game is its round, table, seed and
-    bots: the same grouping)."""
+    """Game g as an outcome, as the per-game figures need it: its bots, scores and ranks, its
+    index g, and its duplicate set as its round (the set of a game is its round, table, seed
+    and bots: the same grouping). The columns keep only whether a seat ended normally: any
+    other ending reads as a crash."""
     k = int(cols.size[g])
     return GameOutcome(cols.game_ids[g], g, int(cols.dup[g]), 0, cols.table(g), 0,
                        tuple(cols.scores[g, :k].tolist()), tuple(cols.ranks[g, :k].tolist()),
