@@ -27,7 +27,7 @@ from typing import Any
 from arena.bench.stats import write_journal
 from arena.runner.play.journal import JOURNAL, Journal
 from arena.runner.play.ratings import RatingTracker
-from arena.runner.play.reading import read_progress, read_standings
+from arena.runner.play.reading import read_progress, read_report, read_standings
 
 #: The issue's targets at a million games, in seconds.
 STANDINGS_TARGET_S = 2.0
@@ -40,12 +40,15 @@ MADE = "bench-ratings.json"
 def _report(folder: Path, ratings: bool, replicates: int) -> tuple[str, float]:
     """``arena report``'s page of ``folder`` (its journal read with or without the ratings
     kept) and the seconds it took."""
-    from arena.report.html import build_report
+    from arena.report.html import GAMES_LISTED, LARGE_FIELD, build_report
 
     start = time.perf_counter()
-    progress = read_progress(folder, records=True, ratings=ratings)
+    if ratings:  # as ``arena report`` reads it
+        progress, columns = read_report(folder, LARGE_FIELD, GAMES_LISTED)
+    else:
+        progress, columns = read_progress(folder, records=True), None
     page = build_report(progress, folder, folder / "report.html", True, replicates=replicates,
-                        seed=0)
+                        seed=0, columns=columns)
     return page, time.perf_counter() - start
 
 

@@ -33,20 +33,21 @@ def report(
     linked to its record and its replay page (the most recent --games-listed of them). Also
     while a run is going. A field of more than 100 bots shows the top 30 of the standings in
     its crosstable and charts, and says so."""
-    from arena.report.html import build_report, listed_games
+    from arena.report.html import LARGE_FIELD, build_report, listed_games
     from arena.report.pages import write_pages
     from arena.runner.game.disk import write_atomic
     from arena.runner.play.journal import JournalError
     from arena.runner.play.outputs import run_complete
-    from arena.runner.play.reading import read_progress
+    from arena.runner.play.reading import read_report
 
     if not folder.is_dir():
         fail(f"{folder}: no such folder")
     try:
-        progress = read_progress(folder, records=True, ratings=True)
+        progress, columns = read_report(folder, LARGE_FIELD, games_listed)
     except JournalError as exc:
         fail(str(exc))
-    if not progress.outcomes:
+    games = len(progress.outcomes) if columns is None else columns.games
+    if not games:
         fail(f"{folder}: no game has finished yet")
     target = output if output is not None else folder / "report.html"
     if not target.parent.is_dir():  # before any replay page is written beside it
@@ -58,11 +59,12 @@ def report(
     if problems:
         out.print(f"{len(problems)} games have no replay page; the first: "
                   f"{escape(problems[0])}")
-    page = build_report(progress, folder, target, run_complete(folder, len(progress.outcomes)),
-                        replicates=bootstrap, seed=seed, pages=pages, games_listed=games_listed)
+    page = build_report(progress, folder, target, run_complete(folder, games),
+                        replicates=bootstrap, seed=seed, pages=pages, games_listed=games_listed,
+                        columns=columns)
     try:
         write_atomic(target, page)
     except OSError as exc:
         fail(f"cannot write {target}: {exc.strerror or exc}")
     out.print(f"wrote {target} ({len(page.encode()) // 1024} KiB, "
-              f"{len(progress.outcomes)} games, {len(pages)} replay pages)")
+              f"{games} games, {len(pages)} replay pages)")

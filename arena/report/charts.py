@@ -11,9 +11,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+import numpy as np
+
 from arena.results import GameOutcome
+from arena.runner.play.columns import history_agrees
 from arena.runner.play.ratings import RatingTracker, make_environment
 from arena.runner.play.standings import TRUESKILL_MU, TRUESKILL_SIGMA, Standings
+from arena.stats.columns import GameColumns
 
 Scale = Callable[[float], float]
 
@@ -61,7 +65,57 @@ def rating_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],
         history = [(o.game_id, json.dumps(made)) for o, made in rated.log]
     standings = rated.standings()
     shown = list(bots) if top is None else [b.name for b in standings.bots[:top]]
-    return _curves_of(shown, outcomes, history, points), standings
+    return _curves_of(shown, len(outcomes), lambda g: outcomes[g].bots, history,
+                      points), standings
+
+
+def column_rating_curves(cols: GameColumns, history: Sequence[tuple[str, str]],
+                         rated: RatingTracker, top: int,
+                         points: int = CURVE_POINTS) -> tuple[RatingCurves, Standings] | None:
+    """:func:`rating_curves` of a large field's games given as columns, its top ``top`` bots',
+    from the journal's rating history; None when the history and ratings are not of these
+    games (then every game is replayed, as :func:`rating_curves` does)."""
+    if not history_agrees(cols, history, rated):
+        return None
+    standings = rated.standings()
+    shown = [b.name for b in standings.bots[:top]]
+    return _column_curves(shown, cols, history, points), standings
+
+
+def _column_curves(bots: Sequence[str], cols: GameColumns, history: Sequence[tuple[str, str]],
+                   points: int) -> RatingCurves:
+    """:func:`_curves_of` of games given as columns: each sample reads each bot's rating as
+    its last game before the sample left it (its last seat there, if it sat twice), found by
+    a search in the list of that bot's seats instead of a walk back over the games."""
+    env = make_environment()
+    made = dict.fromkeys(bots, (TRUESKILL_MU, TRUESKILL_SIGMA))
+    number = {b: i for i, b in enumerate(cols.bots)}
+    flat = cols.seat_bot.ravel()
+    # Each bot's seats, as the flat position game * width + seat: in game, then seat order.
+    seats = {b: np.flatnonzero(flat == number[b]) for b in bots if b in number}
+    n, width = cols.games, cols.width
+    step = max(1, math.ceil(n / max(1, points - 1)))
+    curves = RatingCurves([], {b: [] for b in bots}, {b: [] for b in bots})
+
+    def sample(k: int) -> None:
+        curves.games.append(k)
+        for b in bots:
+            r = env.create_rating(*made[b])
+            curves.mu[b].append(r.mu)
+            curves.sigma[b].append(r.sigma)
+
+    sample(0)
+    before = 0
+    for k in (k for k in range(1, n + 1) if k % step == 0 or k == n):
+        for bot, at in seats.items():
+            last = int(np.searchsorted(at, k * width)) - 1  # its last seat in a game before k
+            if last >= 0 and at[last] >= before * width:
+                g, seat = divmod(int(at[last]), width)
+                mu, sigma = json.loads(history[g][1])[seat]
+                made[bot] = (mu, sigma)
+        sample(k)
+        before = k
+    return curves
 
 
 def _replayed_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],
@@ -86,17 +140,17 @@ def _replayed_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],
     return curves, tracker.standings()
 
 
-def _curves_of(bots: Sequence[str], outcomes: Sequence[GameOutcome],
+def _curves_of(bots: Sequence[str], n: int, table_of: Callable[[int], Sequence[str]],
                history: Sequence[tuple[str, str]], points: int) -> RatingCurves:
     """:func:`rating_curves`' samples from a rating history (each game's seats' new mu and
-    sigma as made), each sample read as the tracker reads a rating made of them.
+    sigma as made), each sample read as the tracker reads a rating made of them; the ``n``
+    games' tables (their bots, seat 0 first) read with ``table_of``.
 
     A sample needs each bot's rating as its last game before it left it: only those games'
     history is read, found by walking back from the sample to the one before (a bot that did
     not play in between keeps its rating), not every game's."""
     env = make_environment()
     made = dict.fromkeys(bots, (TRUESKILL_MU, TRUESKILL_SIGMA))
-    n = len(outcomes)
     step = max(1, math.ceil(n / max(1, points - 1)))
     curves = RatingCurves([], {b: [] for b in bots}, {b: [] for b in bots})
 
@@ -112,7 +166,7 @@ def _curves_of(bots: Sequence[str], outcomes: Sequence[GameOutcome],
     for k in (k for k in range(1, n + 1) if k % step == 0 or k == n):
         latest: dict[str, tuple[int, int]] = {}  # bot -> its last game and seat up to k
         for g in range(k - 1, before - 1, -1):
-            table = outcomes[g].bots
+            table = table_of(g)
             for seat in range(len(table) - 1, -1, -1):  # the last seat if it sat twice
                 if table[seat] in made:
                     latest.setdefault(table[seat], (g, seat))
@@ -246,14 +300,20 @@ def _quantile(values: Sequence[int], q: float) -> float:
     return values[lo] + (values[hi] - values[lo]) * (pos - lo)
 
 
-def scores_chart(outcomes: Sequence[GameOutcome], order: Sequence[str],
-            colours: dict[str, int]) -> str:
+def bot_scores(outcomes: Sequence[GameOutcome], order: Sequence[str]) -> dict[str, list[int]]:
+    """Each bot of ``order``'s final scores, game by game."""
     scores: dict[str, list[int]] = {b: [] for b in order}
     for o in outcomes:
         for b, s in zip(o.bots, o.scores, strict=True):
             kept = scores.get(b)  # a bot not in ``order`` is not drawn
             if kept is not None:
                 kept.append(s)
+    return scores
+
+
+def scores_chart(scores: dict[str, list[int]], order: Sequence[str],
+                 colours: dict[str, int]) -> str:
+    """The distribution of each bot of ``order``'s ``scores`` (:func:`bot_scores`)."""
     played = [b for b in order if scores[b]]
     every = [s for b in played for s in scores[b]]
     lo, hi = min(every), max(every)

@@ -15,7 +15,9 @@ gives the same page byte for byte: nothing in it comes from the clock or a globa
 The ratings and their curves come from the journal's rating checkpoint and history when they
 agree with its games (else from a TrueSkill replay, the same numbers); the rating curves keep
 at most :data:`~arena.report.charts.CURVE_POINTS` samples per bot whatever the games. What
-grows with the games is reading them and the statistics' passes over them.
+grows with the games is reading them and the statistics' passes over them: a large field's
+games are read as columns of numbers (:mod:`arena.stats.columns`) and counted with array
+operations, only the games listed made into objects.
 
 A field of more than :data:`LARGE_FIELD` bots (a large league) is shown in part: its
 crosstable, rating curves, score distributions and two-player Elo are the top :data:`SHOWN`
@@ -34,6 +36,8 @@ from urllib.parse import quote
 
 from arena.protocol.messages import Termination
 from arena.report.charts import (
+    bot_scores,
+    column_rating_curves,
     coord,
     frame,
     line_style,
@@ -46,9 +50,10 @@ from arena.results import GameOutcome
 from arena.runner.play.journal import Progress
 from arena.runner.play.standings import Standings
 from arena.stats import text
+from arena.stats.columns import GameColumns, column_scores
 from arena.stats.common import Interval
 from arena.stats.match import Match
-from arena.stats.summary import TournamentStats, tournament_stats
+from arena.stats.summary import TournamentStats, column_stats, tournament_stats
 from arena.stats.tables import HeadToHead
 
 #: The most games the report's table lists (the most recent): a table of every game of a
@@ -126,22 +131,42 @@ def build_report(progress: Progress, folder: Path, output: Path, complete: bool,
                  replicates: int = 200, seed: int = 0,
                  pages: Mapping[str, Path] | None = None,
                  games_listed: int = GAMES_LISTED, large_field: int = LARGE_FIELD,
-                 shown: int = SHOWN) -> str:
+                 shown: int = SHOWN, columns: GameColumns | None = None) -> str:
     """The page of the tournament whose journal gave ``progress`` (read with its records),
     to be written at ``output``: record links are relative to ``output``'s folder, and so are
     the links to the games' replay ``pages`` (game id -> file; a game without one has none).
     The games' table lists at most ``games_listed`` games (:func:`listed_games`) and says
     how many it leaves out. A field of more than ``large_field`` bots is shown as a large one
-    (:data:`LARGE_FIELD`), its top ``shown`` bots in the per-bot charts."""
+    (:data:`LARGE_FIELD`), its top ``shown`` bots in the per-bot charts.
+
+    ``columns``: a large field's games as columns (:func:`read_report` gives them when its
+    rating history is of those games); with them, ``progress.outcomes`` needs only the games
+    the table lists (the most recent), and the figures are counted from the columns: the same
+    page."""
     outcomes = progress.outcomes
-    bots = list(dict.fromkeys([*progress.bots, *(b for o in outcomes for b in o.bots)]))
-    large = len(bots) > large_field
-    curves, standings = rating_curves(bots, outcomes, history=progress.history,
-                                      rated=progress.ratings, top=shown if large else None)
-    order = [s.name for s in standings.bots]
-    top = order[:shown] if large else order
-    stats = tournament_stats(outcomes, bots, replicates=replicates, seed=seed,
-                             curvature=large, pairs_among=set(top) if large else None)
+    games = len(outcomes) if columns is None else columns.games
+    if columns is not None:
+        found = (None if progress.ratings is None or progress.history is None else
+                 column_rating_curves(columns, progress.history, progress.ratings, shown))
+        if found is None:
+            raise ValueError("the journal's rating history is not of the games given")
+        bots, large = columns.bots, True
+        curves, standings = found
+        order = [s.name for s in standings.bots]
+        top = order[:shown]
+        stats = column_stats(columns, set(top), seed=seed)
+        scores = column_scores(columns, top)
+    else:
+        bots = list(dict.fromkeys([*progress.bots, *(b for o in outcomes for b in o.bots)]))
+        large = len(bots) > large_field
+        curves, standings = rating_curves(bots, outcomes, history=progress.history,
+                                          rated=progress.ratings,
+                                          top=shown if large else None)
+        order = [s.name for s in standings.bots]
+        top = order[:shown] if large else order
+        stats = tournament_stats(outcomes, bots, replicates=replicates, seed=seed,
+                                 curvature=large, pairs_among=set(top) if large else None)
+        scores = bot_scores(outcomes, top)
     colours = {b: i for i, b in enumerate(order)}
     title = escape(progress.name or folder.name)
     parts = [
@@ -149,16 +174,16 @@ def build_report(progress: Progress, folder: Path, output: Path, complete: bool,
         '<meta name="viewport" content="width=device-width,initial-scale=1">',
         f"<title>{title}: tournament report</title><style>{_STYLE}</style></head><body>",
         f"<h1>{title}</h1>",
-        _header(progress, complete),
+        _header(progress, games, complete),
         _standings(standings),
         *([_shown_note(len(order), len(top))] if large else []),
         _crosstable(stats.head_to_head, top),
         ratings_chart(curves, top, colours),
-        scores_chart(outcomes, top, colours),
+        scores_chart(scores, top, colours),
         _strengths(stats),
         _elo(stats.matches),
         _seats(stats),
-        _games(outcomes, listed_games(outcomes, games_listed), progress.records, folder,
+        _games(games, listed_games(outcomes, games_listed), progress.records, folder,
                output, pages or {}),
         f"<script>{_SCRIPT}</script></body></html>",
     ]
@@ -191,9 +216,8 @@ def _v(x: float | None) -> str:
 
 
 # ---------------------------------------------------------------------- sections
-def _header(progress: Progress, complete: bool) -> str:
+def _header(progress: Progress, games: int, complete: bool) -> str:
     ident = progress.identity
-    games = len(progress.outcomes)
     if complete:
         state = f"complete: {games} games"
     elif progress.total is not None:
@@ -434,7 +458,7 @@ class _Links:
         return quote(path.replace(os.sep, "/"))
 
 
-def _games(outcomes: Sequence[GameOutcome], listed: Sequence[GameOutcome],
+def _games(games: int, listed: Sequence[GameOutcome],
            records: dict[str, str], folder: Path, output: Path,
            pages: Mapping[str, Path]) -> str:
     link = _Links(output)
@@ -450,10 +474,10 @@ def _games(outcomes: Sequence[GameOutcome], listed: Sequence[GameOutcome],
         watch = (f'<a class="view" href="{escape(link(page))}">replay</a>'
                  if page is not None else "")
         rows.append(f"<tr><td>{o.index}<td>{cell}<td>{watch}<td>{seats}")
-    left_out = len(outcomes) - len(listed)
+    left_out = games - len(listed)
     summary = (f"All {len(rows)} finished games, each linked to its record and its replay page"
                if not left_out else
-               f"The last {len(rows)} of the {len(outcomes)} finished games, each linked to its "
+               f"The last {len(rows)} of the {games} finished games, each linked to its "
                f"record and its replay page ({left_out} earlier games left out)")
     note = ("" if not left_out else
             f" The {left_out} earlier games are left out of this list (a list of every game "

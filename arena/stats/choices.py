@@ -13,7 +13,7 @@ and their sets took most of the fit's time.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -166,6 +166,38 @@ def large_choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> C
     """:func:`choice_data`'s choices, from array operations: the same choice sets, counts,
     wins, duplicate sets, "ahead" pairs and pairs met, the sets numbered by their members
     instead of as the games first show them (so sums run in another order, to the last bit).
+    The games as a table of numbers (:func:`choices_from_tables` does the rest)."""
+    ordered = sorted(outcomes, key=lambda o: o.index)
+    index = {b: i for i, b in enumerate(bots)}
+    width = max((len(o.bots) for o in ordered), default=2)
+    seated = np.full((len(ordered), width), -1, dtype=np.int64)
+    ranks = np.zeros((len(ordered), width), dtype=np.int64)
+    size = np.zeros(len(ordered), dtype=np.int64)
+    dup = np.zeros(len(ordered), dtype=np.int64)
+    dup_ids: dict[tuple[int, int, int, frozenset[str]], int] = {}
+    met: list[list[int]] = []  # each duplicate set's bots, from its first game
+    for g, o in enumerate(ordered):
+        d = dup[g] = dup_ids.setdefault(set_key(o), len(dup_ids))
+        if d == len(met):
+            met.append(sorted({index[b] for b in o.bots if b in index}))
+        k = size[g] = len(o.bots)
+        seated[g, :k] = [index.get(b, -1) for b in o.bots]
+        ranks[g, :k] = o.ranks
+    met_table = np.full((len(met), width), -1, dtype=np.int64)
+    for d, sat in enumerate(met):
+        met_table[d, :len(sat)] = sat
+    return choices_from_tables(bots, seated, ranks, size, dup, met_table, ordered.__getitem__)
+
+
+def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
+                        size: IntArray, dup: IntArray, met: IntArray,
+                        outcome: Callable[[int], GameOutcome]) -> ChoiceData:
+    """:func:`large_choice_data` of games given as arrays, in index order: ``seated[g, s]``
+    the number in ``bots`` of game g's seat s (-1 for a bot not among them, and past its
+    ``size[g]`` seats), ``ranks`` its seats' ranks, ``dup[g]`` its duplicate set (numbered in
+    the order of their first game), ``met[d]`` the bots of set d (each once, -1 in the other
+    places), and ``outcome(g)``
+    game g itself (only its bots and ranks are read), for the few games taken one by one.
 
     A choice set is keyed by its members, sorted and padded with ``n``, as the digits of one
     integer in base n + 1; every game of k players without a shared rank (nearly all of a large
@@ -174,45 +206,44 @@ def large_choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> C
     game. A field too large for its keys to fit 63 bits takes :func:`choice_data`."""
     n = len(bots)
     base = n + 1
-    width = max((len(o.bots) for o in outcomes), default=2)
+    games_in = len(size)
+    width = int(seated.shape[1]) if games_in else 2
     if base ** width >= 2 ** 62:
-        return choice_data(outcomes, bots)
+        return choice_data([outcome(g) for g in range(games_in)], bots)
     powers = base ** np.arange(width, dtype=np.int64)
     index = {b: i for i, b in enumerate(bots)}
-    dup_ids: dict[tuple[int, int, int, frozenset[str]], int] = {}
-    met: list[list[int]] = []  # each duplicate set's bots, from its first game
-    tables: dict[int, tuple[list[list[int]], list[tuple[int, ...]], list[int]]] = {}
     slow_sets: dict[tuple[int, ...], int] = {}
     slow: list[tuple[int, int, float, int]] = []  # (slow set, winner, weight, duplicate set)
     finishes: set[tuple[int, ...]] = set()
     games = 0
-    for o in sorted(outcomes, key=lambda o: o.index):
-        d = dup_ids.setdefault(set_key(o), len(dup_ids))
-        if d == len(met):
-            met.append(sorted({index[b] for b in o.bots if b in index}))
-        seats = [index.get(b, -1) for b in o.bots]
-        k = len(seats)
-        if -1 in seats or len(set(o.ranks)) < k or len(set(seats)) < k:
-            choices = _choices(o, index, slow_sets, finishes)
-            if choices is not None:
-                games += 1
-                slow += [(sid, winner, weight, d) for sid, winner, weight in choices]
-            continue
-        rows = tables.setdefault(k, ([], [], []))
-        rows[0].append(seats)
-        rows[1].append(o.ranks)
-        rows[2].append(d)
+    # A game is taken one by one when a seat holds a bot not among ``bots``, two seats one
+    # bot, or two seats one rank (sorted along the row, a repeat sits beside its twin).
+    seat = np.arange(width)[None, :]
+    inside = seat < size[:, None]
+    big = np.iinfo(np.int64).max
+    twice = np.diff(np.sort(np.where(inside, seated, big - seat), axis=1), axis=1) == 0
+    tied = np.diff(np.sort(np.where(inside, ranks, big - seat), axis=1), axis=1) == 0
+    one_by_one = ((seated < 0) & inside).any(axis=1) | twice.any(axis=1) | tied.any(axis=1)
+    for g in np.flatnonzero(one_by_one).tolist():
+        choices = _choices(outcome(g), index, slow_sets, finishes)
+        if choices is not None:
+            games += 1
+            slow += [(sid, winner, weight, int(dup[g])) for sid, winner, weight in choices]
+    fast = np.flatnonzero(~one_by_one)
+    # Table sizes in the order their first game shows them, as the sums have always run.
+    sizes, first = np.unique(size[fast], return_index=True)
+    tables = {int(k): fast[size[fast] == k] for k in sizes[np.argsort(first)]}
     keys: list[IntArray] = []
     winners: list[IntArray] = []
     dups: list[IntArray] = []
     weights: list[FloatArray] = []
     ahead_keys: list[IntArray] = []
-    for k, (seated, ranks, of) in tables.items():
-        table = np.array(seated, dtype=np.int64)
-        placed = np.take_along_axis(table, np.argsort(np.array(ranks), axis=1, kind="stable"),
+    for k, rows in tables.items():
+        table = seated[rows, :k]
+        placed = np.take_along_axis(table, np.argsort(ranks[rows, :k], axis=1, kind="stable"),
                                     axis=1)
         games += len(placed)
-        at = np.array(of, dtype=np.int64)
+        at = dup[rows]
         padded = np.full((len(placed), width), n, dtype=np.int64)
         for j in range(k - 1):
             padded[:, :k - j] = np.sort(placed[:, j:], axis=1)
@@ -238,7 +269,7 @@ def large_choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> C
     all_keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
     set_keys, set_of = np.unique(all_keys, return_inverse=True)
     members = _digits(set_keys, base, width)
-    n_dups = len(dup_ids)
+    n_dups = len(met)
     weight_all = np.concatenate(weights) if weights else np.zeros(0)
     dup_all = np.concatenate(dups) if dups else np.zeros(0, dtype=np.int64)
     winner_all = np.concatenate(winners) if winners else np.zeros(0, dtype=np.int64)
@@ -252,8 +283,13 @@ def large_choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> C
     wb, wd, ww = entries(winner_all)
     pairs = np.unique(np.concatenate(ahead_keys)) if ahead_keys else np.zeros(0, np.int64)
     ahead = frozenset(zip((pairs // base).tolist(), (pairs % base).tolist(), strict=True))
-    met_keys = [a * base + b for sat in met for x, a in enumerate(sat) for b in sat[x + 1:]]
-    met_pairs, met_counts = np.unique(np.array(met_keys, dtype=np.int64), return_counts=True)
+    met_keys = [np.zeros(0, dtype=np.int64)]
+    for x in range(met.shape[1]):
+        for y in range(x + 1, met.shape[1]):
+            a, b = met[:, x], met[:, y]
+            both = (a >= 0) & (b >= 0) & (a != b)
+            met_keys.append(np.minimum(a, b)[both] * base + np.maximum(a, b)[both])
+    met_pairs, met_counts = np.unique(np.concatenate(met_keys), return_counts=True)
     met_sets = dict(zip(zip((met_pairs // base).tolist(), (met_pairs % base).tolist(),
                             strict=True), met_counts.tolist(), strict=True))
     pair_index = members[:, None, :] * (n + 1) + members[None, :, :]

@@ -323,6 +323,12 @@ def plackett_luce(outcomes: Sequence[GameOutcome], bots: Sequence[str],
     played = {b for o in outcomes for b in o.bots}
     data = (large_choice_data if curvature else choice_data)(
         outcomes, [b for b in bots if b in played])
+    return fitted(data, replicates, seed, prior, curvature)
+
+
+def fitted(data: ChoiceData, replicates: int = REPLICATES, seed: int = 0,
+           prior: float = PRIOR_GAMES, curvature: bool = False) -> PlackettLuce:
+    """:func:`plackett_luce` of games already made into choices."""
     counts, wins = data.weights()
     theta = fit(data, counts, wins, prior)
     d = data.duplicate_sets

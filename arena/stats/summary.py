@@ -6,10 +6,19 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from arena.results import GameOutcome
+from arena.stats.columns import (
+    GameColumns,
+    column_choice_data,
+    column_head_to_head,
+    column_seats,
+    two_player_games,
+)
 from arena.stats.common import bots_of
 from arena.stats.match import Match, match
-from arena.stats.plackett_luce import REPLICATES, PlackettLuce, plackett_luce
+from arena.stats.plackett_luce import REPLICATES, PlackettLuce, fitted, plackett_luce
 from arena.stats.tables import HeadToHead, SeatFigures, head_to_head, seats
 
 
@@ -54,6 +63,21 @@ def tournament_stats(outcomes: Sequence[GameOutcome], bots: Sequence[str] = (),
     two = [o for o in outcomes if len(o.bots) == 2 and all(b in pairs_among for b in o.bots)]
     return TournamentStats(strongest_first, len(outcomes), head_to_head(outcomes, paired), pl,
                            seats(outcomes), matches(two, paired))
+
+
+def column_stats(cols: GameColumns, pairs_among: Collection[str], seed: int = 0
+                 ) -> TournamentStats:
+    """:func:`tournament_stats` of a large field's games given as columns, its Plackett–Luce
+    intervals from the curvature, its head to head and matches only of pairs of
+    ``pairs_among``: the same figures, counted with array operations."""
+    played = set(np.unique(cols.seat_bot[cols.seat_bot >= 0]).tolist())
+    names = [b for i, b in enumerate(cols.bots) if i in played]
+    pl = fitted(column_choice_data(cols, names), seed=seed, curvature=True)
+    strongest_first = [pl.bots[i] for i in pl.order()]
+    strongest_first += [b for b in cols.bots if b not in set(strongest_first)]
+    paired = [b for b in strongest_first if b in pairs_among]
+    return TournamentStats(strongest_first, cols.games, column_head_to_head(cols, paired), pl,
+                           column_seats(cols), matches(two_player_games(cols, paired), paired))
 
 
 def matches(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> list[Match]:

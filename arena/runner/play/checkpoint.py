@@ -263,8 +263,10 @@ class RatingCheckpoints:
         (mu, sigma) as made (JSON text), in the order rated; None if the journal holds
         another number of them (or none at all)."""
         try:
-            rows = self.db.execute("SELECT game_id, made FROM rating_history ORDER BY k")
-            history = [(str(g), str(m)) for g, m in rows]
+            cursor = self.db.cursor()
+            cursor.row_factory = None  # plain tuples: a row a game, read as they come
+            history = cursor.execute("SELECT game_id, made FROM rating_history "
+                                     "ORDER BY k").fetchall()
         except sqlite3.OperationalError:  # a journal written before the history
             return None
         return history if len(history) == games else None

@@ -4,6 +4,7 @@ may not write in."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import sqlite3
@@ -12,8 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from arena.runner.play.columns import (
+    history_agrees,
+    last_outcomes,
+    read_columns,
+)
 from arena.runner.play.journal import JOURNAL, Journal, JournalError, Progress, damaged_message
 from arena.runner.play.standings import Standings
+from arena.stats.columns import GameColumns
 
 T = TypeVar("T")
 
@@ -26,6 +33,34 @@ def read_progress(folder: str | Path, records: bool = False, ratings: bool = Fal
     no usable journal."""
     return _reading(folder, lambda journal: journal.progress(records, ratings=ratings,
                                                              history=history))
+
+
+def read_report(folder: str | Path, large_field: int, listed: int
+                ) -> tuple[Progress, GameColumns | None]:
+    """What ``arena report`` reads: the progress with records, ratings and rating history,
+    and for a field of more than ``large_field`` bots (as the journal names them) whose rating
+    history is of its games,
+    the games as columns (:func:`~arena.runner.play.columns.read_columns`), the progress then
+    holding only the last ``listed`` games and their records; for any other field, every game
+    and no columns."""
+    def read(journal: Journal) -> tuple[Progress, GameColumns | None]:
+        progress = journal.progress(outcomes=False, ratings=True)
+        league = progress.identity.get("kind") == "league"
+        if len(progress.bots) <= large_field:
+            return dataclasses.replace(progress, outcomes=journal.rated_outcomes(),
+                                       records=journal.records()), None
+        try:
+            cols = read_columns(journal.db, league, progress.bots)
+        except ValueError as exc:  # a termination reason this version does not know
+            raise JournalError(f"{journal.path}: {exc}") from None
+        if (progress.ratings is not None
+                and progress.history is not None
+                and history_agrees(cols, progress.history, progress.ratings)):
+            tail, records = last_outcomes(journal.db, league, cols.games, listed)
+            return dataclasses.replace(progress, outcomes=tail, records=records), cols
+        return dataclasses.replace(progress, outcomes=journal.rated_outcomes(),
+                                   records=journal.records()), None
+    return _reading(folder, read)
 
 
 def read_standings(folder: str | Path) -> tuple[Progress, Standings]:
