@@ -8,6 +8,7 @@ from __future__ import annotations
 import compileall
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,12 +29,24 @@ TEST_SEED_KEY = bytes(range(32))
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # once, before any worker starts
         cache_bytecode()
+    interruptible()
     # In the environment, so subprocesses (the arena command, tournament workers) use it too.
     folder = Path(tempfile.mkdtemp(prefix="arena-test-key-"))
     path = folder / "seed-key"
     path.write_text(seed_key_to_text(TEST_SEED_KEY) + "\n", encoding="ascii")
     os.environ[KEY_FILE_ENV] = str(path)
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+def interruptible() -> None:
+    """Give SIGINT and SIGQUIT their usual actions in this process if they are ignored, as in a
+    command a shell without job control starts in the background (``./test &``, ``nohup``):
+    an ignored signal stays ignored in every process started from here, and the tests that
+    stop a run or a game with Ctrl-C would wait for it to end on its own."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGQUIT) is signal.SIG_IGN:
+        signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 #: The package and the example bots, whose modules every process the tests start imports.
