@@ -65,8 +65,8 @@ def rating_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],
         history = [(o.game_id, json.dumps(made)) for o, made in rated.log]
     standings = rated.standings()
     shown = list(bots) if top is None else [b.name for b in standings.bots[:top]]
-    return _curves_of(shown, len(outcomes), lambda g: outcomes[g].bots, history,
-                      points), standings
+    return _curves_of(shown, len(outcomes), _walked_back(shown, lambda g: outcomes[g].bots),
+                      history, points), standings
 
 
 def column_rating_curves(cols: GameColumns, history: Sequence[tuple[str, str]],
@@ -79,43 +79,51 @@ def column_rating_curves(cols: GameColumns, history: Sequence[tuple[str, str]],
         return None
     standings = rated.standings()
     shown = [b.name for b in standings.bots[:top]]
-    return _column_curves(shown, cols, history, points), standings
+    return _curves_of(shown, cols.games, _searched(shown, cols), history, points), standings
 
 
-def _column_curves(bots: Sequence[str], cols: GameColumns, history: Sequence[tuple[str, str]],
-                   points: int) -> RatingCurves:
-    """:func:`_curves_of` of games given as columns: each sample reads each bot's rating as
-    its last game before the sample left it (its last seat there, if it sat twice), found by
-    a search in the list of that bot's seats instead of a walk back over the games."""
-    env = make_environment()
-    made = dict.fromkeys(bots, (TRUESKILL_MU, TRUESKILL_SIGMA))
+#: For each bot asked, its last game and seat among the games ``before``..``k - 1`` (a bot
+#: absent from them is left out): a sample's way of finding where each rating was last made.
+LastSeats = Callable[[int, int], dict[str, tuple[int, int]]]
+
+
+def _walked_back(bots: Sequence[str], table_of: Callable[[int], Sequence[str]]) -> LastSeats:
+    """Each bot's last seat found by walking back from the sample to the one before (the
+    games' tables, seat 0 first, read with ``table_of``): only those games are read."""
+    asked = set(bots)
+
+    def last_seats(before: int, k: int) -> dict[str, tuple[int, int]]:
+        latest: dict[str, tuple[int, int]] = {}
+        for g in range(k - 1, before - 1, -1):
+            table = table_of(g)
+            for seat in range(len(table) - 1, -1, -1):  # the last seat if it sat twice
+                if table[seat] in asked:
+                    latest.setdefault(table[seat], (g, seat))
+            if len(latest) == len(asked):
+                break
+        return latest
+
+    return last_seats
+
+
+def _searched(bots: Sequence[str], cols: GameColumns) -> LastSeats:
+    """Each bot's last seat found by a search in the list of its seats (games as columns),
+    instead of a walk back over the games."""
     number = {b: i for i, b in enumerate(cols.bots)}
     flat = cols.seat_bot.ravel()
+    width = cols.width
     # Each bot's seats, as the flat position game * width + seat: in game, then seat order.
     seats = {b: np.flatnonzero(flat == number[b]) for b in bots if b in number}
-    n, width = cols.games, cols.width
-    step = max(1, math.ceil(n / max(1, points - 1)))
-    curves = RatingCurves([], {b: [] for b in bots}, {b: [] for b in bots})
 
-    def sample(k: int) -> None:
-        curves.games.append(k)
-        for b in bots:
-            r = env.create_rating(*made[b])
-            curves.mu[b].append(r.mu)
-            curves.sigma[b].append(r.sigma)
-
-    sample(0)
-    before = 0
-    for k in (k for k in range(1, n + 1) if k % step == 0 or k == n):
+    def last_seats(before: int, k: int) -> dict[str, tuple[int, int]]:
+        latest: dict[str, tuple[int, int]] = {}
         for bot, at in seats.items():
             last = int(np.searchsorted(at, k * width)) - 1  # its last seat in a game before k
             if last >= 0 and at[last] >= before * width:
-                g, seat = divmod(int(at[last]), width)
-                mu, sigma = json.loads(history[g][1])[seat]
-                made[bot] = (mu, sigma)
-        sample(k)
-        before = k
-    return curves
+                latest[bot] = divmod(int(at[last]), width)
+        return latest
+
+    return last_seats
 
 
 def _replayed_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],
@@ -140,15 +148,14 @@ def _replayed_curves(bots: Sequence[str], outcomes: Sequence[GameOutcome],
     return curves, tracker.standings()
 
 
-def _curves_of(bots: Sequence[str], n: int, table_of: Callable[[int], Sequence[str]],
+def _curves_of(bots: Sequence[str], n: int, last_seats: LastSeats,
                history: Sequence[tuple[str, str]], points: int) -> RatingCurves:
-    """:func:`rating_curves`' samples from a rating history (each game's seats' new mu and
-    sigma as made), each sample read as the tracker reads a rating made of them; the ``n``
-    games' tables (their bots, seat 0 first) read with ``table_of``.
+    """:func:`rating_curves`' samples of ``n`` games from a rating history (each game's seats'
+    new mu and sigma as made), each sample read as the tracker reads a rating made of them.
 
-    A sample needs each bot's rating as its last game before it left it: only those games'
-    history is read, found by walking back from the sample to the one before (a bot that did
-    not play in between keeps its rating), not every game's."""
+    A sample needs each bot's rating as its last game before it left it (``last_seats``):
+    only those games' history is read (a bot that did not play since the sample before keeps
+    its rating), not every game's."""
     env = make_environment()
     made = dict.fromkeys(bots, (TRUESKILL_MU, TRUESKILL_SIGMA))
     step = max(1, math.ceil(n / max(1, points - 1)))
@@ -164,15 +171,7 @@ def _curves_of(bots: Sequence[str], n: int, table_of: Callable[[int], Sequence[s
     sample(0)
     before = 0
     for k in (k for k in range(1, n + 1) if k % step == 0 or k == n):
-        latest: dict[str, tuple[int, int]] = {}  # bot -> its last game and seat up to k
-        for g in range(k - 1, before - 1, -1):
-            table = table_of(g)
-            for seat in range(len(table) - 1, -1, -1):  # the last seat if it sat twice
-                if table[seat] in made:
-                    latest.setdefault(table[seat], (g, seat))
-            if len(latest) == len(made):
-                break
-        for bot, (g, seat) in latest.items():
+        for bot, (g, seat) in last_seats(before, k).items():
             mu, sigma = json.loads(history[g][1])[seat]
             made[bot] = (mu, sigma)
         sample(k)
