@@ -154,5 +154,4 @@ def actions_of(keys: Sequence[tuple[Any, ...]]) -> list[dict[str, Any]]:
     try:
         return list(map(copy_action, map(known_action, keys)))
     except KeyError:
-        get = _ACTION_DICTS.get
-        return [a.copy() if (a := get(k)) is not None else _first_action(k) for k in keys]
+        return list(map(action_of_key, keys))
