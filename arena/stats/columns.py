@@ -153,7 +153,8 @@ def two_player_games(cols: GameColumns, among: Sequence[str]) -> list[GameOutcom
     """The two-player games both of whose seats are bots of ``among``, as outcomes whose
     pairing, ranks and duplicate sets are theirs (what :func:`~arena.stats.match.match`
     reads)."""
-    inside = np.array([b in set(among) for b in cols.bots] + [False])
+    wanted = set(among)
+    inside = np.array([b in wanted for b in cols.bots] + [False])
     rows = np.flatnonzero((cols.size == 2) & inside[cols.seat_bot[:, 0]]
                           & inside[cols.seat_bot[:, 1]])
     return [_outcome(cols, g) for g in rows.tolist()]

@@ -30,7 +30,7 @@ _QUERY = ("SELECT p.game_id, p.round, p.tbl, p.seed, p.bots, r.scores, r.ranks, 
           "r.terminations FROM results r JOIN pairings p USING (game_id) ORDER BY ")
 
 
-def _numbered(texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
+def _distinct(texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
     """The distinct texts in order of first appearance, and each row's number among them."""
     seen: dict[str, int] = {}
     at = [seen.setdefault(t, len(seen)) for t in texts]
@@ -76,9 +76,9 @@ def read_columns(db: sqlite3.Connection, league: bool, bots: Sequence[str]) -> G
     inside = seat < size[:, None]
     seat_bot = np.full((len(parsed), width), -1, dtype=np.int64)
     seat_bot[inside] = flat
-    rank_list, rank_of = _numbered(rank_texts)
+    rank_list, rank_of = _distinct(rank_texts)
     ranks = _padded([json.loads(t) for t in rank_list], width, 0, np.int64)[rank_of]
-    term_list, term_of = _numbered(term_texts)
+    term_list, term_of = _distinct(term_texts)
     ok = _padded([[Termination(t) == Termination.OK for t in json.loads(text)]
                   for text in term_list], width, False, np.bool_)[term_of]
     every = json.loads("[" + ",".join(scores) + "]")
