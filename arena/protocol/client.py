@@ -23,9 +23,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import zmq
-
 from arena import __version__
+from arena.protocol.dealer import ConnectionLost, Dealer
 from arena.protocol.messages import REFEREE_MESSAGES, ProtocolError, decode, encode
 
 Choose = Callable[[dict[str, Any], list[dict[str, Any]], int], int]
@@ -78,13 +77,11 @@ class RefereeRefused(RuntimeError):
 def serve(bot: Bot, endpoint: str, token: str) -> None:
     """Speak the protocol for ``bot`` until the referee says shutdown.
 
-    Raises :class:`RefereeRefused` if the hello is refused, and :class:`ProtocolError` if the
-    referee sends something that is not protocol.
+    Raises :class:`RefereeRefused` if the hello is refused, :class:`ProtocolError` if the
+    referee sends something that is not protocol, and :class:`ConnectionLost` if the connection
+    ends before a shutdown.
     """
-    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
-    sock = ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 1000)  # let the last answer leave before the socket closes
-    sock.connect(endpoint)
+    sock = Dealer(endpoint)
     try:
         sock.send(encode({"type": "hello", "token": token, "name": bot.name,
                           "version": bot.version}))
@@ -118,7 +115,8 @@ def serve(bot: Bot, endpoint: str, token: str) -> None:
 def run(bot: Bot | Choose, name: str | None = None, version: str = "1.0") -> None:
     """Run a bot as a program: read the environment, serve, exit with a status.
 
-    Exit 0 after a shutdown; 2 if the environment is missing; 3 if the referee refused us.
+    Exit 0 after a shutdown; 2 if the environment is missing; 3 if the referee refused us; 4 if
+    it sent what is not protocol; 5 if it could not be reached or closed the connection.
     """
     if not isinstance(bot, Bot):
         bot = FunctionBot(bot, name or str(getattr(bot, "__name__", "python-bot")), version)
@@ -139,7 +137,10 @@ def run(bot: Bot | Choose, name: str | None = None, version: str = "1.0") -> Non
     except ProtocolError as exc:
         print(f"{bot.name}: protocol error from the referee: {exc}", file=sys.stderr)
         sys.exit(4)
+    except OSError as exc:  # ConnectionLost, or no referee at the endpoint
+        print(f"{bot.name}: no connection to the referee at {endpoint}: {exc}", file=sys.stderr)
+        sys.exit(5)
     sys.exit(0)
 
 
-__all__ = ["Bot", "FunctionBot", "RefereeRefused", "__version__", "run", "serve"]
+__all__ = ["Bot", "ConnectionLost", "FunctionBot", "RefereeRefused", "__version__", "run", "serve"]
