@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RANDOM_PY = BotManifest.load(ROOT / "bots" / "examples" / "random-py")
 RANDOM_JS = BotManifest.load(ROOT / "bots" / "examples" / "random-js")
 CRASHER = BotManifest.load(ROOT / "bots" / "faulty" / "crash-mid-game")
-FAST = TimeControl(handshake_ms=10_000, decision_ms=1_000, bank_ms=30_000)
+# Generous: a timed-out decision would play a fallback, and the kept and fresh games differ.
+CLOCK = TimeControl(handshake_ms=10_000, decision_ms=10_000, bank_ms=60_000)
 
 
 def idle_pids(stable: Stable) -> dict[str, int]:
@@ -32,7 +33,7 @@ def test_kept_bots_serve_the_next_games_and_play_them_exactly_as_fresh_processes
         kept = []
         for seed, seats in ((1, [RANDOM_PY, RANDOM_JS]), (2, [RANDOM_JS, RANDOM_PY]),
                             (3, [RANDOM_PY, RANDOM_JS])):
-            kept.append(play_game(game, seed, seats, FAST, stable=stable))
+            kept.append(play_game(game, seed, seats, CLOCK, stable=stable))
             seen.append(idle_pids(stable))
         pids = [p for snapshot in seen for p in snapshot.values()]
     finally:
@@ -41,9 +42,9 @@ def test_kept_bots_serve_the_next_games_and_play_them_exactly_as_fresh_processes
     assert seen[0] == seen[1] == seen[2] and set(seen[0]) == {"random-py", "random-js"}
     # Each game is the game fresh processes play: bots reseed from game_start's bot_seed.
     fresh = [
-        play_game(game, 1, [RANDOM_PY, RANDOM_JS], FAST),
-        play_game(game, 2, [RANDOM_JS, RANDOM_PY], FAST),
-        play_game(game, 3, [RANDOM_PY, RANDOM_JS], FAST),
+        play_game(game, 1, [RANDOM_PY, RANDOM_JS], CLOCK),
+        play_game(game, 2, [RANDOM_JS, RANDOM_PY], CLOCK),
+        play_game(game, 3, [RANDOM_PY, RANDOM_JS], CLOCK),
     ]
     for a, b in zip(kept, fresh, strict=True):
         assert [d[:2] for d in a.decisions] == [d[:2] for d in b.decisions]
@@ -56,7 +57,7 @@ def test_kept_bots_serve_the_next_games_and_play_them_exactly_as_fresh_processes
 def test_a_bot_that_failed_is_never_kept_and_the_others_are() -> None:
     stable = Stable(keep=4)
     try:
-        record = play_game(STONE_AGE, 5, [RANDOM_PY, CRASHER], FAST, stable=stable)
+        record = play_game(STONE_AGE, 5, [RANDOM_PY, CRASHER], CLOCK, stable=stable)
         assert [t["reason"] for t in record.terminations] == ["ok", "crash"]
         assert set(stable.idle) == {"random-py"}
         pid = stable.idle["random-py"].process.pid
@@ -68,7 +69,7 @@ def test_a_bot_that_failed_is_never_kept_and_the_others_are() -> None:
 def test_a_stable_that_keeps_nothing_stops_every_bot_after_its_game() -> None:
     stable = Stable(keep=0)
     try:
-        record = play_game(STONE_AGE, 6, [RANDOM_PY, RANDOM_JS], FAST, stable=stable)
+        record = play_game(STONE_AGE, 6, [RANDOM_PY, RANDOM_JS], CLOCK, stable=stable)
         assert stable.idle == {}
     finally:
         stable.close()
@@ -78,7 +79,7 @@ def test_a_stable_that_keeps_nothing_stops_every_bot_after_its_game() -> None:
 def test_the_oldest_idle_bot_is_stopped_when_more_would_wait_than_kept() -> None:
     stable = Stable(keep=1)
     try:
-        play_game(STONE_AGE, 7, [RANDOM_PY, RANDOM_JS], FAST, stable=stable)
+        play_game(STONE_AGE, 7, [RANDOM_PY, RANDOM_JS], CLOCK, stable=stable)
         assert len(stable.idle) == 1
     finally:
         stable.close()
