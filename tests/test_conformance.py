@@ -8,7 +8,14 @@ import pytest
 
 from arena.engine import Game, get_game, list_games
 from arena.engine.stoneage import STONE_AGE, StoneAgeGame, StoneAgeState
-from arena.engine.testing import DICE_RACE, ConformanceError, check_game, plain_data_problem
+from arena.engine.testing import (
+    DICE_RACE,
+    ConformanceError,
+    check_game,
+    check_playouts,
+    check_shared_actions,
+    plain_data_problem,
+)
 
 # Every installed game, and the kit's own test game, which tests register by name.
 GAMES = sorted({g.name for g in list_games()} | {DICE_RACE.name})
@@ -95,6 +102,47 @@ class _RenamingGame(StoneAgeGame):
 def test_the_kit_rejects_keys_that_name_different_actions_in_different_states() -> None:
     with pytest.raises(ConformanceError, match="equal keys must mean equal actions"):
         check_game(_RenamingGame(), seeds=[0])
+
+
+class _SeatCountingState(StoneAgeState):
+    """A game that breaks its promise: its actions carry the player count, so a key names the
+    same action throughout a game, and in every game of as many players, but not in a game of
+    another count."""
+
+    __slots__ = ()
+
+    def action_of(self, key: Any) -> dict[str, Any]:
+        return {**super().action_of(key), "players": self._n}
+
+    def legal_actions(self) -> list[dict[str, Any]]:
+        return [self.action_of(k) for k in self.legal_keys()]
+
+    def clone(self) -> StoneAgeState:
+        c = super().clone()
+        c.__class__ = _SeatCountingState
+        return c
+
+
+class _SeatCountingGame(StoneAgeGame):
+    name = "seatcounting"
+
+    def _new_state(self, num_players: int, chance: Any,
+                   options: dict[str, str]) -> StoneAgeState:
+        s = StoneAgeState.new(self, num_players, chance)  # type: ignore[arg-type]
+        s.__class__ = _SeatCountingState
+        return s
+
+
+def test_the_kit_holds_a_game_to_its_promise_of_the_same_actions_in_every_game() -> None:
+    """Consistent within each game and each player count, it fails only the promise; made
+    without the promise, it is not held to it."""
+    game = _SeatCountingGame()
+    for players in (2, 3, 4):
+        check_playouts(game, players, [0, 1])
+    with pytest.raises(ConformanceError, match="actions_shared_across_games"):
+        check_shared_actions(game, [0])
+    game.actions_shared_across_games = False
+    check_shared_actions(game, [0])
 
 
 def test_the_kit_rejects_observations_that_are_not_plain_data() -> None:

@@ -24,7 +24,7 @@ from arena.protocol.messages import (
     decode,
     encode,
 )
-from arena.protocol.packing import ActionPacker
+from arena.protocol.packing import ActionPacker, packer_for
 
 
 def pack(obj: Any) -> bytes:
@@ -439,6 +439,19 @@ def test_a_request_of_packed_actions_is_the_request_byte_for_byte(
             n += 1
             state.apply_index(rng.randrange(state.num_legal()))
     assert n > 100
+
+
+def test_a_referee_keeps_one_packer_across_games_only_where_the_game_promises_it() -> None:
+    """Stone Age's keys name the same actions in every game: its games of the same options
+    share a packer. Agricola's name the cards of their deal: a new packer every game."""
+    from arena.engine import get_game
+
+    stoneage, agricola = get_game("stoneage"), get_game("agricola")
+    assert stoneage.actions_shared_across_games and not agricola.actions_shared_across_games
+    options = stoneage.validate_options(None)
+    assert packer_for(stoneage, options) is packer_for(stoneage, dict(options))
+    options = agricola.validate_options(None)
+    assert packer_for(agricola, options) is not packer_for(agricola, options)
 
 
 @pytest.mark.parametrize("count", [0, 15, 16, 255, 256, 65535, 65536])

@@ -10,7 +10,7 @@ import itertools
 import random
 
 from arena.engine.stoneage import STONE_AGE
-from arena.engine.stoneage.moves import RESOLVE_KEYS, TOOLS, resolve_keys
+from arena.engine.stoneage.moves import KEY_FORMS, RESOLVE_KEYS, TOOLS, resolve_keys
 from arena.engine.stoneage.payments import PAYMENT_TABLES, TABLE_CAPS, payment_keys
 from arena.engine.stoneage.resolution import tool_options
 
@@ -24,7 +24,7 @@ def test_payment_keys_are_the_covered_payments_in_table_order() -> None:
             holdings = [(cap,) * 4, (0,) * 4, *rng.sample(holdings, 300)]
         for h in holdings:
             for op in (3, 6):
-                assert payment_keys(op, table, *h) == [
+                assert [KEY_FORMS[k] for k in payment_keys(op, table, *h)] == [
                     (op, x) for x in payments if all(x[i] <= h[i] for i in range(4))
                 ], (table, h)
 
@@ -50,13 +50,14 @@ def test_tool_options_hold_for_every_roll_not_only_its_remainder() -> None:
         for one_use in [(), (2,), (4, 3), (4, 3, 2)]:
             for divisor in (2, 3, 4, 5, 6):
                 for total in range(0, 61):
-                    assert tool_options(total, divisor, tools, one_use) == \
+                    got = tool_options(total, divisor, tools, one_use)
+                    assert [KEY_FORMS[k] for k in got] == \
                         _tool_options_by_definition(total, divisor, tools, one_use)
 
 
 def test_resolve_keys_of_every_mask() -> None:
     for mask in range(1 << len(RESOLVE_KEYS)):
-        assert resolve_keys(mask) == [k for k in RESOLVE_KEYS if mask >> k[1] & 1]
+        assert resolve_keys(mask) == [k for k in RESOLVE_KEYS if mask >> KEY_FORMS[k][1] & 1]
 
 
 def test_a_loaded_state_plays_on_exactly_as_the_one_saved() -> None:

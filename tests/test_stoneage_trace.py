@@ -9,6 +9,7 @@ import json
 import random
 
 from arena.engine.stoneage import STONE_AGE
+from arena.engine.stoneage.moves import KEY_FORMS
 
 #: The digest of the games below, as the engine played them when it was pinned.
 TRACE_DIGEST = "b67b61e9e5863d677aeabcf95e272640848522d5df2450fb07ed149584725c89"
@@ -16,8 +17,10 @@ TRACE_DIGEST = "b67b61e9e5863d677aeabcf95e272640848522d5df2450fb07ed149584725c89
 
 def trace_digest(games_per_count: int = 3) -> str:
     """A digest of seeded random games at 2, 3 and 4 players: at every decision the mover, the
-    legal actions as dicts, the legal keys, the index chosen and the mover's observation; every
-    50 moves the saved state (and a clone playing the same move); at the end the result."""
+    legal actions as dicts, the legal keys (as their forms, the tuples they stand for: the ints
+    a process gives out depend on the order it met them in), the index chosen and the mover's
+    observation; every 50 moves the saved state (and a clone playing the same move); at the
+    end the result."""
     h = hashlib.sha256()
     for n in (2, 3, 4):
         for seed in range(games_per_count):
@@ -32,7 +35,8 @@ def trace_digest(games_per_count: int = 3) -> str:
                 i = rng.randrange(len(actions))
                 seat = state.current_player
                 assert seat is not None
-                h.update(json.dumps([seat, actions, repr(keys), i, state.observation(seat)],
+                forms = [KEY_FORMS[k] for k in keys]
+                h.update(json.dumps([seat, actions, repr(forms), i, state.observation(seat)],
                                     sort_keys=True).encode())
                 if step % 50 == 0:
                     h.update(json.dumps(state.to_dict(), sort_keys=True).encode())

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.engine import Game, State
-from arena.protocol.packing import ActionPacker
+from arena.protocol.packing import packer_for
 
 #: The least share of the engine's decision rate that the referee's path (legal keys, their
 #: actions packed for the request) should keep.
@@ -29,7 +29,8 @@ def bench_engine(game: Game, players: int, games: int, seed: int,
     machine they vary far less than the rates per second of wall time. ``dict_path_to_engine``
     is the dict path's rate ÷ the engine's, per CPU second; ``referee_path_to_engine`` the same
     for the path a referee takes (the legal keys, and their actions packed as a request carries
-    them, each action encoded once a game).
+    them, each action encoded once a game, or once a process where the referee keeps its
+    encodings across games: see ``packer_for``).
     """
     run = _RandomGames(game, players, seed, options)
     run.play(games)
@@ -114,13 +115,13 @@ class _RandomGames:
         dict_cpu = time.process_time() - c2
 
         # The referee's own path: each decision's legal keys, their actions packed as its
-        # request carries them (ActionPacker: each action encoded once a game). A packer a
-        # game, as the referee keeps one: a packer shared by every game would encode each
-        # action once a run, and flatter the referee.
+        # request carries them (an ActionPacker: each action encoded once). The packer is the
+        # referee's (packer_for): a new one each game, or for a game that promises its keys
+        # name the same actions in every game, the one kept across this process's games.
         referee_decisions = 0
         c3 = time.process_time()
         for g in range(dict_games):
-            packer = ActionPacker()
+            packer = packer_for(game, self.played)
             state = game.new_state(self.players, seed=self.seed + g, options=self.played)
             while not state.is_terminal:
                 keys = state.legal_keys()

@@ -244,6 +244,13 @@ class Game(ABC):
     rules_version: str
     min_players: int
     max_players: int
+    #: True promises that a key names the same action in every game of this one with the same
+    #: rules version and options, whatever the seats and the seed (the action is a function of
+    #: the key alone): an action's encoding made in one game then serves every other, and a
+    #: referee keeps the encodings across the games of its process. False (the default)
+    #: promises it within one game only (:meth:`State.legal_keys`), as a game whose keys name
+    #: the cards of its own deal must. The conformance kit checks the promise.
+    actions_shared_across_games: bool = False
 
     @abstractmethod
     def max_decisions(self, num_players: int) -> int:

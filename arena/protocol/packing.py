@@ -7,10 +7,13 @@ the action maps, byte for byte what encoding the whole request gives
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 import ormsgpack
+
+if TYPE_CHECKING:
+    from arena.engine.api import Game
 
 
 class ActionPacker:
@@ -62,3 +65,22 @@ def _array_header(n: int) -> bytes:
 
 #: The array headers of the lengths most legal-action lists have.
 _HEADERS: Final = tuple(_array_header(n) for n in range(256))
+
+
+#: The packers kept across games: by game, its rules version and the options (complete).
+_SHARED: dict[tuple[Game, str, tuple[tuple[str, str], ...]], ActionPacker] = {}
+
+
+def packer_for(game: Game, options: Mapping[str, str]) -> ActionPacker:
+    """The packer for a game of ``game`` played with ``options`` (complete, as
+    ``game.validate_options`` gives them): where the game promises that its keys name the
+    same actions in every game of its rules and options (``actions_shared_across_games``), the
+    one this process keeps for all of those games, whose actions are then encoded once a
+    process rather than once a game; otherwise a new one, for this game alone."""
+    if not game.actions_shared_across_games:
+        return ActionPacker()
+    ident = (game, game.rules_version, tuple(sorted(options.items())))
+    packer = _SHARED.get(ident)
+    if packer is None:
+        packer = _SHARED[ident] = ActionPacker()
+    return packer

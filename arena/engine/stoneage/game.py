@@ -23,6 +23,8 @@ class StoneAgeGame(Game):
     rules_version = "stoneage-1.0"
     min_players = 2
     max_players = 4
+    #: Every key's action is a function of the key alone (moves.key_to_action).
+    actions_shared_across_games = True
 
     def max_decisions(self, num_players: int) -> int:
         # Per player and round at most 10 placements, 4 decisions for each of up to 10 places

@@ -12,6 +12,7 @@ from __future__ import annotations
 from itertools import compress
 
 from arena.engine.stoneage.components import BUILDING_PAYMENTS, COMPOSITIONS
+from arena.engine.stoneage.moves import key_block
 from arena.engine.stoneage.phases import Key, Pay
 
 PAYMENT_TABLES: tuple[tuple[Pay, ...], ...] = COMPOSITIONS + BUILDING_PAYMENTS
@@ -24,8 +25,12 @@ TABLE_CAPS = tuple(max((max(x) for x in table), default=0) for table in PAYMENT_
 #: so that a bitwise "and" of four of them is the bytes of the payments that four holdings
 #: cover. Made the first time a table is asked for.
 _COVERED: dict[int, tuple[tuple[int, ...], ...]] = {}
-#: (opcode, table) -> the keys ``(opcode, payment)`` of the table's payments, in its order.
+#: (opcode, table) -> the keys of ``(opcode, payment)`` for the table's payments, in order.
 _KEYS: dict[tuple[int, int], tuple[Key, ...]] = {}
+#: (opcode, a table's payments) -> their keys, made together (``moves.key_block``): the tables
+#: of equal payments (buildings of the same cost) share them. A payment in two tables that
+#: differ (a card's and a building's) has a key in each.
+_BLOCKS: dict[tuple[int, tuple[Pay, ...]], tuple[Key, ...]] = {}
 
 
 def _covered(table: int) -> tuple[tuple[int, ...], ...]:
@@ -39,12 +44,16 @@ def _covered(table: int) -> tuple[tuple[int, ...], ...]:
 
 
 def payment_keys(op: int, table: int, w: int, c: int, s: int, g: int) -> list[Key]:
-    """The keys ``(op, payment)`` of the payments of ``PAYMENT_TABLES[table]`` that holdings
+    """The keys of ``(op, payment)`` for the payments of ``PAYMENT_TABLES[table]`` that holdings
     ``(w, c, s, g)``, each at most the table's cap (``TABLE_CAPS``), cover, in the table's
     order."""
     covered = _COVERED.get(table) or _covered(table)
     keys = _KEYS.get((op, table))
     if keys is None:
-        keys = _KEYS[op, table] = tuple((op, x) for x in PAYMENT_TABLES[table])
+        payments = PAYMENT_TABLES[table]
+        keys = _BLOCKS.get((op, payments))
+        if keys is None:
+            keys = _BLOCKS[op, payments] = key_block(op, payments)
+        _KEYS[op, table] = keys
     both = covered[0][w] & covered[1][c] & covered[2][s] & covered[3][g]
     return list(compress(keys, both.to_bytes(len(keys), "big")))

@@ -6,8 +6,6 @@ package may import it without forming a cycle.
 
 from __future__ import annotations
 
-from typing import Any
-
 # Phases.
 PLACEMENT, RESOLUTION, FEEDING, OVER = range(4)
 PHASE_NAMES = ("placement", "resolution", "feeding", "game_over")
@@ -22,6 +20,6 @@ PD_FEED = "feed"  # (PD_FEED, deficit)
 #: The game ends after this round even if neither end condition has been met (see RULES.md).
 MAX_ROUNDS = 100
 
-#: An action key (see ``moves.py``) and a payment of (wood, clay, stone, gold).
-Key = tuple[Any, ...]
+#: An action key (an int: see ``moves.py``) and a payment of (wood, clay, stone, gold).
+Key = int
 Pay = tuple[int, int, int, int]

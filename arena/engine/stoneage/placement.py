@@ -19,7 +19,7 @@ from arena.engine.stoneage.components import (
     RESOURCE_PLACE_CAPACITY,
     TOOL_MAKER,
 )
-from arena.engine.stoneage.moves import PLACE_KEYS, PLACE_RUNS
+from arena.engine.stoneage.moves import KEY_FORMS, PLACE_KEYS, PLACE_RUNS
 from arena.engine.stoneage.phases import RESOLUTION, Key
 from arena.engine.stoneage.state_base import StoneAgeStateBase
 
@@ -57,16 +57,17 @@ class PlacementRules(StoneAgeStateBase):
         )
 
     def _place(self, p: int, key: Key) -> None:
-        """Seat ``p`` places ``key[2]`` people on place ``key[1]``; the next seat's turn."""
-        place = key[1]
-        k = key[2]
+        """Seat ``p`` places people on a place by a placement's ``key``; the next seat's
+        turn."""
+        _, place, k = KEY_FORMS[key]
         self._placed[p * NUM_PLACES + place] = k
         self._where[p] |= 1 << place
         self._total[place] += k
         self._players_at[place] += 1
         self._avail[p] -= k
         if place >= CARD0:  # a card slot or a pile takes one person: it is no longer open
-            self._open_buys = tuple([o for o in self._open_buys if o[1] != place])
+            # the place's only placement is of one person: this key
+            self._open_buys = tuple([o for o in self._open_buys if o != key])
         self._next_placer((p + 1) % self._n)
 
     def _next_placer(self, first: int) -> None:

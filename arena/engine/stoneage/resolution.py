@@ -39,10 +39,12 @@ from arena.engine.stoneage.components import (
 from arena.engine.stoneage.dice import roll
 from arena.engine.stoneage.moves import (
     DECLINE_KEY,
+    NO_TOOLS_KEY,
     PAY,
     PICK_KEYS,
     RESOLVE_LISTS,
     TOOLS,
+    code_of,
     resolve_keys,
 )
 from arena.engine.stoneage.payments import BUILDING_TABLE0
@@ -95,7 +97,7 @@ def tool_options(total: int, divisor: int, tools: tuple[int, ...], one_use: tupl
     got = _TOOL_CACHE.get(ck)
     if got is not None:
         return got
-    options: list[Key] = [(TOOLS, (), ())]
+    options: list[Key] = [NO_TOOLS_KEY]
     once = _sub_multisets(one_use)
     for a in _sub_multisets(tools):
         for b in once:
@@ -104,7 +106,7 @@ def tool_options(total: int, divisor: int, tools: tuple[int, ...], one_use: tupl
             added = sum(a) + sum(b)
             gained = (rest + added) // divisor
             if all((rest + added - v) // divisor < gained for v in a + b):
-                options.append((TOOLS, a, b))
+                options.append(code_of((TOOLS, a, b)))
     _TOOL_CACHE[ck] = options
     return options
 

@@ -34,12 +34,14 @@ from arena.engine.stoneage.moves import (
     CLAIM,
     DECLINE,
     FEED,
+    KEY_FORMS,
+    NO_TOOLS_KEY,
     PAY,
     PENALTY,
     PICK,
     PICK_KEYS,
-    PLACE,
-    RESOLVE,
+    PLACE_KEYS_END,
+    RESOLVE_KEYS_END,
     TOOLS,
     action_of_key,
     actions_of,
@@ -137,7 +139,7 @@ class StoneAgeState(
 
     def legal_actions(self) -> list[dict[str, Any]]:
         moves = self._moves
-        if moves and moves[0][0] != TOOLS:  # actions_of's path where every key is known
+        if moves and moves[0] != NO_TOOLS_KEY:  # actions_of's path where every key is known
             try:
                 return list(map(copy_action, map(known_action, moves)))
             except KeyError:
@@ -156,7 +158,7 @@ class StoneAgeState(
         if type(index) is not int or not 0 <= index < len(moves):
             super().apply_index(index)  # raises IllegalActionError with the message
         key = moves[index]
-        if key[0] == PLACE:  # _do's first case, without its call
+        if key < PLACE_KEYS_END:  # _do's first case, without its call
             self._place(self._cur, key)
         else:
             self._do(key)
@@ -272,15 +274,18 @@ class StoneAgeState(
 
     # ------------------------------------------------------------------ apply
     def _do(self, key: Key) -> None:
-        op = key[0]
         p = self._cur
-        if op == PLACE:
+        if key < PLACE_KEYS_END:
             self._place(p, key)
-        elif op == RESOLVE:
-            self._resolve(p, key[1])
-        elif op == TOOLS:
+            return
+        if key < RESOLVE_KEYS_END:  # the resolve keys follow the placements', in place order
+            self._resolve(p, key - PLACE_KEYS_END)
+            return
+        form = KEY_FORMS[key]
+        op = form[0]
+        if op == TOOLS:
             _, good, dice, _place = self._pend
-            used, used_once = key[1], key[2]
+            used, used_once = form[1], form[2]
             added = 0
             if used:
                 self._tfree[p] = remove_values(self._tfree[p], used)
@@ -291,15 +296,15 @@ class StoneAgeState(
             self._goods[p * 5 + good] += (sum(dice) + added) // DIVISOR[good]
             self._continue(p)
         elif op == PAY:
-            self._pay(p, key[1])
+            self._pay(p, form[1])
         elif op == DECLINE:
             self._continue(p)
         elif op == CLAIM:
             self._any2[p] -= 1
-            self._gain(p, key[1])
+            self._gain(p, form[1])
             self._moves = self._pending_options()
         elif op == FEED:
-            self._spend(p, key[1])
+            self._spend(p, form[1])
             self._turn += 1
             self._next_feeder()
         elif op == PENALTY:
@@ -307,7 +312,7 @@ class StoneAgeState(
             self._turn += 1
             self._next_feeder()
         elif op == PICK:
-            self._pick(p, key[1])
+            self._pick(p, form[1])
         else:  # pragma: no cover - keys only come from the engine's own lists
             raise ValueError(f"unknown action key {key!r}")
 

@@ -323,6 +323,38 @@ def check_options(game: Game, players: int, seeds: Iterable[int]) -> None:
                 state.apply_index(rng.randrange(state.num_legal()))
 
 
+def check_shared_actions(game: Game, seeds: Iterable[int]) -> None:
+    """Where the game promises it (:attr:`Game.actions_shared_across_games`), a key names the
+    same action in every game of the same options, whatever the player count and the seed:
+    random games of each player count, of the defaults and of each other value of each option,
+    looked at every decision. Nothing is checked for a game that does not promise it."""
+    if not game.actions_shared_across_games:
+        return
+    schema = game.options_schema()
+    choices: list[dict[str, str]] = [{}] + [{name: value} for name, spec in sorted(schema.items())
+                      for value in spec.values if value != spec.default]
+    seeds = list(seeds)
+    for raw in choices:
+        named: dict[Hashable, tuple[dict[str, Any], str]] = {}
+        for players in range(game.min_players, game.max_players + 1):
+            for seed in seeds:
+
+                def step(s: State, k: int, seed: int = seed, players: int = players,
+                         raw: dict[str, str] = raw,
+                         named: dict[Hashable, tuple[dict[str, Any], str]] = named) -> None:
+                    for key in s.legal_keys():
+                        a = s.action_of(key)
+                        first, where = named.setdefault(key, (a, f"{players}p seed {seed}"))
+                        if first != a:
+                            raise _fail(game, players, seed, k, f"options {raw}: key {key!r} "
+                                        f"names {a!r} here but {first!r} in the game of "
+                                        f"{where}: the game promises equal actions across "
+                                        "games (actions_shared_across_games)")
+
+                state = game.new_state(players, seed=seed, options=raw)
+                random_playout(state, random.Random(seed), step)
+
+
 def check_game(game: Game, seeds: Iterable[int] = range(3)) -> None:
     """Run every conformance check for every player count of ``game``."""
     seeds = list(seeds)
@@ -333,3 +365,4 @@ def check_game(game: Game, seeds: Iterable[int] = range(3)) -> None:
         check_observations(game, players, seeds)
         check_determinization(game, players, seeds)
         check_options(game, players, seeds)
+    check_shared_actions(game, seeds)

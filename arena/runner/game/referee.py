@@ -31,7 +31,7 @@ from arena.protocol.messages import (
     game_end,
     game_start,
 )
-from arena.protocol.packing import ActionPacker
+from arena.protocol.packing import packer_for
 from arena.protocol.server import Connection, Failure, Server, new_token
 from arena.protocol.transport import POLL_SLICE_MS
 from arena.results import SeatResult
@@ -152,8 +152,9 @@ class Referee:
         self.log_heading: str | None = None
         self.state: State | None = None
         # Each legal action's encoding, made once a game (its keys name the same action in
-        # every state): the requests join them instead of building and encoding every list.
-        self.actions = ActionPacker()
+        # every state), or once a process for a game whose keys name the same action in every
+        # game of its options: the requests join them instead of encoding every list.
+        self.actions = packer_for(game, self.options)
 
     @property
     def refusals(self) -> list[str]:
