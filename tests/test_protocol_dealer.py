@@ -166,7 +166,10 @@ def test_an_error_command_or_a_closed_connection_is_a_lost_connection(tmp_path: 
 
 
 def test_a_peer_that_is_not_a_zeromq_router_is_refused_in_the_handshake(tmp_path: Path) -> None:
+    # Each peer reads what the dealer sends before it closes, so that the dealer's own
+    # writes never meet a closed connection first.
     def raw_http(conn: socket.socket) -> None:
+        exactly(conn, zmtp.GREETING_SIZE)
         conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n".ljust(64, b" "))
 
     with pytest.raises(ConnectionLost, match="no ZMTP signature"):
@@ -176,6 +179,8 @@ def test_a_peer_that_is_not_a_zeromq_router_is_refused_in_the_handshake(tmp_path
         conn.sendall(zmtp.GREETING)
         exactly(conn, zmtp.GREETING_SIZE)
         conn.sendall(zmtp.ready(zmtp.PEER_TYPE))
+        ready = exactly(conn, 2)
+        exactly(conn, ready[1])
 
     dealer_too.__name__ = "raw_dealer"
     (tmp_path / "d").mkdir()

@@ -8,12 +8,9 @@ the action maps, byte for byte what encoding the whole request gives
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 import ormsgpack
-
-if TYPE_CHECKING:
-    from arena.engine.api import Game
 
 
 class ActionPacker:
@@ -67,11 +64,19 @@ def _array_header(n: int) -> bytes:
 _HEADERS: Final = tuple(_array_header(n) for n in range(256))
 
 
+class SharingGame(Protocol):
+    """What :func:`packer_for` reads of a game (an :class:`arena.engine.api.Game`; the wire's
+    floor knows no engine)."""
+
+    rules_version: str
+    actions_shared_across_games: bool
+
+
 #: The packers kept across games: by game, its rules version and the options (complete).
-_SHARED: dict[tuple[Game, str, tuple[tuple[str, str], ...]], ActionPacker] = {}
+_SHARED: dict[tuple[SharingGame, str, tuple[tuple[str, str], ...]], ActionPacker] = {}
 
 
-def packer_for(game: Game, options: Mapping[str, str]) -> ActionPacker:
+def packer_for(game: SharingGame, options: Mapping[str, str]) -> ActionPacker:
     """The packer for a game of ``game`` played with ``options`` (complete, as
     ``game.validate_options`` gives them): where the game promises that its keys name the
     same actions in every game of its rules and options (``actions_shared_across_games``), the
