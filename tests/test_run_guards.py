@@ -401,3 +401,25 @@ def test_command_line_options_override_the_files_fields(tmp_path: Path) -> None:
     # What defines the games is part of the tournament: another seed is another tournament.
     one_error(invoke("run", str(file), "--plain", "--output", str(out), "--games", "4"),
               "differs in", "seed")
+
+
+def test_a_sigterm_that_lands_where_python_swallows_its_exit_still_stops_a_worker() -> None:
+    """A game worker's SIGTERM raises SystemExit wherever the worker is. Where Python cannot let
+    an exception out (here a ``__del__``; in a run, a weakref callback of an import) it is
+    swallowed and printed, and the worker played on: it now stops all the same, silently."""
+    probe = (
+        "import signal, sys, time\n"
+        "from arena.runner.play import executor\n"
+        "signal.signal(signal.SIGTERM, executor._on_sigterm)\n"
+        "sys.unraisablehook = executor._stop_again\n"
+        "class Swallowed:\n"
+        "    def __del__(self):\n"
+        "        executor._on_sigterm(signal.SIGTERM, None)\n"
+        "Swallowed()\n"
+        "print('played on', flush=True)\n"
+        "time.sleep(10)\n"
+        "print('never', flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (143, "played on\n", "")

@@ -28,6 +28,7 @@ import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import os
 import signal
+import sys
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
@@ -122,6 +123,23 @@ def _on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
+def _stop_again(unraisable: sys.UnraisableHookArgs) -> None:
+    """A SIGTERM's SystemExit raised where Python cannot let an exception out (a weakref
+    callback run by an import, a ``__del__``) is swallowed there, and the worker would play
+    on. Raise it again 10 ms later, from a one-shot timer (SIGALRM), by when this hook and
+    what called it are done, and print nothing of it. Any other such exception is printed as
+    Python does."""
+    if not isinstance(unraisable.exc_value, SystemExit):
+        sys.__unraisablehook__(unraisable)
+        return
+    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, 0.01)
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    _on_sigterm(signal.SIGTERM, frame)
+
+
 def _watch_lifeline(lifeline: Connection) -> None:
     """Wait for the runner to die: only the runner holds the write end of the lifeline, so
     EOF means it is gone (even by SIGKILL). Then stop this worker like a SIGTERM would: the
@@ -138,6 +156,7 @@ def _worker(jobs: Connection, results: Connection, lifeline: Connection, keep_bo
     caught being set up included). SIGTERM to the supervisor reaches the child."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
+    sys.unraisablehook = _stop_again
     code = supervise(lambda: _play_jobs(jobs, results, lifeline, keep_bots))
     if code:
         raise SystemExit(code)
@@ -167,6 +186,7 @@ def _play_jobs(jobs: Connection, results: Connection, lifeline: Connection,
         # Not cut short by a second SIGTERM: the lifeline's watcher sends one when the runner
         # is gone, and a runner stopped with its process group dies beside this worker.
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.setitimer(signal.ITIMER_REAL, 0)  # nor by a SIGTERM raised again (_stop_again)
         for stable in stables.values():
             stable.close()
 
