@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -71,72 +72,57 @@ class _StuckGame(StoneAgeGame):
         return 10  # far shorter than any real game: the kit must notice
 
 
-class _RenamingState(StoneAgeState):
+def _stamping(name: str, stamp: Callable[[StoneAgeState], dict[str, Any]]) -> StoneAgeGame:
+    """Stone Age under another name, each of whose actions also carries ``stamp(state)``."""
+
+    class Stamped(StoneAgeState):
+        __slots__ = ()
+
+        def action_of(self, key: Any) -> dict[str, Any]:
+            return {**super().action_of(key), **stamp(self)}
+
+        def legal_actions(self) -> list[dict[str, Any]]:
+            return [self.action_of(k) for k in self.legal_keys()]
+
+        def clone(self) -> StoneAgeState:
+            c = super().clone()
+            c.__class__ = Stamped
+            return c
+
+    class Stamping(StoneAgeGame):
+        def _new_state(self, num_players: int, chance: Any,
+                       options: dict[str, str]) -> StoneAgeState:
+            s = StoneAgeState.new(self, num_players, chance)  # type: ignore[arg-type]
+            s.__class__ = Stamped
+            return s
+
+    game = Stamping()
+    game.name = name
+    return game
+
+
+def _renaming_game() -> StoneAgeGame:
     """A broken game: the same key names a different action from one round to the next (its
     actions carry the round), which would make a referee send stale encodings."""
-
-    __slots__ = ()
-
-    def action_of(self, key: Any) -> dict[str, Any]:
-        return {**super().action_of(key), "round": self._round}
-
-    def legal_actions(self) -> list[dict[str, Any]]:
-        return [self.action_of(k) for k in self.legal_keys()]
-
-    def clone(self) -> StoneAgeState:
-        c = super().clone()
-        c.__class__ = _RenamingState
-        return c
-
-
-class _RenamingGame(StoneAgeGame):
-    name = "renaming"
-
-    def _new_state(self, num_players: int, chance: Any,
-                   options: dict[str, str]) -> StoneAgeState:
-        s = StoneAgeState.new(self, num_players, chance)  # type: ignore[arg-type]
-        s.__class__ = _RenamingState
-        return s
+    return _stamping("renaming", lambda s: {"round": s._round})
 
 
 def test_the_kit_rejects_keys_that_name_different_actions_in_different_states() -> None:
     with pytest.raises(ConformanceError, match="equal keys must mean equal actions"):
-        check_game(_RenamingGame(), seeds=[0])
+        check_game(_renaming_game(), seeds=[0])
 
 
-class _SeatCountingState(StoneAgeState):
+def _seat_counting_game() -> StoneAgeGame:
     """A game that breaks its promise: its actions carry the player count, so a key names the
     same action throughout a game, and in every game of as many players, but not in a game of
     another count."""
-
-    __slots__ = ()
-
-    def action_of(self, key: Any) -> dict[str, Any]:
-        return {**super().action_of(key), "players": self._n}
-
-    def legal_actions(self) -> list[dict[str, Any]]:
-        return [self.action_of(k) for k in self.legal_keys()]
-
-    def clone(self) -> StoneAgeState:
-        c = super().clone()
-        c.__class__ = _SeatCountingState
-        return c
-
-
-class _SeatCountingGame(StoneAgeGame):
-    name = "seatcounting"
-
-    def _new_state(self, num_players: int, chance: Any,
-                   options: dict[str, str]) -> StoneAgeState:
-        s = StoneAgeState.new(self, num_players, chance)  # type: ignore[arg-type]
-        s.__class__ = _SeatCountingState
-        return s
+    return _stamping("seatcounting", lambda s: {"players": s._n})
 
 
 def test_the_kit_holds_a_game_to_its_promise_of_the_same_actions_in_every_game() -> None:
     """Consistent within each game and each player count, it fails only the promise; made
     without the promise, it is not held to it."""
-    game = _SeatCountingGame()
+    game = _seat_counting_game()
     for players in (2, 3, 4):
         check_playouts(game, players, [0, 1])
     with pytest.raises(ConformanceError, match="actions_shared_across_games"):
