@@ -18,6 +18,7 @@ import pytest
 import arena
 from arena.engine import Game, get_game, register, unregister
 from arena.engine.testing import DICE_RACE, DiceRaceGame
+from arena.protocol.wire import ZmtpTransport
 from arena.seeds import KEY_FILE_ENV, seed_key_to_text
 
 #: The seed key of the tests' games: fixed, so that a test whose assertions depend on what
@@ -78,6 +79,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def transport() -> Iterator[ZmtpTransport]:
+    """The referee's real wire transport (doors are unix sockets), closed after the test."""
+    t = ZmtpTransport()
+    try:
+        yield t
+    finally:
+        t.close()
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,15 +24,6 @@ from arena.protocol.transport import Lost
 from arena.protocol.wire import ZmtpTransport
 
 LONG_BODY = bytes(range(256)) * 40  # over 255 bytes: a frame with an 8-byte size
-
-
-@pytest.fixture
-def transport() -> Iterator[ZmtpTransport]:
-    t = ZmtpTransport()
-    try:
-        yield t
-    finally:
-        t.close()
 
 
 def receive(transport: ZmtpTransport) -> object:

@@ -25,15 +25,6 @@ Context = zmq.Context[zmq.Socket[bytes]]
 
 
 @pytest.fixture
-def transport() -> Iterator[ZmtpTransport]:
-    t = ZmtpTransport()
-    try:
-        yield t
-    finally:
-        t.close()
-
-
-@pytest.fixture
 def ctx() -> Iterator[Context]:
     c: Context = zmq.Context()
     try:
