@@ -63,6 +63,10 @@ if TYPE_CHECKING:
 
 __all__ = ["runs"]  # the fixture, shared with the tournament's end-to-end tests
 
+# One test worker runs this module's tests one after another (`--dist loadgroup`), so that one
+# cluster serves them all and stops with the module's last test.
+pytestmark = pytest.mark.xdist_group("dask-cluster")
+
 FAULTY = EXAMPLES.parent / "faulty"
 #: How long a scheduler or a worker gets to come up.
 UP_S = 30.0
@@ -200,11 +204,10 @@ def local_cluster(tmp: Path, workers: int) -> Iterator[LocalCluster]:
         cluster.kill_everything()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    """A scheduler and two workers of one slot each, shared by this module's tests (for the
-    session: a worker runs other modules' tests between them, and a module fixture would be
-    started again after each such break)."""
+    """A scheduler and two workers of one slot each, shared by this module's tests (which
+    one test worker runs together: see ``pytestmark``)."""
     with local_cluster(tmp_path_factory.mktemp("cluster"), workers=2) as c:
         yield c
 

@@ -46,11 +46,12 @@ class Games:
         self.retried: list[str] = []
         self.committed_before_told: list[bool] = []
 
-    def begin(self) -> None:
+    def begin(self) -> bool:
         if not self.journal.pairing_count():
             self.journal.add_pairings([Pairing(f"g{i}", i, 0, i, ("a", "b"), i)
                                        for i in range(self.n)])
         self.queue = self.journal.pairings("scheduled")
+        return bool(self.queue)
 
     def check_bots(self, executor: Executor | None) -> None:
         pass
@@ -158,6 +159,16 @@ def test_a_void_game_is_played_again_first_and_counts_once_when_it_is_played(
     assert games.journal.void_count() == 1 and seen[-1].void_retries == 1
     assert started(games.journal) == {"g0": 2, "g1": 1, "g2": 1}
     assert executor.abandoned is False
+
+
+def test_a_run_with_nothing_to_play_starts_no_executor(tmp_path: Path) -> None:
+    """A finished competition run again plays nothing, and starts no worker to do it."""
+    ring(Games(tmp_path, 2), Scripted()).run()
+    started: list[int] = []
+    again = Games(tmp_path, 2)
+    Ring(again, again.settings,
+         RunOptions(lambda workers, keep: started.append(workers) or Scripted())).run()
+    assert started == [] and again.recorded == []
 
 
 def test_a_game_void_past_its_retries_stops_the_run_and_stays_to_be_played(

@@ -230,9 +230,10 @@ class League:
     def settings(self) -> LeagueConfig:
         return self.config
 
-    def begin(self) -> None:
+    def begin(self) -> bool:
         self.queue = self.journal.pairings("scheduled")
         self._refresh()
+        return True  # a league may always be given bots to play
 
     def check_bots(self, executor: Executor) -> None:
         """Nothing: a league's bot versions were checked as they were added."""

@@ -127,8 +127,10 @@ class Competition(Protocol):
         """Whether workers keep idle bot processes between games."""
         ...
 
-    def begin(self) -> None:
-        """Called once, before anything starts: take up the games waiting in the journal."""
+    def begin(self) -> bool:
+        """Called once, before anything starts: take up the games waiting in the journal.
+        Returns whether the run may play any game; if not, it ends without starting a worker
+        (a finished tournament run again)."""
 
     def check_bots(self, executor: Executor) -> None:
         """Called once before the first game, once the ``executor`` has started: on its
@@ -204,7 +206,8 @@ class Ring:
                 require_sandbox(settings.sandbox)
             except SandboxError as exc:
                 raise TournamentError(str(exc)) from None
-        self.competition.begin()
+        if not self.competition.begin():
+            return
         # Each worker keeps as many idle bots as its share of the free memory holds.
         keep = (keep_for_memory(available_memory(), settings.concurrency)
                 if self.competition.keep_bots else 0)

@@ -157,7 +157,6 @@ class Tournament:
                 self._same_bots()
         self.done_before = self.done
         self.queue: list[Pairing] = []  # issued, not handed out, in the order to hand out
-        self.playing = False  # whether this run has games to play
 
     @functools.cached_property
     def seed_key(self) -> bytes:
@@ -232,9 +231,9 @@ class Tournament:
         return self.issued if self.stopped_by is not None else self.scheduler.planned_total
 
     # ------------------------------------------------------------------ the ring's policy
-    def begin(self) -> None:
+    def begin(self) -> bool:
         self.queue = self.journal.pairings("scheduled")
-        self.playing = bool(self.queue or self._more_to_issue())
+        return bool(self.queue or self._more_to_issue())
 
     def plan(self, capacity: int, running: Sequence[Pairing]) -> None:
         """Issue the next games when the queue runs short: a fixed schedule's next parts
@@ -297,9 +296,7 @@ class Tournament:
         built first, here, unless the ``executor``'s workers build them (a cluster's). The
         checks run where the games will: on the ``executor``'s workers when it checks them
         itself (the local workers keep the processes they checked for their games), else
-        here. A run with no game to play checks nothing."""
-        if not self.playing:
-            return
+        here."""
         if self.config.executor.kind == "local":
             self._build_bots()
         checks = [self.job(Pairing(f"start-check-{bot}", 0, 0, 0, (bot,), 0))
