@@ -1,5 +1,5 @@
 """``python -m arena`` runs the command line, like the ``arena`` script."""
 
-from arena.cli.main import app
+from arena.cli.main import main
 
-app(prog_name="arena")
+main()

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import game as game_commands
-from arena.cli.main import app
+from arena.cli.main import app, app_for
 from arena.engine import Game
 from arena.engine.agricola.cards.state import CardState
 from arena.engine.agricola.game import AGRICOLA
@@ -25,6 +25,48 @@ from arena.runner.game.clock import TimeControl
 from arena.runner.game.processes import group_alive
 
 runner = CliRunner()
+
+
+#: Command lines that the command line built for them (app_for) must answer exactly as the whole
+#: app does: lists of commands, one command's help, errors of every kind, an unknown command
+#: (Typer's suggestion), an option after --help.
+AS_THE_WHOLE_APP = (
+    [], ["--help"], ["--help", "run"], ["--nope"], ["bench"], ["bench", "--help"],
+    ["league", "--help"], ["league", "add", "--help"], ["league", "nope"], ["run", "--help"],
+    ["run"], ["play", "--game", "nope"], ["check-bot", "--help"], ["games"], ["leage"],
+    ["bench", "engine", "--help"], ["bench", "engine", "--games", "0"], ["worker", "--help"],
+)
+
+
+@pytest.mark.parametrize("args", AS_THE_WHOLE_APP, ids=lambda a: " ".join(a) or "nothing")
+def test_the_app_built_for_a_command_line_answers_as_the_whole_app(args: list[str]) -> None:
+    whole = runner.invoke(app, args, prog_name="arena", env={"COLUMNS": "100"})
+    built = runner.invoke(app_for(args), args, prog_name="arena", env={"COLUMNS": "100"})
+    assert (built.exit_code, built.output) == (whole.exit_code, whole.output)
+    assert whole.output.strip()
+
+
+def test_the_app_built_for_one_command_holds_that_command_alone() -> None:
+    import typer.main
+
+    def built(args: list[str]) -> dict[str, Any]:
+        """Each command of the app built for ``args`` (a group's as group/command): whether
+        it has parameters."""
+        def walk(group: Any, prefix: str) -> dict[str, Any]:
+            found = {}
+            for name, command in group.commands.items():
+                if hasattr(command, "commands"):
+                    found |= walk(command, f"{prefix}{name}/")
+                else:
+                    found[prefix + name] = bool(command.params)
+            return found
+        return walk(typer.main.get_command(app_for(args)), "")
+
+    whole = built(["nope"])  # an unknown command: the whole app
+    assert len(whole) > 30 and whole["run"] and whole["league/add"] and not whole["games"]
+    for args, named in ((["run", "x.toml"], "run"), (["league", "add", "x"], "league/add"),
+                        (["--help"], None)):
+        assert built(args) == {name: name == named and params for name, params in whole.items()}
 
 
 def test_games_lists_stone_age() -> None:

@@ -6,6 +6,9 @@ Domain errors become a message on stderr and exit code 2, in one place
 
 from __future__ import annotations
 
+import copy
+import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import typer
@@ -95,3 +98,66 @@ app.command()(run)
 app.command()(rebuild)
 app.command()(standings)
 whole_paragraphs(app)  # last: every command is registered by now
+
+
+def main() -> None:
+    """The ``arena`` command (the script and ``python -m arena``): :data:`app`, built for the
+    command line at hand by :func:`app_for`."""
+    app_for(sys.argv[1:])(prog_name="arena")
+
+
+def app_for(args: Sequence[str]) -> typer.Typer:
+    """:data:`app` as much as ``args`` need, with the same behaviour and output: Typer turns
+    every command's parameters into Click's before it runs one (about 25 ms for Arena's 31
+    commands, on every start). Here only the command named in ``args`` is built whole; every
+    other command is built with its name and help, as a list of commands shows it
+    (``arena --help``, ``arena league``). An unknown command builds it all."""
+    return _pruned(app, list(args))
+
+
+def _pruned(group: typer.Typer, args: list[str]) -> typer.Typer:
+    """``group`` with each command listed only (:func:`_listed`), except the one ``args``
+    name, built whole (or, for a group, built for the rest of ``args``)."""
+    first = args[0] if args else "--help"
+    if first.startswith("-") and args[1:]:
+        return group  # an option before the command: as Typer has it
+    named = {_name(info) for info in group.registered_commands}
+    groups = {info.name for info in group.registered_groups if info.typer_instance is not None}
+    if not first.startswith("-") and first not in named | groups:
+        return group  # not a command: Typer's own message, with its suggestions
+    return _with(group,
+                 [info if _name(info) == first else _listed(info)
+                  for info in group.registered_commands],
+                 [_group_with(info, _pruned(info.typer_instance,
+                                            args[1:] if info.name == first else []))
+                  for info in group.registered_groups if info.typer_instance is not None])
+
+
+def _name(info: typer.models.CommandInfo) -> str:
+    """A command's name as Typer gives it."""
+    assert info.callback is not None
+    return info.name or info.callback.__name__.lower().replace("_", "-")
+
+
+def _with(group: typer.Typer, commands: list[typer.models.CommandInfo],
+          groups: list[typer.models.TyperInfo]) -> typer.Typer:
+    pruned = copy.copy(group)
+    pruned.registered_commands, pruned.registered_groups = commands, groups
+    return pruned
+
+
+def _group_with(info: typer.models.TyperInfo, instance: typer.Typer) -> typer.models.TyperInfo:
+    pruned = copy.copy(info)
+    pruned.typer_instance = instance
+    return pruned
+
+
+def _listed(info: typer.models.CommandInfo) -> typer.models.CommandInfo:
+    """A command as a list of commands shows it: its name and help, no parameters."""
+    listed = copy.copy(info)
+    listed.name, listed.callback = _name(info), _listed_only
+    return listed
+
+
+def _listed_only() -> None:
+    """Stands for a command in a list of commands; never run."""
