@@ -430,7 +430,8 @@ def test_ctrl_c_twice_abandons_the_games_on_the_workers(
 
     wait_until("a game in progress on each worker", both_playing, 30, run)
     run.interrupt()
-    time.sleep(0.3)
+    # Again once the first is said (two SIGINTs before Python's handler runs are one).
+    wait_until("the first Ctrl-C is said", lambda: "finishing the games" in run.stderr, 10, run)
     run.interrupt()
     assert run.wait(30) == 130, run.text
     assert "abandoning the games in progress" in run.stderr
