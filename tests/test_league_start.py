@@ -4,8 +4,10 @@ again, on a journal with failures, retired, suspended, enabled and removed bot v
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -69,14 +71,24 @@ def _assert_same(started: RunState, replayed: RunState) -> None:
         assert started.floors._bots == replayed.floors._bots
 
 
-def _check(journal: LeagueJournal, window: int, history: bool = True) -> None:
-    """The two states agree; ``history``: the floor watch is read from the rating history
-    (not from every game rated again)."""
+def _check(journal: LeagueJournal, *windows: int, history: bool = True) -> None:
+    """The two states agree at each of ``windows``, with and without the floor watch;
+    ``history``: the floor watch is read from the rating history (not from every game rated
+    again).
+
+    Every game is rated again once, with the floor watch and the longest window: a shorter
+    window's state is that one with each version's last games cut to the window, and the
+    state without a floor watch is that one without it (the watch only reads the ratings).
+    """
     games = journal.pairing_count("done")
     assert _watch_from_history(journal, FloorWatch(3), games) is history
-    for floors in (False, True):
-        _assert_same(RunState.started(journal, window, floors),
-                     RunState.replayed(journal, window, floors))
+    longest = RunState.replayed(journal, max(windows), True)
+    for window in windows:
+        for floors in (False, True):
+            replayed = dataclasses.replace(
+                longest, window=window, floors=longest.floors if floors else None,
+                history={b: deque(h, maxlen=window) for b, h in longest.history.items()})
+            _assert_same(RunState.started(journal, window, floors), replayed)
 
 
 def test_a_run_starts_from_the_checkpoint_as_from_every_game_rated(tmp_path: Path) -> None:
@@ -92,8 +104,7 @@ def test_a_run_starts_from_the_checkpoint_as_from_every_game_rated(tmp_path: Pat
         journal.set_status(BOTS[1], "active")
         _play(journal, rng, 20)
         assert journal.pairing_count("done") == 300
-        for window in (1, 4, 10, 300):
-            _check(journal, window)
+        _check(journal, 1, 4, 10, 300)
         # A removed version's games leave the rating history behind the games until the
         # next game is committed: the run then rates every game again, and after it, reads
         # the history written anew.
@@ -101,6 +112,9 @@ def test_a_run_starts_from_the_checkpoint_as_from_every_game_rated(tmp_path: Pat
         _check(journal, 10, history=False)
         _play(journal, rng, 5)
         _check(journal, 10)
+        # The cut-down state _check compares with is the one rating again without the watch
+        # and with a shorter window gives.
+        _assert_same(RunState.started(journal, 4, False), RunState.replayed(journal, 4, False))
     finally:
         journal.close()
 
