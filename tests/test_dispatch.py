@@ -102,7 +102,7 @@ def test_each_game_goes_to_the_free_worker_that_keeps_its_bots(
 def fields_file(tmp_path: Path, name: str, bots: list[Path], **fields: Any) -> Path:
     folder = tmp_path / name
     folder.mkdir()
-    settings: dict[str, Any] = {"max_games": 24, **fields}
+    settings: dict[str, Any] = {"max_games": 24, "concurrency": 2, **fields}
     return write_tournament(folder, "t.toml", name="fields", output=folder / "out", bots=bots,
                             game="dicerace", players=4, rounds=1, sandbox="none", seed=5,
                             time_control={"handshake_ms": 10_000, "decision_ms": 2_000},

@@ -136,11 +136,12 @@ def write_tournament(
     time_control: dict[str, int] | None = None,
     **fields: Any,
 ) -> Path:
-    """A tournament file in ``folder``: 2-player round-robin, one round, concurrency 2 unless
-    ``fields`` say otherwise."""
+    """A tournament file in ``folder``: 2-player round-robin, one round, one game at a time
+    unless ``fields`` say otherwise. One game worker starts each bot once where two start it
+    twice; a test of games played at once asks for ``concurrency`` itself."""
     values: dict[str, Any] = {
         "name": name, "game": "stoneage", "format": "round-robin", "players": 2, "rounds": 1,
-        "seed": 11, "concurrency": 2, "output": output, **fields,
+        "seed": 11, "concurrency": 1, "output": output, **fields,
     }
     lines = [f"{k} = {_toml(v)}" for k, v in values.items()]
     if time_control:
@@ -158,8 +159,8 @@ ARENA_WITH_DICERACE = (
     "from arena.engine import register\n"
     "from arena.engine.testing import DICE_RACE\n"
     "register(DICE_RACE)\n"
-    "from arena.cli.main import app\n"
-    "app(prog_name='arena')\n"
+    "from arena.cli.main import main\n"
+    "main()\n"
 )
 
 
@@ -621,7 +622,7 @@ def test_sigkill_of_the_runner_leaves_no_worker_and_no_bot(tmp_path: Path, runs:
         tmp_path, "sigkill.toml", name="sigkill", output=tmp_path / "out",
         bots=[example("random-py"), faulty("slow")],
         sandbox="none",  # the slow bot's pid file, and the marker env (see above)
-        time_control={"decision_ms": 1000, "bank_ms": 8000, "increment_ms": 0},
+        time_control={"decision_ms": 1000, "bank_ms": 8000, "increment_ms": 0}, concurrency=2,
     )
     pid_file = tmp_path / "slow.pid"
     temp = Path(tempfile.mkdtemp(prefix="arena-test-tmp-", dir="/tmp"))  # short: sockets
