@@ -13,11 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from arena.runner.play.columns import (
-    history_agrees,
-    last_outcomes,
-    read_columns,
-)
+from arena.runner.play.column_cache import cached_games
+from arena.runner.play.columns import columns_of_raw, history_agrees, last_outcomes
 from arena.runner.play.journal import JOURNAL, Journal, JournalError, Progress, damaged_message
 from arena.runner.play.standings import Standings
 from arena.stats.columns import GameColumns
@@ -35,14 +32,20 @@ def read_progress(folder: str | Path, records: bool = False, ratings: bool = Fal
                                                              history=history))
 
 
-def read_report(folder: str | Path, large_field: int, listed: int
+def read_report(folder: str | Path, large_field: int, listed: int, keep: bool = True
                 ) -> tuple[Progress, GameColumns | None]:
     """What ``arena report`` reads: the progress with records, ratings and rating history,
     and for a field of more than ``large_field`` bots (as the journal names them) whose rating
     history is of its games,
     the games as columns (:func:`~arena.runner.play.columns.read_columns`), the progress then
     holding only the last ``listed`` games and their records; for any other field, every game
-    and no columns."""
+    and no columns.
+
+    A large field's games are read with the columns kept beside the journal when they agree
+    with it (:mod:`~arena.runner.play.column_cache`), which, with ``keep``, are brought up to
+    date where the folder can be written: the same columns."""
+    where = Path(folder)
+
     def read(journal: Journal) -> tuple[Progress, GameColumns | None]:
         progress = journal.progress(outcomes=False, ratings=True)
         league = progress.identity.get("kind") == "league"
@@ -50,7 +53,8 @@ def read_report(folder: str | Path, large_field: int, listed: int
             return dataclasses.replace(progress, outcomes=journal.rated_outcomes(),
                                        records=journal.records()), None
         try:
-            cols = read_columns(journal.db, league, progress.bots)
+            games = cached_games(journal.db, where, keep and os.access(where, os.W_OK))
+            cols = columns_of_raw(games, league, progress.bots)
         except ValueError as exc:  # a termination reason this version does not know
             raise JournalError(f"{journal.path}: {exc}") from None
         if (progress.ratings is not None
