@@ -21,6 +21,7 @@ import numpy as np
 
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome
+from arena.runner.play.history import history_ids
 from arena.runner.play.outcome_rows import outcomes_of
 from arena.runner.play.ratings import RatingTracker, numbered
 from arena.stats.columns import BoolArray, GameColumns, IntArray
@@ -216,7 +217,7 @@ def history_agrees(cols: GameColumns, history: Sequence[tuple[str, str]],
     """Whether the journal's rating ``history`` and its ratings ``rated`` are of the games of
     ``cols`` (its bots, every game, in that order)."""
     return (rated.bots == cols.bots and rated.games == len(history) == cols.games
-            and all(g == h for (g, _), h in zip(history, cols.game_ids, strict=True)))
+            and history_ids(history) == cols.game_ids)
 
 
 def last_outcomes(db: sqlite3.Connection, league: bool, games: int, count: int
