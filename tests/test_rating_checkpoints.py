@@ -208,6 +208,7 @@ def test_bench_ratings_prints_both_ways_and_they_agree() -> None:
     assert r.exit_code == 0, r.output
     f = json.loads(r.output)
     assert f["games"] == 40 and f["identical"] is True and f["report_identical"] is True
+    assert f["report_cold_identical"] is True
     assert f["replay_seconds"] > 0 and f["checkpoint_seconds"] > 0
     assert f["standings_command_seconds"] > 0 and f["report_command_cpu_seconds"] > 0
 

@@ -8,7 +8,10 @@ replay is what ``arena standings`` did before checkpoints: read every game, rate
 Its tracker then becomes the journal's checkpoint and history, and ``arena standings``'
 reading (:func:`~arena.runner.play.reading.read_standings`) is timed, its standings checked to
 be the replay's byte for byte; with ``report``, the report's page (without replay pages) is
-made both ways and timed, and the two pages compared byte for byte.
+made both ways and timed, and the two pages compared byte for byte. The report is timed
+twice: cold, without the columns a report keeps beside the journal
+(:mod:`~arena.runner.play.column_cache`: every game read, and kept), and warm, with them (what
+a report after another pays); the command too.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.bench.stats import write_journal
+from arena.report.html import LARGE_FIELD
+from arena.runner.play.column_cache import CACHE
 from arena.runner.play.journal import JOURNAL, Journal
 from arena.runner.play.ratings import RatingTracker
 from arena.runner.play.reading import read_progress, read_report, read_standings
@@ -40,16 +45,24 @@ MADE = "bench-ratings.json"
 def _report(folder: Path, ratings: bool, replicates: int) -> tuple[str, float]:
     """``arena report``'s page of ``folder`` (its journal read with or without the ratings
     kept) and the seconds it took."""
-    from arena.report.html import GAMES_LISTED, LARGE_FIELD, build_report
+    from arena.report.charts import CURVE_POINTS
+    from arena.report.html import GAMES_LISTED, LARGE_FIELD, SHOWN, build_report
 
     start = time.perf_counter()
     if ratings:  # as ``arena report`` reads it
-        progress, columns = read_report(folder, LARGE_FIELD, GAMES_LISTED)
+        progress, columns = read_report(folder, LARGE_FIELD, GAMES_LISTED,
+                                        curves=(SHOWN, CURVE_POINTS))
     else:
         progress, columns = read_progress(folder, records=True), None
     page = build_report(progress, folder, folder / "report.html", True, replicates=replicates,
                         seed=0, columns=columns)
     return page, time.perf_counter() - start
+
+
+def _cold(folder: Path) -> None:
+    """Remove the report's columns kept beside the journal: the next report reads every game
+    (and keeps them again)."""
+    (folder / CACHE).unlink(missing_ok=True)
 
 
 def _prepared(folder: Path, games: int, bots: int, players: int, seed: int
@@ -123,12 +136,14 @@ def league_figures(league: Path, replicates: int) -> dict[str, Any]:
     figures: dict[str, Any] = {"league_journal_bytes": sum(
         f.stat().st_size for f in league.glob(f"{JOURNAL}*"))}
     with tempfile.TemporaryDirectory(prefix="arena-bench-page-") as tmp:
+        report = ("report", str(league), "--no-views", "--output",
+                  str(Path(tmp) / "report.html"), "--bootstrap", str(replicates))
         for name, args in (
                 ("league_standings", ("league", "standings", str(league))),
                 ("league_arena_standings", ("standings", str(league))),
-                ("league_report", ("report", str(league), "--no-views", "--output",
-                                   str(Path(tmp) / "report.html"), "--bootstrap",
-                                   str(replicates)))):
+                ("league_report_cold", report), ("league_report", report)):
+            if name == "league_report_cold":
+                _cold(league)
             wall, cpu, rss = command_figures(*args)
             figures.update({f"{name}_command_seconds": wall,
                             f"{name}_command_cpu_seconds": cpu,
@@ -164,17 +179,27 @@ def bench_ratings(games: int, bots: int, players: int, seed: int,
         figures: dict[str, Any] = {"standings_command_seconds": wall,
                                    "standings_command_cpu_seconds": cpu}
         if report:
+            # Cold: no columns kept beside the journal (every game read, and kept); warm: as
+            # a report finds them after another report, the games since read from the journal.
+            _cold(folder)
+            cold_page, cold_s = _report(folder, True, replicates)
             kept_page, kept_report_s = _report(folder, True, replicates)
-            figures.update(report_checkpoint_seconds=kept_report_s)
+            figures.update(report_cold_seconds=cold_s, report_checkpoint_seconds=kept_report_s,
+                           report_cold_identical=cold_page == kept_page)
             if replay:
                 page, replay_report_s = _report(folder, False, replicates)
                 figures.update(report_replay_seconds=replay_report_s,
                                report_identical=kept_page == page)
             page_file = Path(stack.enter_context(
                 tempfile.TemporaryDirectory(prefix="arena-bench-page-"))) / "report.html"
-            wall, cpu = command_seconds(
-                "report", str(folder), "--no-views", "--output", str(page_file),
-                "--bootstrap", str(replicates))
+            command = ("report", str(folder), "--no-views", "--output", str(page_file),
+                       "--bootstrap", str(replicates))
+            if bots > LARGE_FIELD:  # a smaller field's report keeps no columns
+                _cold(folder)
+                wall, cpu = command_seconds(*command)
+                figures.update(report_command_cold_seconds=wall,
+                               report_command_cold_cpu_seconds=cpu)
+            wall, cpu = command_seconds(*command)
             figures.update(report_command_seconds=wall, report_command_cpu_seconds=cpu)
         if league is not None:
             figures.update(league_figures(league, replicates))
@@ -200,12 +225,19 @@ def figure_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
     if "report_checkpoint_seconds" in f:
         if "report_replay_seconds" in f:
             rows += [(f"{head}: report, full replay", f"{f['report_replay_seconds']:.2f} s")]
-        rows += [(f"{head}: report, from the checkpoint",
-                  f"{f['report_checkpoint_seconds']:.2f} s")]
+        rows += [(f"{head}: report, from the checkpoint, columns cold (every game read)",
+                  f"{f['report_cold_seconds']:.2f} s"),
+                 (f"{head}: report, from the checkpoint, columns warm (kept by a report)",
+                  f"{f['report_checkpoint_seconds']:.2f} s"),
+                 ("report byte-identical cold and warm",
+                  "yes" if f["report_cold_identical"] else "NO")]
         if "report_replay_seconds" in f:
             rows += [("ratio (replay / checkpoint)",
                       f"× {f['report_replay_seconds'] / f['report_checkpoint_seconds']:.1f}")]
-        rows += [(f"{head}: `arena report --no-views`, a fresh process",
+        if "report_command_cold_seconds" in f:
+            rows += [(f"{head}: `arena report --no-views`, a fresh process, columns cold",
+                      _wall_cpu(f, "report_command_cold"))]
+        rows += [(f"{head}: `arena report --no-views`, a fresh process, columns warm",
                   _wall_cpu(f, "report_command")),
                  ("target (a million games)", f"≤ {f['report_target_seconds']:.0f} s")]
         if "report_identical" in f:
@@ -215,7 +247,10 @@ def figure_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
         for name, shown, target in (
                 ("league_standings", "`arena league standings`", f["target_seconds"]),
                 ("league_arena_standings", "`arena standings`", f["target_seconds"]),
-                ("league_report", "`arena report --no-views`", f["report_target_seconds"])):
+                ("league_report_cold", "`arena report --no-views`, columns cold",
+                 f["report_target_seconds"]),
+                ("league_report", "`arena report --no-views`, columns warm",
+                 f["report_target_seconds"])):
             rows += [(f"--league: {shown}, a fresh process (target at a million games "
                       f"≤ {target:.0f} s)",
                       _wall_cpu(f, f"{name}_command") + ", peak memory "

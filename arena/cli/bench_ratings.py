@@ -53,5 +53,6 @@ def bench_ratings_cmd(
                       replay=replay, keep=keep, league=league)
     print_figures(f"ratings benchmark: {bots} bots, {players}-player tables", figures=f,
                   rows=figure_rows(f), as_json=as_json)
-    if not f["identical"] or not f.get("report_identical", True):
+    if not (f["identical"] and f.get("report_identical", True)
+            and f.get("report_cold_identical", True)):
         raise typer.Exit(1)

@@ -33,7 +33,8 @@ def report(
     linked to its record and its replay page (the most recent --games-listed of them). Also
     while a run is going. A field of more than 100 bots shows the top 30 of the standings in
     its crosstable and charts, and says so."""
-    from arena.report.html import LARGE_FIELD, build_report, listed_games
+    from arena.report.charts import CURVE_POINTS
+    from arena.report.html import LARGE_FIELD, SHOWN, build_report, listed_games
     from arena.report.pages import write_pages
     from arena.runner.game.disk import write_atomic
     from arena.runner.play.journal import JournalError
@@ -43,7 +44,8 @@ def report(
     if not folder.is_dir():
         fail(f"{folder}: no such folder")
     try:
-        progress, columns = read_report(folder, LARGE_FIELD, games_listed)
+        progress, columns = read_report(folder, LARGE_FIELD, games_listed,
+                                        curves=(SHOWN, CURVE_POINTS))
     except JournalError as exc:
         fail(str(exc))
     games = len(progress.outcomes) if columns is None else columns.games

@@ -11,10 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-import numpy as np
-
 from arena.results import GameOutcome
 from arena.runner.play.columns import history_agrees
+from arena.runner.play.history import LastSeats, sample_points, searched_seats
 from arena.runner.play.ratings import RatingTracker, make_environment
 from arena.runner.play.standings import TRUESKILL_MU, TRUESKILL_SIGMA, Standings
 from arena.stats.columns import GameColumns
@@ -79,12 +78,8 @@ def column_rating_curves(cols: GameColumns, history: Sequence[tuple[str, str]],
         return None
     standings = rated.standings()
     shown = [b.name for b in standings.bots[:top]]
-    return _curves_of(shown, cols.games, _searched(shown, cols), history, points), standings
-
-
-#: For each bot asked, its last game and seat among the games ``before``..``k - 1`` (a bot
-#: absent from them is left out): a sample's way of finding where each rating was last made.
-LastSeats = Callable[[int, int], dict[str, tuple[int, int]]]
+    return _curves_of(shown, cols.games, searched_seats(shown, cols), history,
+                      points), standings
 
 
 def _walked_back(bots: Sequence[str], table_of: Callable[[int], Sequence[str]]) -> LastSeats:
@@ -101,26 +96,6 @@ def _walked_back(bots: Sequence[str], table_of: Callable[[int], Sequence[str]]) 
                     latest.setdefault(table[seat], (g, seat))
             if len(latest) == len(asked):
                 break
-        return latest
-
-    return last_seats
-
-
-def _searched(bots: Sequence[str], cols: GameColumns) -> LastSeats:
-    """Each bot's last seat found by a search in the list of its seats (games as columns),
-    instead of a walk back over the games."""
-    number = {b: i for i, b in enumerate(cols.bots)}
-    flat = cols.seat_bot.ravel()
-    width = cols.width
-    # Each bot's seats, as the flat position game * width + seat: in game, then seat order.
-    seats = {b: np.flatnonzero(flat == number[b]) for b in bots if b in number}
-
-    def last_seats(before: int, k: int) -> dict[str, tuple[int, int]]:
-        latest: dict[str, tuple[int, int]] = {}
-        for bot, at in seats.items():
-            last = int(np.searchsorted(at, k * width)) - 1  # its last seat in a game before k
-            if last >= 0 and at[last] >= before * width:
-                latest[bot] = divmod(int(at[last]), width)
         return latest
 
     return last_seats
@@ -158,7 +133,6 @@ def _curves_of(bots: Sequence[str], n: int, last_seats: LastSeats,
     its rating), not every game's."""
     env = make_environment()
     made = dict.fromkeys(bots, (TRUESKILL_MU, TRUESKILL_SIGMA))
-    step = max(1, math.ceil(n / max(1, points - 1)))
     curves = RatingCurves([], {b: [] for b in bots}, {b: [] for b in bots})
 
     def sample(k: int) -> None:
@@ -170,7 +144,7 @@ def _curves_of(bots: Sequence[str], n: int, last_seats: LastSeats,
 
     sample(0)
     before = 0
-    for k in (k for k in range(1, n + 1) if k % step == 0 or k == n):
+    for k in sample_points(n, points):
         for bot, (g, seat) in last_seats(before, k).items():
             mu, sigma = json.loads(history[g][1])[seat]
             made[bot] = (mu, sigma)

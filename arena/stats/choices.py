@@ -281,7 +281,7 @@ def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
 
     ss, sd, sw = entries(set_of.astype(np.int64))
     wb, wd, ww = entries(winner_all)
-    pairs = np.unique(np.concatenate(ahead_keys)) if ahead_keys else np.zeros(0, np.int64)
+    pairs = _distinct_pairs(ahead_keys, base)[0]
     ahead = frozenset(zip((pairs // base).tolist(), (pairs % base).tolist(), strict=True))
     met_keys = [np.zeros(0, dtype=np.int64)]
     for x in range(met.shape[1]):
@@ -289,9 +289,23 @@ def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
             a, b = met[:, x], met[:, y]
             both = (a >= 0) & (b >= 0) & (a != b)
             met_keys.append(np.minimum(a, b)[both] * base + np.maximum(a, b)[both])
-    met_pairs, met_counts = np.unique(np.concatenate(met_keys), return_counts=True)
+    met_pairs, met_counts = _distinct_pairs(met_keys, base)
     met_sets = dict(zip(zip((met_pairs // base).tolist(), (met_pairs % base).tolist(),
                             strict=True), met_counts.tolist(), strict=True))
     pair_index = members[:, None, :] * (n + 1) + members[None, :, :]
     return ChoiceData(list(bots), members, pair_index, ss, sd, sw, wb, wd, ww,
                       duplicate_sets=n_dups, games=games, ahead=ahead, met_sets=met_sets)
+
+
+def _distinct_pairs(keys: Sequence[IntArray], base: int) -> tuple[IntArray, IntArray]:
+    """The distinct pair keys (``a * base + b``, each under ``base ** 2``) of ``keys``,
+    ascending, and how often each occurs: ``np.unique``'s, counted in one pass over a table of
+    every key instead of a sort (a million games give millions of keys among a million
+    possible pairs)."""
+    every = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+    if base * base > 1 << 26:  # a table too large for the field: sort
+        found, counts = np.unique(every, return_counts=True)
+        return found.astype(np.int64), counts.astype(np.int64)
+    counts = np.bincount(every, minlength=base * base)
+    found = np.flatnonzero(counts)
+    return found.astype(np.int64), counts[found].astype(np.int64)

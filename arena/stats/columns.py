@@ -130,7 +130,7 @@ def column_choice_data(cols: GameColumns, bots: Sequence[str]) -> ChoiceData:
     number = np.array([where.get(b, -1) for b in cols.bots] + [-1], dtype=np.int64)
     seated = number[cols.seat_bot]
     # The first game of each duplicate set (the sets are numbered in their first game's order).
-    first = np.unique(cols.dup, return_index=True)[1]
+    first = first_games(cols.dup)
     met = np.sort(seated[first], axis=1)  # past its seats a game reads -1
     met[:, 1:][met[:, 1:] == met[:, :-1]] = -1  # a bot seated twice is met once
     return choices_from_tables(bots, seated, cols.ranks, cols.size, cols.dup, met,
@@ -147,6 +147,18 @@ def _outcome(cols: GameColumns, g: int) -> GameOutcome:
                        tuple(cols.scores[g, :k].tolist()), tuple(cols.ranks[g, :k].tolist()),
                        tuple(Termination.OK if ok else Termination.CRASH
                              for ok in cols.ok[g, :k].tolist()))
+
+
+def first_games(dup: IntArray) -> IntArray:
+    """``np.unique(dup, return_index=True)[1]``: the first game of each duplicate set, found
+    where the sets' running maximum grows when they are numbered in their first game's order
+    (as :class:`GameColumns` numbers them), without a sort."""
+    if len(dup) and int(dup[0]) == 0:
+        grows = np.diff(np.maximum.accumulate(dup), prepend=-1)
+        first = np.flatnonzero(grows)
+        if int(grows.max()) == 1 and len(first) == int(dup.max()) + 1:
+            return first.astype(np.int64)
+    return np.unique(dup, return_index=True)[1].astype(np.int64)
 
 
 def two_player_games(cols: GameColumns, among: Sequence[str]) -> list[GameOutcome]:

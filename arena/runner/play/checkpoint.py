@@ -271,6 +271,35 @@ class RatingCheckpoints:
             return None
         return history if len(history) == games else None
 
+    def rating_history_ids(self, games: int) -> list[str] | None:
+        """The games of the rating history of ``games`` games in the order rated, without
+        their ratings (:meth:`rating_history_made` reads those): None unless it holds
+        exactly the places 1..``games``."""
+        try:
+            count, low, high = self.db.execute(
+                "SELECT COUNT(*), MIN(k), MAX(k) FROM rating_history").fetchone()
+            if count != games or (games and (low, high) != (1, games)):
+                return None
+            cursor = self.db.cursor()
+            cursor.row_factory = None
+            rows = cursor.execute("SELECT game_id FROM rating_history ORDER BY k").fetchall()
+        except sqlite3.OperationalError:  # a journal written before the history
+            return None
+        return [g for (g,) in rows]
+
+    def rating_history_made(self, places: Sequence[int]) -> dict[int, str]:
+        """The new ratings (JSON text) of the rating history's games at ``places`` (0 the
+        first rated), by place."""
+        out: dict[int, str] = {}
+        cursor = self.db.cursor()
+        cursor.row_factory = None
+        for at in range(0, len(places), 500):
+            part = [p + 1 for p in places[at:at + 500]]
+            out.update((k - 1, made) for k, made in cursor.execute(
+                f"SELECT k, made FROM rating_history WHERE k IN ({','.join('?' * len(part))})",
+                part))
+        return out
+
 
 class RatingKeeper:
     """Ratings and the results they cover: the last one's number (``mark``), how many, and

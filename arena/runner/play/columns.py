@@ -2,9 +2,10 @@
 (:class:`~arena.stats.columns.GameColumns`), in the order the ratings take them, without a
 Python object per game: what a large field's report reads instead of every game.
 
-A large journal repeats its tables, ranks and terminations: each text is parsed once, and the
-games' columns are gathered from the parsed rows by their numbers; the scores are parsed as
-one JSON array of every game's.
+The games are read as the journal holds them (:class:`RawGames`, in the order their results
+were committed), then put in the ratings' order with their bots numbered as asked
+(:func:`columns_of_raw`): a reader that kept the games it read before
+(:mod:`arena.runner.play.column_cache`) reads only the games committed since.
 """
 
 from __future__ import annotations
@@ -13,21 +14,50 @@ import itertools
 import json
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome
+from arena.runner.play.history import history_ids
 from arena.runner.play.outcome_rows import outcomes_of
 from arena.runner.play.ratings import RatingTracker, numbered
-from arena.stats.columns import GameColumns
+from arena.stats.columns import BoolArray, GameColumns, IntArray
 
 #: The columns of a finished game and its pairing that :func:`outcomes_of` reads.
 _OUTCOMES = ("SELECT r.rowid, p.game_id, p.idx, p.round, p.tbl, p.bots, p.seed, r.scores, "
              "r.ranks, r.terminations, r.details")
-_QUERY = ("SELECT p.game_id, p.round, p.tbl, p.seed, p.bots, r.scores, r.ranks, "
-          "r.terminations FROM results r JOIN pairings p USING (game_id) ORDER BY ")
+#: A finished game as :func:`parse_rows` reads it, after its result's number.
+ROWS = ("SELECT r.rowid, p.idx, p.game_id, p.round, p.tbl, p.seed, p.bots, r.scores, r.ranks, "
+        "r.terminations FROM results r JOIN pairings p USING (game_id) ")
+
+
+@dataclass(frozen=True)
+class RawGames:
+    """Finished games as the journal holds them, in the order their results were committed:
+    each result's number (``marks``), its pairing's number, round, table and seed, and a row
+    per game, a column per seat, of its bots (numbered in ``names``, -1 past its ``size``
+    seats), ranks, scores and whether each seat's part ended normally (``ok``; ranks and
+    scores are 0 and ``ok`` False past the seats)."""
+
+    marks: IntArray
+    idx: IntArray
+    rounds: IntArray
+    tables: IntArray
+    seeds: IntArray
+    size: IntArray
+    seat: IntArray
+    ranks: IntArray
+    scores: IntArray
+    ok: BoolArray
+    names: list[str]
+    game_ids: list[str]
+
+    @property
+    def games(self) -> int:
+        return len(self.marks)
 
 
 def _distinct(texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
@@ -44,38 +74,37 @@ def _padded(rows: Sequence[Sequence[Any]], width: int, fill: Any, dtype: Any) ->
     return out
 
 
-def read_columns(db: sqlite3.Connection, league: bool, bots: Sequence[str]) -> GameColumns:
-    """Every finished game of the journal open as ``db`` as columns: a league's in the order
-    their results were committed, a tournament's in the order the schedule issued them (as
-    :meth:`~arena.runner.play.journal.Journal.rated_outcomes` orders them), the bots numbered
-    ``bots`` first, then any other in order of first appearance. Raises ValueError for a
-    termination reason this version does not know."""
-    cursor = db.cursor()
-    cursor.row_factory = None
-    rows = cursor.execute(_QUERY + ("r.rowid" if league else "p.idx")).fetchall()
+def no_games(names: Sequence[str] = ()) -> RawGames:
+    empty = np.zeros(0, dtype=np.int64)
+    table = np.zeros((0, 2), dtype=np.int64)
+    return RawGames(empty, empty, empty, empty, empty, empty, table, table, table,
+                    np.zeros((0, 2), dtype=np.bool_), list(names), [])
+
+
+def parse_rows(rows: Sequence[tuple[Any, ...]], names: Sequence[str] = ()) -> RawGames:
+    """The games of ``rows`` (of :data:`ROWS`), their bots numbered ``names`` first, then any
+    other in order of first appearance. Raises ValueError for a termination reason this
+    version does not know.
+
+    A large journal repeats its ranks and terminations: each text is parsed once, and the
+    games' columns are gathered from the parsed rows by their numbers; the tables and the
+    scores are parsed as one JSON array each (a league's tables are nearly all different)."""
     if not rows:
-        empty = np.zeros((0, 2), dtype=np.int64)
-        return GameColumns(list(bots), [], empty, empty.copy(), empty.copy(),
-                           np.zeros((0, 2), dtype=np.bool_), np.zeros(0, dtype=np.int64),
-                           np.zeros(0, dtype=np.int64))
-    game_ids, rounds, tables, seeds, table_texts, scores, rank_texts, term_texts = zip(
-        *rows, strict=True)
-    del rows
-    # A league's tables are nearly all different: parsed as one JSON array, not one by one.
+        return no_games(names)
+    marks, idx, game_ids, rounds, tables, seeds, table_texts, scores, rank_texts, term_texts = (
+        zip(*rows, strict=True))
     parsed = json.loads("[" + ",".join(table_texts) + "]")
     size = np.fromiter(map(len, parsed), dtype=np.int64, count=len(parsed))
     width = int(size.max())
-    number = {b: i for i, b in enumerate(dict.fromkeys(bots))}
+    number = {b: i for i, b in enumerate(dict.fromkeys(names))}
     seated = list(itertools.chain.from_iterable(parsed))
-    try:  # nearly always every bot is one the journal names
+    try:  # nearly always every bot is one already numbered
         flat = list(map(number.__getitem__, seated))
     except KeyError:
         flat = [number.setdefault(b, len(number)) for b in seated]
-    names = dict.fromkeys(number)
-    seat = np.arange(width)[None, :]
-    inside = seat < size[:, None]
-    seat_bot = np.full((len(parsed), width), -1, dtype=np.int64)
-    seat_bot[inside] = flat
+    inside = np.arange(width)[None, :] < size[:, None]
+    seat = np.full((len(parsed), width), -1, dtype=np.int64)
+    seat[inside] = flat
     rank_list, rank_of = _distinct(rank_texts)
     ranks = _padded([json.loads(t) for t in rank_list], width, 0, np.int64)[rank_of]
     term_list, term_of = _distinct(term_texts)
@@ -84,20 +113,103 @@ def read_columns(db: sqlite3.Connection, league: bool, bots: Sequence[str]) -> G
     every = json.loads("[" + ",".join(scores) + "]")
     score_cols = np.zeros((len(every), width), dtype=np.int64)
     score_cols[inside] = [x for row in every for x in row]
-    # A duplicate set is a game's round, table, seed and set of bots (a bot seated twice
-    # counted once): numbered in the order of its first game.
+
+    def ints(values: Sequence[int]) -> IntArray:
+        return np.array(values, dtype=np.int64)
+
+    return RawGames(ints(marks), ints(idx), ints(rounds), ints(tables), ints(seeds), size,
+                    seat, ranks, score_cols, ok, list(number), list(game_ids))
+
+
+def read_raw(db: sqlite3.Connection, after: int = 0, names: Sequence[str] = ()) -> RawGames:
+    """The games whose results were committed after the one numbered ``after`` (0: every
+    game), in that order, as :func:`parse_rows` numbers their bots."""
+    cursor = db.cursor()
+    cursor.row_factory = None
+    return parse_rows(cursor.execute(ROWS + "WHERE r.rowid > ? ORDER BY r.rowid",
+                                     (after,)).fetchall(), names)
+
+
+def _widened(a: IntArray | BoolArray, width: int, fill: Any) -> Any:
+    if a.shape[1] >= width:
+        return a
+    out = np.full((a.shape[0], width), fill, dtype=a.dtype)
+    out[:, :a.shape[1]] = a
+    return out
+
+
+def joined(old: RawGames, new: RawGames) -> RawGames:
+    """The games of ``old`` then those of ``new`` (whose bots are numbered as ``old``'s,
+    then their own: :func:`read_raw` given ``old.names``)."""
+    if not new.games:
+        return old
+    width = max(old.seat.shape[1], new.seat.shape[1])
+
+    def both(a: Any, b: Any, fill: Any) -> Any:
+        return np.concatenate([_widened(a, width, fill), _widened(b, width, fill)])
+
+    def flat(key: str) -> IntArray:
+        return np.concatenate([getattr(old, key), getattr(new, key)])
+
+    return RawGames(flat("marks"), flat("idx"), flat("rounds"), flat("tables"), flat("seeds"),
+                    flat("size"), both(old.seat, new.seat, -1), both(old.ranks, new.ranks, 0),
+                    both(old.scores, new.scores, 0), both(old.ok, new.ok, False),
+                    new.names, old.game_ids + new.game_ids)
+
+
+def columns_of_raw(raw: RawGames, league: bool, bots: Sequence[str]) -> GameColumns:
+    """The games of ``raw`` as the ratings take them (a league's in the order their results
+    were committed, a tournament's in the order the schedule issued them), the bots numbered
+    ``bots`` first, then any other in order of first appearance."""
+    if raw.games == 0:
+        empty = np.zeros((0, 2), dtype=np.int64)
+        return GameColumns(list(bots), [], empty, empty.copy(), empty.copy(),
+                           np.zeros((0, 2), dtype=np.bool_), np.zeros(0, dtype=np.int64),
+                           np.zeros(0, dtype=np.int64))
+    order = None if league else np.argsort(raw.idx, kind="stable")
+
+    def ordered(a: Any) -> Any:
+        return a if order is None else a[order]
+
+    seat = ordered(raw.seat)
+    number = {b: i for i, b in enumerate(dict.fromkeys(bots))}
+    flat = seat.ravel()
+    present, first = np.unique(flat[flat >= 0], return_index=True)
+    for c in present[np.argsort(first, kind="stable")].tolist():
+        number.setdefault(raw.names[c], len(number))
+    renumber = np.array([number.get(b, -1) for b in raw.names] + [-1], dtype=np.int64)
+    seat_bot = renumber[seat]
+    size = ordered(raw.size)
+    inside = np.arange(seat_bot.shape[1])[None, :] < size[:, None]
+    dup = duplicate_sets(ordered(raw.rounds), ordered(raw.tables), ordered(raw.seeds),
+                         seat_bot, inside)
+    ids = raw.game_ids if order is None else [raw.game_ids[g] for g in order.tolist()]
+    return GameColumns(list(number), ids, seat_bot, ordered(raw.ranks), ordered(raw.scores),
+                       ordered(raw.ok), size, dup)
+
+
+def duplicate_sets(rounds: IntArray, tables: IntArray, seeds: IntArray, seat_bot: IntArray,
+                   inside: BoolArray) -> IntArray:
+    """Each game's duplicate set: its round, table, seed and set of bots (a bot seated twice
+    counted once), the sets numbered in the order of their first game."""
     members = np.sort(seat_bot, axis=1)
     repeat = np.zeros_like(inside)
     repeat[:, 1:] = members[:, 1:] == members[:, :-1]
     members = np.sort(np.where(repeat, -1, members), axis=1)
-    keys = np.concatenate([np.array(rounds, dtype=np.int64)[:, None],
-                           np.array(tables, dtype=np.int64)[:, None],
-                           np.array(seeds, dtype=np.int64)[:, None], members], axis=1)
+    keys = np.concatenate([rounds[:, None], tables[:, None], seeds[:, None], members], axis=1)
     _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     renumber = np.empty(len(first), dtype=np.int64)
     renumber[np.argsort(first, kind="stable")] = np.arange(len(first))
-    dup = renumber[inverse.reshape(-1)]
-    return GameColumns(list(names), list(game_ids), seat_bot, ranks, score_cols, ok, size, dup)
+    return renumber[inverse.reshape(-1)]
+
+
+def read_columns(db: sqlite3.Connection, league: bool, bots: Sequence[str]) -> GameColumns:
+    """Every finished game of the journal open as ``db`` as columns: a league's in the order
+    their results were committed, a tournament's in the order the schedule issued them (as
+    :meth:`~arena.runner.play.journal.Journal.rated_outcomes` orders them), the bots numbered
+    ``bots`` first, then any other in order of first appearance. Raises ValueError for a
+    termination reason this version does not know."""
+    return columns_of_raw(read_raw(db, 0, bots), league, bots)
 
 
 def history_agrees(cols: GameColumns, history: Sequence[tuple[str, str]],
@@ -105,7 +217,7 @@ def history_agrees(cols: GameColumns, history: Sequence[tuple[str, str]],
     """Whether the journal's rating ``history`` and its ratings ``rated`` are of the games of
     ``cols`` (its bots, every game, in that order)."""
     return (rated.bots == cols.bots and rated.games == len(history) == cols.games
-            and all(g == h for (g, _), h in zip(history, cols.game_ids, strict=True)))
+            and history_ids(history) == cols.game_ids)
 
 
 def last_outcomes(db: sqlite3.Connection, league: bool, games: int, count: int

@@ -455,7 +455,7 @@ class Progress:
     records: dict[str, str] = field(default_factory=dict)
     unfinished: list[Pairing] = field(default_factory=list)
     ratings: RatingTracker | None = None
-    history: list[tuple[str, str]] | None = None
+    history: Sequence[tuple[str, str]] | None = None
 
 
 def _pairings(rows: Sequence[sqlite3.Row]) -> list[Pairing]:

@@ -9,15 +9,13 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from arena.runner.play.columns import (
-    history_agrees,
-    last_outcomes,
-    read_columns,
-)
+from arena.runner.play.column_cache import cached_games
+from arena.runner.play.columns import columns_of_raw, history_agrees, last_outcomes
+from arena.runner.play.history import RatingHistory, curve_games, history_ids
 from arena.runner.play.journal import JOURNAL, Journal, JournalError, Progress, damaged_message
 from arena.runner.play.standings import Standings
 from arena.stats.columns import GameColumns
@@ -35,31 +33,56 @@ def read_progress(folder: str | Path, records: bool = False, ratings: bool = Fal
                                                              history=history))
 
 
-def read_report(folder: str | Path, large_field: int, listed: int
-                ) -> tuple[Progress, GameColumns | None]:
+def read_report(folder: str | Path, large_field: int, listed: int, keep: bool = True,
+                curves: tuple[int, int] | None = None) -> tuple[Progress, GameColumns | None]:
     """What ``arena report`` reads: the progress with records, ratings and rating history,
     and for a field of more than ``large_field`` bots (as the journal names them) whose rating
     history is of its games,
     the games as columns (:func:`~arena.runner.play.columns.read_columns`), the progress then
     holding only the last ``listed`` games and their records; for any other field, every game
-    and no columns."""
+    and no columns.
+
+    A large field's games are read with the columns kept beside the journal when they agree
+    with it (:mod:`~arena.runner.play.column_cache`), which, with ``keep``, are brought up to
+    date where the folder can be written: the same columns. With ``curves`` (the top bots
+    of the standings the rating curves show, and the samples they take), a large field's rating
+    history holds the ratings of only the games those curves read
+    (:class:`~arena.runner.play.history.RatingHistory`), and every game's id."""
+    where = Path(folder)
+
+    def whole(journal: Journal, progress: Progress) -> Progress:
+        """Every game, and the whole rating history."""
+        history = progress.history
+        if curves is not None and progress.ratings is not None:
+            history = journal.rating_history(progress.ratings.rated_games)
+        return dataclasses.replace(progress, outcomes=journal.rated_outcomes(),
+                                   records=journal.records(), history=history)
+
     def read(journal: Journal) -> tuple[Progress, GameColumns | None]:
-        progress = journal.progress(outcomes=False, ratings=True)
+        progress = journal.progress(outcomes=False, ratings=True, history=curves is None)
         league = progress.identity.get("kind") == "league"
         if len(progress.bots) <= large_field:
-            return dataclasses.replace(progress, outcomes=journal.rated_outcomes(),
-                                       records=journal.records()), None
+            return whole(journal, progress), None
         try:
-            cols = read_columns(journal.db, league, progress.bots)
+            games = cached_games(journal.db, where, keep and os.access(where, os.W_OK))
+            cols = columns_of_raw(games, league, progress.bots)
         except ValueError as exc:  # a termination reason this version does not know
             raise JournalError(f"{journal.path}: {exc}") from None
+        history: Sequence[tuple[str, str]] | None = progress.history
+        if curves is not None and progress.ratings is not None:
+            ids = journal.rating_history_ids(progress.ratings.rated_games)
+            history = None if ids is None else RatingHistory(ids, {})
         if (progress.ratings is not None
-                and progress.history is not None
-                and history_agrees(cols, progress.history, progress.ratings)):
+                and history is not None
+                and history_agrees(cols, history, progress.ratings)):
+            if curves is not None:
+                top = [b.name for b in progress.ratings.standings().bots[:curves[0]]]
+                history = RatingHistory(history_ids(history), journal.rating_history_made(
+                    curve_games(cols, top, curves[1])))
             tail, records = last_outcomes(journal.db, league, cols.games, listed)
-            return dataclasses.replace(progress, outcomes=tail, records=records), cols
-        return dataclasses.replace(progress, outcomes=journal.rated_outcomes(),
-                                   records=journal.records()), None
+            return dataclasses.replace(progress, outcomes=tail, records=records,
+                                       history=history), cols
+        return whole(journal, progress), None
     return _reading(folder, read)
 
 
