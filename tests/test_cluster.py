@@ -115,7 +115,7 @@ class LocalCluster:
                      options: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
         """An `arena worker` with ``options``; ``prelude``: Python run in its process before
         the command."""
-        code = f"{prelude}\nfrom arena.cli.main import app\napp(prog_name='arena')\n"
+        code = f"{prelude}\nfrom arena.cli.main import main\nmain()\n"
         return self._start(name, [sys.executable, "-c", code, "worker", self.address,
                                   "--slots", str(slots), "--name", name,
                                   "--cache", str(self.tmp / f"cache-{name}"), *options])
