@@ -46,7 +46,8 @@ from typing import Any
 
 from arena.league.matchmaking import EXPLORE, Entrant, choose_table
 from arena.results import GameOutcome
-from arena.runner.play.ratings import RatingTracker, make_environment
+from arena.runner.play.ratings import RatingTracker
+from arena.runner.play.trueskill_update import rate, readback
 from arena.stats.synthetic import play_table, synthetic_bots
 
 POLICIES = ("informative", "random")
@@ -191,12 +192,11 @@ def simulate(theta: dict[str, float], players: int, policy: str, seed: int, sigm
 
 def rate_milliseconds(players: int, repeats: int = 200) -> float:
     """Milliseconds one TrueSkill ``rate`` of a ``players`` table takes here."""
-    env = make_environment()
-    table = [(env.create_rating(mu=25.0 + i, sigma=3.0),) for i in range(players)]
+    table = [readback(25.0 + i, 3.0) for i in range(players)]
     ranks = list(range(players))
     start = time.perf_counter()
     for _ in range(repeats):
-        env.rate(table, ranks=ranks)
+        rate(table, ranks)
     return (time.perf_counter() - start) / repeats * 1000
 
 

@@ -39,8 +39,9 @@ from dataclasses import dataclass, field
 
 from arena.league.matchmaking import Entrant, expected_shrink
 from arena.results import GameOutcome
-from arena.runner.play.ratings import RatingTracker, make_environment
+from arena.runner.play.ratings import RatingTracker
 from arena.runner.play.standings import TRUESKILL_MU, TRUESKILL_SIGMA, TRUESKILL_TAU
+from arena.runner.play.trueskill_update import rate, readback
 
 #: The games every active bot version must have played before any floor is judged.
 SETTLING = 50
@@ -59,12 +60,9 @@ def table_floor(players: int) -> float:
     """The sigma TrueSkill's drift lets a rating settle at when every game tells most: at
     tables of ``players`` equals, every rating as sure as the others (the real update, each
     seat's variance averaged)."""
-    env = make_environment()
-
     def net_gain(sigma: float) -> float:
-        table = [(env.create_rating(TRUESKILL_MU, sigma),) for _ in range(players)]
-        rated = env.rate(table, ranks=list(range(players)))
-        return math.fsum(r.sigma ** 2 for (r,) in rated) / players - sigma * sigma
+        rated = rate([readback(TRUESKILL_MU, sigma)] * players, list(range(players)))
+        return math.fsum(s ** 2 for _, s in rated) / players - sigma * sigma
 
     return _root(net_gain)
 

@@ -14,8 +14,9 @@ from html import escape
 from arena.results import GameOutcome
 from arena.runner.play.columns import history_agrees
 from arena.runner.play.history import LastSeats, sample_points, searched_seats
-from arena.runner.play.ratings import RatingTracker, make_environment
+from arena.runner.play.ratings import RatingTracker
 from arena.runner.play.standings import TRUESKILL_MU, TRUESKILL_SIGMA, Standings
+from arena.runner.play.trueskill_update import readback
 from arena.stats.columns import GameColumns
 
 Scale = Callable[[float], float]
@@ -131,16 +132,15 @@ def _curves_of(bots: Sequence[str], n: int, last_seats: LastSeats,
     A sample needs each bot's rating as its last game before it left it (``last_seats``):
     only those games' history is read (a bot that did not play since the sample before keeps
     its rating), not every game's."""
-    env = make_environment()
     made = dict.fromkeys(bots, (TRUESKILL_MU, TRUESKILL_SIGMA))
     curves = RatingCurves([], {b: [] for b in bots}, {b: [] for b in bots})
 
     def sample(k: int) -> None:
         curves.games.append(k)
         for b in bots:
-            r = env.create_rating(*made[b])
-            curves.mu[b].append(r.mu)
-            curves.sigma[b].append(r.sigma)
+            mu, sigma = readback(*made[b])
+            curves.mu[b].append(mu)
+            curves.sigma[b].append(sigma)
 
     sample(0)
     before = 0

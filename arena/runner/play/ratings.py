@@ -15,8 +15,10 @@ once every index is in, both cover the same games and the standings are exactly 
 those of the games added in index order. The statistics are computed from integer sums, so
 their floats do not depend on the order either.
 
-TrueSkill environment (a private ``trueskill.TrueSkill`` instance; the module-level global
-environment is never set, read or used):
+TrueSkill environment (the ``trueskill`` package's update with these parameters, computed by
+:mod:`arena.runner.play.trueskill_update` bit for bit as a private ``trueskill.TrueSkill``
+instance computes it; the package's module-level global environment is never set, read or
+used):
 
 - ``mu = 25``, ``sigma = 25/3``, ``beta = sigma/2``, ``tau = sigma/100``: the published
   defaults. The conservative rating ``mu - 3 sigma`` of a new bot is therefore 0.
@@ -41,35 +43,23 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-import trueskill
-
 from arena.protocol.messages import FAILURES, Termination
 from arena.results import GameOutcome
 from arena.runner.play.meetings import Meetings, split_records
 from arena.runner.play.standings import (
-    TRUESKILL_BETA,
-    TRUESKILL_DRAW_PROBABILITY,
     TRUESKILL_MU,
     TRUESKILL_SIGMA,
-    TRUESKILL_TAU,
     BotStanding,
     SeatStats,
     Standings,
 )
+from arena.runner.play.trueskill_update import make_environment as make_environment  # its home
+from arena.runner.play.trueskill_update import rate, readback
 
 #: Every termination reason (an outcome naming another is rejected).
 _REASONS = frozenset(Termination)
-
-
-def make_environment() -> trueskill.TrueSkill:
-    """A fresh, private TrueSkill environment with this module's parameters."""
-    return trueskill.TrueSkill(
-        mu=TRUESKILL_MU,
-        sigma=TRUESKILL_SIGMA,
-        beta=TRUESKILL_BETA,
-        tau=TRUESKILL_TAU,
-        draw_probability=TRUESKILL_DRAW_PROBABILITY,
-    )
+#: A new bot's rating, as it reads.
+_INITIAL = readback(TRUESKILL_MU, TRUESKILL_SIGMA)
 
 
 @dataclass
@@ -114,12 +104,10 @@ class RatingTracker:
         if len(set(names)) != len(names):
             raise ValueError(f"bot names must be unique, got {names}")
         self._bots = names
-        self._env = make_environment()
-        self._ratings: dict[str, trueskill.Rating] = {
-            b: self._env.create_rating() for b in names
-        }
-        # The mu and sigma each rating was made from (TrueSkill keeps precision and precision
-        # times mean, whose mu read back may differ in the last bit): a checkpoint keeps these.
+        # Each rating as it reads (mu, sigma): TrueSkill keeps a precision and a precision
+        # times mean, so a rating made of a mu and sigma may read back a last bit apart.
+        self._ratings: dict[str, tuple[float, float]] = dict.fromkeys(names, _INITIAL)
+        # The mu and sigma each rating was made from: a checkpoint keeps these.
         self._made: dict[str, tuple[float, float]] = dict.fromkeys(
             names, (TRUESKILL_MU, TRUESKILL_SIGMA))
         self._rated_games: dict[str, int] = dict.fromkeys(names, 0)
@@ -140,7 +128,7 @@ class RatingTracker:
         if name in self._tally:
             return
         self._bots.append(name)
-        self._ratings[name] = self._env.create_rating()
+        self._ratings[name] = _INITIAL
         self._made[name] = (TRUESKILL_MU, TRUESKILL_SIGMA)
         self._rated_games[name] = 0
         self._tally[name] = _Tally()
@@ -169,8 +157,7 @@ class RatingTracker:
     def rating(self, bot: str) -> tuple[float, float]:
         """``bot``'s mu and sigma now: cheaper than :meth:`standings` when only the rating
         is wanted after every game."""
-        r = self._ratings[bot]
-        return r.mu, r.sigma
+        return self._ratings[bot]
 
     def counts(self, bot: str) -> tuple[int, dict[str, int]]:
         """``bot``'s games counted and its failures by reason: cheaper than :meth:`standings`
@@ -251,18 +238,17 @@ class RatingTracker:
         sigmas: list[list[float]] = [[] for _ in o.bots]
         for orders in itertools.product(*(itertools.permutations(g) for g in by_rank.values())):
             seats = [s for group in orders for s in group]
-            rated = self._env.rate([(self._ratings[o.bots[s]],) for s in seats],
-                                   ranks=[o.ranks[s] for s in seats])
-            for s, (r,) in zip(seats, rated, strict=True):
-                mus[s].append(r.mu)
-                sigmas[s].append(r.sigma)
+            rated = rate([self._ratings[o.bots[s]] for s in seats], [o.ranks[s] for s in seats])
+            for s, (mu, sigma) in zip(seats, rated, strict=True):
+                mus[s].append(mu)
+                sigmas[s].append(sigma)
         self._apply(o, [(math.fsum(mus[s]) / len(mus[s]), math.fsum(sigmas[s]) / len(mus[s]))
                         for s in range(len(o.bots))])
 
     def _apply(self, o: GameOutcome, made: Sequence[tuple[float, float]]) -> None:
         """Give each seat of ``o`` its new rating, made of its (mu, sigma)."""
         for bot, (mu, sigma) in zip(o.bots, made, strict=True):
-            self._ratings[bot] = self._env.create_rating(mu=mu, sigma=sigma)
+            self._ratings[bot] = readback(mu, sigma)
             self._made[bot] = (mu, sigma)
             self._rated_games[bot] += 1
         if self.log is not None:
@@ -284,14 +270,14 @@ class RatingTracker:
         """The standings now (a fresh value; later adds do not change it)."""
         lines = []
         for name in self._bots:
-            r, t = self._ratings[name], self._tally[name]
+            (mu, sigma), t = self._ratings[name], self._tally[name]
             mean_rank, rank_se = _mean_and_se(t.games, t.rank_sum, t.rank_sq)
             mean_score, score_se = _mean_and_se(t.games, t.score_sum, t.score_sq)
             lines.append(BotStanding(
                 name=name,
-                mu=r.mu,
-                sigma=r.sigma,
-                conservative=r.mu - 3 * r.sigma,
+                mu=mu,
+                sigma=sigma,
+                conservative=mu - 3 * sigma,
                 games=t.games,
                 rated_games=self._rated_games[name],
                 wins=t.wins,
@@ -349,7 +335,7 @@ class RatingTracker:
             for i, b in enumerate(names):
                 mu, sigma = (float(x) for x in d["made"][i])
                 tracker._made[b] = (mu, sigma)
-                tracker._ratings[b] = tracker._env.create_rating(mu=mu, sigma=sigma)
+                tracker._ratings[b] = readback(mu, sigma)
                 tracker._rated_games[b] = int(d["rated"][i])
                 games, wins, rsum, rsq, ssum, ssq, failures = d["tally"][i]
                 tracker._tally[b] = _Tally(games, wins, rsum, rsq, ssum, ssq,
