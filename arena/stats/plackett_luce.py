@@ -75,7 +75,7 @@ from arena.stats.choices import (
     orders,
 )
 from arena.stats.common import Z95, Interval, alike_interval
-from arena.stats.groups import Groups, groups
+from arena.stats.groups import Groups, groups_of_pairs
 
 __all__ = ["ChoiceData", "choice_data", "orders"]  # the choices, kept where they were read
 
@@ -340,6 +340,6 @@ def fitted(data: ChoiceData, replicates: int = REPLICATES, seed: int = 0,
         mult = np.bincount(draw, minlength=d).astype(np.float64)
         samples[r] = fit(data, *data.weights(mult), prior, start=theta)
     centred = _centred(theta)
-    found = groups(data.n, data.ahead, lambda i: float(centred[i]))
+    found = groups_of_pairs(data.n, data.ahead_pairs, lambda i: float(centred[i]))
     return PlackettLuce(data.bots, centred, _centred(samples), data.games, d, seed, prior,
                         found, data.met_sets, cov)
