@@ -79,3 +79,11 @@ def test_the_columns_are_kept_only_for_a_large_field_in_a_folder_that_can_be_wri
     finally:
         journal.close()
     assert _kept(league) == 48
+
+
+def test_the_benchmarks_league_journal_is_left_as_a_run_leaves_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(column_cache, "LARGE_FIELD", 5)
+    written = write_journal(tmp_path / "bench", bots=6, players=4, games=24, seed=1)
+    assert _kept(tmp_path / "bench") == written["games"] == 24
+    assert written["columns_cpu_seconds"] >= 0
