@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from arena.stats import choices, groups
-from arena.stats.choices import _entries, _repeats, _sorted_rows, large_choice_data
+from arena.stats.choices import _entries, _repeats, large_choice_data, sorted_rows
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes
 
 
 @pytest.mark.parametrize("width", [1, 2, 3, 4, 5])
 def test_rows_are_sorted_and_repeats_found_as_by_a_sort(width: int) -> None:
     table = np.random.default_rng(width).integers(0, 6, size=(400, width))
-    assert np.array_equal(_sorted_rows(table), np.sort(table, axis=1))
+    assert np.array_equal(sorted_rows(table), np.sort(table, axis=1))
     by_sort = (np.diff(np.sort(table, axis=1), axis=1) == 0).any(axis=1)
     assert np.array_equal(_repeats(table), by_sort) and by_sort.any() != (width == 1)
 

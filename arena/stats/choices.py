@@ -254,7 +254,7 @@ def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
         at = dup[rows]
         padded = np.full((len(placed), width), n, dtype=np.int64)
         for j in range(k - 1):
-            padded[:, :k - j] = _sorted_rows(placed[:, j:])
+            padded[:, :k - j] = sorted_rows(placed[:, j:])
             padded[:, k - j:] = n
             keys.append(padded @ powers)
             winners.append(placed[:, j])
@@ -313,7 +313,7 @@ def _repeats(table: IntArray) -> npt.NDArray[np.bool_]:
     return twice
 
 
-def _sorted_rows(table: IntArray) -> IntArray:
+def sorted_rows(table: IntArray) -> IntArray:
     """``np.sort(table, axis=1)`` for a table of a few columns: odd-even transposition, a
     pass of minima and maxima over whole columns per column."""
     cols = [table[:, c].copy() for c in range(table.shape[1])]
