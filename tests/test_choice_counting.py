@@ -9,6 +9,8 @@ import dataclasses
 import numpy as np
 import pytest
 
+from arena.protocol.messages import Termination
+from arena.results import GameOutcome
 from arena.stats import choices, groups
 from arena.stats.choices import _entries, _repeats, large_choice_data, sorted_rows
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes
@@ -92,3 +94,43 @@ def test_one_group_is_found_at_once_and_others_as_before(
     assert groups.groups_of_pairs(0, _pairs(set()), by) == groups.groups(0, [], by)
     monkeypatch.setattr(groups, "TABLE_BOTS", n - 1)  # too many bots for the table
     assert groups.groups_of_pairs(n, _pairs(ring), by) == whole
+
+
+def test_games_of_shared_ranks_give_the_choices_one_by_one_gives_in_order() -> None:
+    """Every pattern of shared ranks at tables of four and three: the same choices (set,
+    winner, weight), game by game and in each game's order, and the same pairs ahead."""
+    rng = np.random.default_rng(3)
+    patterns = [(1, 1, 3, 4), (1, 2, 2, 4), (1, 2, 3, 3), (1, 1, 3, 3), (1, 1, 1, 4),
+                (1, 2, 2, 2), (1, 1, 1, 1), (2, 2, 1, 2), (1, 1, 3), (1, 2, 2), (1, 1, 1)]
+    n, width = 9, 4
+    seated = np.full((len(patterns), width), -1, dtype=np.int64)
+    ranks = np.zeros((len(patterns), width), dtype=np.int64)
+    size = np.array([len(p) for p in patterns], dtype=np.int64)
+    for g, p in enumerate(patterns):
+        order = rng.permutation(len(p))
+        seated[g, :len(p)] = rng.choice(n, size=len(p), replace=False)
+        ranks[g, :len(p)] = np.array(p)[order]
+    powers = (n + 1) ** np.arange(width, dtype=np.int64)
+    shared = choices._tied_choices(seated, ranks, size, np.arange(len(patterns)), powers, n)
+    bots = [f"b{i}" for i in range(n)]
+    index = {b: i for i, b in enumerate(bots)}
+    sets: dict[tuple[int, ...], int] = {}
+    finishes: set[tuple[int, ...]] = set()
+    expected = []
+    for g in range(len(patterns)):
+        k = int(size[g])
+        game = GameOutcome(f"g{g}", g, g, 0, tuple(bots[b] for b in seated[g, :k]), 0,
+                           (0,) * k, tuple(ranks[g, :k].tolist()), (Termination.OK,) * k)
+        found = choices._choices(game, index, sets, finishes)
+        assert found is not None
+        expected += [(g, sid, winner, weight) for sid, winner, weight in found]
+    key_of = {sid: sum(int(m) * int(powers[j]) for j, m in enumerate(
+        [*members, *[n] * (width - len(members))])) for members, sid in sets.items()}
+    by_game = np.argsort(shared.games, kind="stable")  # each game's own order kept
+    assert list(zip(*(a[by_game].tolist() for a in (shared.games, shared.keys, shared.winners,
+                                                    shared.weights)), strict=True)) == [
+        (g, key_of[sid], winner, weight) for g, sid, winner, weight in expected]
+    ahead = {(f[j], f[j + 1]) for f in finishes for j in range(len(f) - 1)}
+    found_ahead = np.concatenate(shared.ahead)
+    assert set(zip((found_ahead // (n + 1)).tolist(), (found_ahead % (n + 1)).tolist(),
+                   strict=True)) == ahead

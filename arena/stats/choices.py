@@ -222,23 +222,27 @@ def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
     powers = base ** np.arange(width, dtype=np.int64)
     index = {b: i for i, b in enumerate(bots)}
     slow_sets: dict[tuple[int, ...], int] = {}
-    slow: list[tuple[int, int, float, int]] = []  # (slow set, winner, weight, duplicate set)
+    # (slow set, winner, weight, duplicate set, game)
+    slow: list[tuple[int, int, float, int, int]] = []
     finishes: set[tuple[int, ...]] = set()
     games = 0
-    # A game is taken one by one when a seat holds a bot not among ``bots``, two seats one
-    # bot, or two seats one rank (sorted along the row, a repeat sits beside its twin).
+    # A game is taken one by one when a seat holds a bot not among ``bots`` or two seats one
+    # bot; a game of two seats of one rank (every order of the tied, each its share) by
+    # :func:`_tied_choices`.
     seat = np.arange(width)[None, :]
     inside = seat < size[:, None]
     big = np.iinfo(np.int64).max
     one_by_one = (((seated < 0) & inside).any(axis=1)
-                  | _repeats(np.where(inside, seated, big - seat))
-                  | _repeats(np.where(inside, ranks, big - seat)))
+                  | _repeats(np.where(inside, seated, big - seat)))
+    tied = _repeats(np.where(inside, ranks, big - seat)) & ~one_by_one
     for g in np.flatnonzero(one_by_one).tolist():
         choices = _choices(outcome(g), index, slow_sets, finishes)
         if choices is not None:
             games += 1
-            slow += [(sid, winner, weight, int(dup[g])) for sid, winner, weight in choices]
-    fast = np.flatnonzero(~one_by_one)
+            slow += [(sid, winner, weight, int(dup[g]), g) for sid, winner, weight in choices]
+    shared = _tied_choices(seated, ranks, size, np.flatnonzero(tied), powers, n)
+    games += int(np.count_nonzero(tied))
+    fast = np.flatnonzero(~(one_by_one | tied))
     # Table sizes in the order their first game shows them, as the sums have always run.
     sizes, first = np.unique(size[fast], return_index=True)
     tables = {int(k): fast[size[fast] == k] for k in sizes[np.argsort(first)]}
@@ -265,15 +269,24 @@ def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
         slow_keys[sid] = sum(m * int(powers[j]) for j, m in enumerate(placed_set)) + sum(
             n * int(powers[j]) for j in range(len(placed_set), width))
     sids = np.array([c[0] for c in slow], dtype=np.int64)
-    won = np.array([c[1] for c in slow], dtype=np.int64)
-    weight = np.array([c[2] for c in slow], dtype=np.float64)
-    slow_dups = np.array([c[3] for c in slow], dtype=np.int64)
+    # The choices of weights other than 1 in the order of their games, as one by one: those
+    # taken one by one, then those of shared ranks, sorted (stably) by game.
+    by_game = np.argsort(np.concatenate([np.array([c[4] for c in slow], dtype=np.int64),
+                                         shared.games]), kind="stable")
+    slow_set_keys = np.concatenate([slow_keys[sids], shared.keys])[by_game]
+    won = np.concatenate([np.array([c[1] for c in slow], dtype=np.int64),
+                          shared.winners])[by_game]
+    weight = np.concatenate([np.array([c[2] for c in slow], dtype=np.float64),
+                             shared.weights])[by_game]
+    slow_dups = np.concatenate([np.array([c[3] for c in slow], dtype=np.int64),
+                                dup[shared.games]])[by_game]
+    ahead_keys += shared.ahead
     for f in finishes:
         ahead_keys.append(np.array([f[j] * base + f[j + 1] for j in range(len(f) - 1)],
                                    dtype=np.int64))
     n_dups = len(met)
     fast_dups = _joined(dups)
-    fast_keys, slow_set_keys = _joined(keys), slow_keys[sids]
+    fast_keys = _joined(keys)
     # Each choice's set as a number that sorts as its key: the key itself when a key and a
     # duplicate set fit 62 bits together, else its place among the keys.
     codes, slow_codes, every_key = fast_keys, slow_set_keys, None
@@ -301,6 +314,56 @@ def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
     return ChoiceData(list(bots), members, pair_index, ss, sd, sw, wb, wd, ww,
                       duplicate_sets=n_dups, games=games, ahead_pairs=ahead,
                       met_sets=met_sets)
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """The choices of games with shared ranks, each game's in the order :func:`_choices`
+    gives them (its orders, then the places of each), and the pairs of bots next to each
+    other in some order, as keys (``a * base + b``)."""
+
+    keys: IntArray
+    winners: IntArray
+    weights: FloatArray
+    games: IntArray
+    ahead: list[IntArray]
+
+
+def _tied_choices(seated: IntArray, ranks: IntArray, size: IntArray, rows: IntArray,
+                  powers: IntArray, n: int) -> _Shared:
+    """The choices of games ``rows`` (each of bots among the rated, none seated twice, some
+    ranks shared), as :func:`_choices` makes them: the games of one table size and one
+    pattern of shared ranks (which places tie with the next) share their orders, taken from
+    :func:`orders` once for all of them."""
+    width, base = len(powers), n + 1
+    parts: list[tuple[IntArray, IntArray, FloatArray, IntArray]] = []
+    ahead: list[IntArray] = []
+    for k in np.unique(size[rows]).tolist():
+        at = rows[size[rows] == k]
+        by_rank = np.argsort(ranks[at, :k], axis=1, kind="stable")  # by rank, then seat
+        placed = np.take_along_axis(seated[at, :k], by_rank, axis=1)
+        ordered = np.take_along_axis(ranks[at, :k], by_rank, axis=1)
+        pattern = (ordered[:, 1:] == ordered[:, :-1]) @ (1 << np.arange(k - 1))
+        for code in np.unique(pattern).tolist():
+            these = pattern == code
+            games, table = at[these], placed[these]
+            shape = orders([0, *np.cumsum([(code >> j) & 1 == 0 for j in range(k - 1)])])
+            padded = np.full((len(games), len(shape), k - 1, width), n, dtype=np.int64)
+            winners = np.empty((len(games), len(shape), k - 1), dtype=np.int64)
+            for o, (order, _) in enumerate(shape):
+                finish = table[:, order]
+                for j in range(k - 1):
+                    padded[:, o, j, :k - j] = sorted_rows(finish[:, j:])
+                    winners[:, o, j] = finish[:, j]
+                    ahead.append(finish[:, j] * base + finish[:, j + 1])
+            weight = np.full(winners.shape, shape[0][1])
+            parts.append((padded.reshape(-1, width) @ powers, winners.ravel(), weight.ravel(),
+                          np.repeat(games, len(shape) * (k - 1))))
+    if not parts:
+        none = np.zeros(0, dtype=np.int64)
+        return _Shared(none, none, np.zeros(0), none, ahead)
+    keys, winners, weights, games = (np.concatenate(c) for c in zip(*parts, strict=True))
+    return _Shared(keys, winners, weights, games, ahead)
 
 
 def _repeats(table: IntArray) -> npt.NDArray[np.bool_]:
