@@ -11,8 +11,14 @@ import pytest
 
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome
-from arena.stats import choices, groups
-from arena.stats.choices import _entries, _repeats, large_choice_data, sorted_rows
+from arena.stats import choices, groups, plackett_luce
+from arena.stats.choices import (
+    _entries,
+    _repeats,
+    choice_data,
+    large_choice_data,
+    sorted_rows,
+)
 from arena.stats.synthetic import synthetic_bots, synthetic_outcomes
 
 
@@ -134,3 +140,28 @@ def test_games_of_shared_ranks_give_the_choices_one_by_one_gives_in_order() -> N
     found_ahead = np.concatenate(shared.ahead)
     assert set(zip((found_ahead // (n + 1)).tolist(), (found_ahead % (n + 1)).tolist(),
                    strict=True)) == ahead
+
+
+@pytest.mark.parametrize("large", [True, False])
+def test_the_information_sums_the_pairs_of_bots_as_every_pair_of_places(large: bool) -> None:
+    """Sets sorted by members (a large field's: the larger first) or as the games show them,
+    of four, three and two bots: the pairs with the padding left out, every other sum the
+    same to the last bit."""
+    theta = synthetic_bots(9, 5)
+    outcomes = synthetic_outcomes(theta, 4, 200, 5)
+    for g in range(0, 200, 7):
+        o = outcomes[g]
+        outcomes[g] = dataclasses.replace(o, bots=o.bots[:2 + g % 2], ranks=(1, 2, 3)[:2 + g % 2],
+                                          scores=o.scores[:2 + g % 2],
+                                          terminations=o.terminations[:2 + g % 2])
+    names = sorted(theta)
+    data = (large_choice_data if large else choice_data)(outcomes, names)
+    p = np.random.default_rng(1).random(data.members.shape) * (data.members < data.n)
+    cp = data.weights()[0] * p
+    n = data.n
+    expected = np.bincount(data.pair_index.ravel(), weights=(cp[:, None, :] * p[None, :, :]
+                                                             ).ravel(), minlength=(n + 1) ** 2)
+    found = plackett_luce._Pairs(data).summed(cp, p, (n + 1) ** 2)
+    inside = np.arange((n + 1) ** 2).reshape(n + 1, n + 1)[:n, :n].ravel()
+    assert np.array_equal(found[inside], expected[inside])
+    assert len(plackett_luce._Pairs(data).bins) < data.pair_index.size
