@@ -119,7 +119,7 @@ def _checked(files: dict[str, np.ndarray], names: Any, ids: Any,
     """The file's games if its arrays are consistent with each other and with its head."""
     if not (isinstance(names, list) and all(type(b) is str for b in names)
             and len(set(names)) == len(names) and isinstance(ids, list)
-            and all(type(g) is str for g in ids)):
+            and set(map(type, ids)) <= {str}):
         return None
     g = len(ids)
     for key in _ARRAYS:
