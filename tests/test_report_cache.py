@@ -21,7 +21,7 @@ from arena.report.html import build_report
 from arena.results import GameOutcome, Pairing
 from arena.runner.play.column_cache import CACHE, load_cache, write_cache
 from arena.runner.play.columns import read_columns
-from arena.runner.play.history import RatingHistory
+from arena.runner.play.history import RatingHistory, sample_points
 from arena.runner.play.journal import JOURNAL, Journal
 from arena.runner.play.ratings import RatingTracker
 from arena.runner.play.reading import read_progress, read_report
@@ -200,3 +200,25 @@ def test_the_file_holds_only_plain_arrays(tmp_path: Path) -> None:
         head = json.loads(archive["head"].tobytes())
         assert all(archive[k].dtype != object for k in archive.files)
     assert head["games"] == 40 and head["version"] == 1
+
+
+def test_the_curves_sample_every_step_and_the_last_game() -> None:
+    for n in range(0, 300):
+        for points in range(0, 30):
+            step = max(1, -(-n // max(1, points - 1)))
+            assert sample_points(n, points) == [k for k in range(1, n + 1)
+                                                if k % step == 0 or k == n]
+    assert len(sample_points(1_000_000, 500)) <= 500
+
+
+def test_a_file_whose_game_ids_are_not_all_text_is_not_used(tmp_path: Path) -> None:
+    names, outcomes = _games(30, 9)
+    _write(tmp_path, names, outcomes, league=True)
+    read_report(tmp_path, large_field=5, listed=20)
+    path = tmp_path / CACHE
+    kept = load_cache(path)
+    assert kept is not None
+    write_cache(path, dataclasses.replace(kept, game_ids=[*kept.game_ids[:-1], 7]))  # type: ignore[list-item]
+    assert load_cache(path) is None
+    write_cache(path, kept)
+    assert load_cache(path) is not None

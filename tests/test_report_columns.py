@@ -15,6 +15,8 @@ import pytest
 from arena.report.charts import bot_scores
 from arena.report.html import build_report
 from arena.results import GameOutcome, Pairing
+from arena.runner.play import columns as runner_columns
+from arena.runner.play.columns import duplicate_sets, first_seen
 from arena.runner.play.journal import JOURNAL, Journal
 from arena.runner.play.ratings import RatingTracker
 from arena.runner.play.reading import read_progress, read_report
@@ -145,3 +147,28 @@ def test_a_field_at_the_threshold_reads_every_game(tmp_path: Path) -> None:
     assert dataclasses.replace(progress, ratings=None) == dataclasses.replace(full, ratings=None)
     assert progress.ratings is not None and full.ratings is not None
     assert progress.ratings.standings() == full.ratings.standings()
+
+
+def test_first_seen_is_the_order_of_first_places_also_far_into_the_seats() -> None:
+    rng = np.random.default_rng(5)
+    seats = rng.integers(-1, 40, size=300_000)
+    seats[seats == 7] = 3
+    seats[250_000] = 7  # first seen past several prefixes
+    present, first = np.unique(seats[seats >= 0], return_index=True)
+    assert np.array_equal(first_seen(seats, 50), present[np.argsort(first, kind="stable")])
+    assert first_seen(seats, 50)[-1] == 7 and len(first_seen(seats[:0], 50)) == 0
+
+
+def test_duplicate_sets_of_rows_whose_hashes_collide_are_the_rows_sets(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    names, outcomes = _odd_games(4, 300, 8)
+    cols = columns_of(outcomes, names)
+    inside = cols.seat_bot >= 0
+    rounds = np.array([o.round for o in outcomes])
+    tables = np.array([o.table for o in outcomes])
+    seeds = np.array([o.seed for o in outcomes])
+    hashed = duplicate_sets(rounds, tables, seeds, cols.seat_bot, inside)
+    assert np.array_equal(hashed, cols.dup) and len(set(hashed.tolist())) > 1
+    monkeypatch.setattr(runner_columns, "_row_hash",
+                        lambda keys: np.zeros(len(keys), dtype=np.uint64))
+    assert np.array_equal(duplicate_sets(rounds, tables, seeds, cols.seat_bot, inside), hashed)

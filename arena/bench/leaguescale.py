@@ -21,7 +21,8 @@
   read one. Its tables are uniformly random, and it is written :data:`JOURNAL_BATCH` games a
   transaction (:meth:`~arena.runner.play.journal.Journal.record_results`: what one result a
   transaction leaves, without a commit a game). Durability is not needed for a simulated
-  journal, so the writer's connection does not wait for the disk at each commit.
+  journal, so the writer's connection does not wait for the disk at each commit. At the end,
+  as a league run that stops, the report's columns are kept beside it (timed apart).
 """
 
 from __future__ import annotations
@@ -301,6 +302,7 @@ def write_journal(folder: Path, bots: int, players: int, games: int, seed: int,
     doc); ``progress`` is told the games written now and then. Returns the games, the
     seconds it took and the journal's size."""
     from arena.league.runner import league_table_pairings
+    from arena.runner.play.column_cache import keep_columns
     from arena.runner.play.job import record_file
     from arena.seeds import derive_seed
 
@@ -331,6 +333,11 @@ def write_journal(folder: Path, bots: int, players: int, games: int, seed: int,
             progress(written)
     seconds = time.perf_counter() - start
     journal.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    # As a league run that stops: the report's columns kept beside the journal.
+    wall, cpu = time.perf_counter(), time.process_time()
+    keep_columns(journal, folder)
+    kept = {"columns_seconds": time.perf_counter() - wall,
+            "columns_cpu_seconds": time.process_time() - cpu}
     journal.close()
     return {"entrants": bots, "players": players, "games": written, "seconds": seconds,
-            "journal_bytes": journal_bytes(folder), "folder": str(folder)}
+            "journal_bytes": journal_bytes(folder), "folder": str(folder), **kept}

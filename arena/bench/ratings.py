@@ -11,7 +11,7 @@ be the replay's byte for byte; with ``report``, the report's page (without repla
 made both ways and timed, and the two pages compared byte for byte. The report is timed
 twice: cold, without the columns a report keeps beside the journal
 (:mod:`~arena.runner.play.column_cache`: every game read, and kept), and warm, with them (what
-a report after another pays); the command too.
+a report after another, or the first after a league run that stopped, pays); the command too.
 """
 
 from __future__ import annotations
@@ -249,7 +249,8 @@ def figure_rows(f: dict[str, Any]) -> list[tuple[str, str]]:
                 ("league_arena_standings", "`arena standings`", f["target_seconds"]),
                 ("league_report_cold", "`arena report --no-views`, columns cold",
                  f["report_target_seconds"]),
-                ("league_report", "`arena report --no-views`, columns warm",
+                ("league_report", "`arena report --no-views`, columns warm (as a league run "
+                 "leaves them when it stops)",
                  f["report_target_seconds"])):
             rows += [(f"--league: {shown}, a fresh process (target at a million games "
                       f"≤ {target:.0f} s)",

@@ -88,6 +88,10 @@ def scale_rows(scale: dict[str, Any]) -> list[tuple[str, str]]:
                   f"{j['journal_bytes'] / 2**20:.0f} MiB "
                   f"({j['journal_bytes'] / j['games']:.0f} bytes a game), "
                   f"{j['seconds']:.0f} s")]
+        if "columns_seconds" in j:
+            rows += [("its report's columns kept at the end, as a league run's stop keeps them",
+                      f"{j['columns_seconds']:.2f} s (processor "
+                      f"{j['columns_cpu_seconds']:.2f} s)")]
     if "start" in scale:
         rows += start_rows(scale["start"])
     return rows

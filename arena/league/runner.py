@@ -40,6 +40,7 @@ from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing, rotations
 from arena.runner.game.disk import FolderBusyError, FolderLock
 from arena.runner.game.manifest import BotManifest
+from arena.runner.play.column_cache import keep_columns
 from arena.runner.play.executor import Executor
 from arena.runner.play.job import GameJob, record_file
 from arena.runner.play.journal import SECRET_SEED
@@ -306,6 +307,8 @@ class League:
                                         "on the next run)" if stop.level >= 2 else "")
             self.ring.show()
         finally:
+            if self.played and stop.level < 2:  # not when asked to stop at once
+                keep_columns(self.journal, self.folder)
             self.journal.close()
             self.lock.release()
         return LeagueResult(self.tracker.standings(), self.played, self.state.rated, self.why,

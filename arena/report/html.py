@@ -47,6 +47,7 @@ from arena.report.charts import (
     shorten,
 )
 from arena.results import GameOutcome
+from arena.runner.play.column_cache import LARGE_FIELD as KEPT_FIELD
 from arena.runner.play.journal import Progress
 from arena.runner.play.standings import Standings
 from arena.stats import text
@@ -65,7 +66,7 @@ GAMES_LISTED = 1000
 #: distributions and two-player Elo show only the top :data:`SHOWN` bots of the standings (a
 #: crosstable of a thousand bots is a million cells). Every committed leaderboard and every
 #: tournament of the tests is far below it, and their pages are as they were.
-LARGE_FIELD = 100
+LARGE_FIELD = KEPT_FIELD  # 100: the columns a league run keeps are of such a field
 #: The bots of a large field that its per-bot charts and tables show: the top of the standings.
 SHOWN = 30
 

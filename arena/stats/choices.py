@@ -24,6 +24,9 @@ from arena.stats.common import duplicate_sets, set_key
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+#: A choice set's key and its duplicate set are counted as one number when they fit this many
+#: bits together (a thousand bots at tables of four and a million duplicate sets do).
+PACKED_BITS = 62
 
 
 def orders(ranks: Sequence[int]) -> list[tuple[list[int], float]]:
@@ -62,15 +65,20 @@ class ChoiceData:
     win_entry_weight: FloatArray
     duplicate_sets: int
     games: int
-    #: (a, b): bot a finished just ahead of, or level with, bot b in some game (the rest of
-    #: "ahead" follows along these).
-    ahead: frozenset[tuple[int, int]] = frozenset()
+    #: Rows (a, b), ascending: bot a finished just ahead of, or level with, bot b in some
+    #: game (the rest of "ahead" follows along these).
+    ahead_pairs: IntArray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
     #: (a, b), a < b: the duplicate sets in which both sat.
     met_sets: dict[tuple[int, int], int] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
         return len(self.bots)
+
+    @property
+    def ahead(self) -> frozenset[tuple[int, int]]:
+        """The pairs of :attr:`ahead_pairs`."""
+        return frozenset((a, b) for a, b in self.ahead_pairs.tolist())
 
     def weights(self, mult: FloatArray | None = None) -> tuple[FloatArray, FloatArray]:
         """Each choice set's count and each bot's choices won, with duplicate set d counted
@@ -151,7 +159,8 @@ def choice_data(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> ChoiceD
     ss, sd, sw = columns(set_entries)
     wb, wd, ww = columns(win_entries)
     return ChoiceData(list(bots), members, pair_index, ss, sd, sw, wb, wd, ww,
-                      duplicate_sets=len(dup_sets), games=games, ahead=frozenset(ahead),
+                      duplicate_sets=len(dup_sets), games=games,
+                      ahead_pairs=np.array(sorted(ahead), dtype=np.int64).reshape(-1, 2),
                       met_sets=met_sets)
 
 
@@ -213,30 +222,33 @@ def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
     powers = base ** np.arange(width, dtype=np.int64)
     index = {b: i for i, b in enumerate(bots)}
     slow_sets: dict[tuple[int, ...], int] = {}
-    slow: list[tuple[int, int, float, int]] = []  # (slow set, winner, weight, duplicate set)
+    # (slow set, winner, weight, duplicate set, game)
+    slow: list[tuple[int, int, float, int, int]] = []
     finishes: set[tuple[int, ...]] = set()
     games = 0
-    # A game is taken one by one when a seat holds a bot not among ``bots``, two seats one
-    # bot, or two seats one rank (sorted along the row, a repeat sits beside its twin).
+    # A game is taken one by one when a seat holds a bot not among ``bots`` or two seats one
+    # bot; a game of two seats of one rank (every order of the tied, each its share) by
+    # :func:`_tied_choices`.
     seat = np.arange(width)[None, :]
     inside = seat < size[:, None]
     big = np.iinfo(np.int64).max
-    twice = np.diff(np.sort(np.where(inside, seated, big - seat), axis=1), axis=1) == 0
-    tied = np.diff(np.sort(np.where(inside, ranks, big - seat), axis=1), axis=1) == 0
-    one_by_one = ((seated < 0) & inside).any(axis=1) | twice.any(axis=1) | tied.any(axis=1)
+    one_by_one = (((seated < 0) & inside).any(axis=1)
+                  | _repeats(np.where(inside, seated, big - seat)))
+    tied = _repeats(np.where(inside, ranks, big - seat)) & ~one_by_one
     for g in np.flatnonzero(one_by_one).tolist():
         choices = _choices(outcome(g), index, slow_sets, finishes)
         if choices is not None:
             games += 1
-            slow += [(sid, winner, weight, int(dup[g])) for sid, winner, weight in choices]
-    fast = np.flatnonzero(~one_by_one)
+            slow += [(sid, winner, weight, int(dup[g]), g) for sid, winner, weight in choices]
+    shared = _tied_choices(seated, ranks, size, np.flatnonzero(tied), powers, n)
+    games += int(np.count_nonzero(tied))
+    fast = np.flatnonzero(~(one_by_one | tied))
     # Table sizes in the order their first game shows them, as the sums have always run.
     sizes, first = np.unique(size[fast], return_index=True)
     tables = {int(k): fast[size[fast] == k] for k in sizes[np.argsort(first)]}
     keys: list[IntArray] = []
     winners: list[IntArray] = []
     dups: list[IntArray] = []
-    weights: list[FloatArray] = []
     ahead_keys: list[IntArray] = []
     for k, rows in tables.items():
         table = seated[rows, :k]
@@ -246,43 +258,49 @@ def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
         at = dup[rows]
         padded = np.full((len(placed), width), n, dtype=np.int64)
         for j in range(k - 1):
-            padded[:, :k - j] = np.sort(placed[:, j:], axis=1)
+            padded[:, :k - j] = sorted_rows(placed[:, j:])
             padded[:, k - j:] = n
             keys.append(padded @ powers)
             winners.append(placed[:, j])
             dups.append(at)
-            weights.append(np.ones(len(placed)))
             ahead_keys.append(placed[:, j] * base + placed[:, j + 1])
-    if slow:
-        slow_keys = np.zeros(len(slow_sets), dtype=np.int64)
-        for placed_set, sid in slow_sets.items():
-            slow_keys[sid] = sum(m * int(powers[j]) for j, m in enumerate(placed_set)) + sum(
-                n * int(powers[j]) for j in range(len(placed_set), width))
-        sids, won, weight, at = (np.array(c) for c in zip(*slow, strict=True))
-        keys.append(slow_keys[sids.astype(np.int64)])
-        winners.append(won.astype(np.int64))
-        dups.append(at.astype(np.int64))
-        weights.append(weight.astype(np.float64))
+    slow_keys = np.zeros(len(slow_sets), dtype=np.int64)
+    for placed_set, sid in slow_sets.items():
+        slow_keys[sid] = sum(m * int(powers[j]) for j, m in enumerate(placed_set)) + sum(
+            n * int(powers[j]) for j in range(len(placed_set), width))
+    sids = np.array([c[0] for c in slow], dtype=np.int64)
+    # The choices of weights other than 1 in the order of their games, as one by one: those
+    # taken one by one, then those of shared ranks, sorted (stably) by game.
+    by_game = np.argsort(np.concatenate([np.array([c[4] for c in slow], dtype=np.int64),
+                                         shared.games]), kind="stable")
+    slow_set_keys = np.concatenate([slow_keys[sids], shared.keys])[by_game]
+    won = np.concatenate([np.array([c[1] for c in slow], dtype=np.int64),
+                          shared.winners])[by_game]
+    weight = np.concatenate([np.array([c[2] for c in slow], dtype=np.float64),
+                             shared.weights])[by_game]
+    slow_dups = np.concatenate([np.array([c[3] for c in slow], dtype=np.int64),
+                                dup[shared.games]])[by_game]
+    ahead_keys += shared.ahead
     for f in finishes:
         ahead_keys.append(np.array([f[j] * base + f[j + 1] for j in range(len(f) - 1)],
                                    dtype=np.int64))
-    all_keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
-    set_keys, set_of = np.unique(all_keys, return_inverse=True)
-    members = _digits(set_keys, base, width)
     n_dups = len(met)
-    weight_all = np.concatenate(weights) if weights else np.zeros(0)
-    dup_all = np.concatenate(dups) if dups else np.zeros(0, dtype=np.int64)
-    winner_all = np.concatenate(winners) if winners else np.zeros(0, dtype=np.int64)
-
-    def entries(what: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
-        combined, at = np.unique(what * max(1, n_dups) + dup_all, return_inverse=True)
-        summed = np.bincount(at, weights=weight_all, minlength=len(combined))
-        return combined // max(1, n_dups), combined % max(1, n_dups), summed.astype(np.float64)
-
-    ss, sd, sw = entries(set_of.astype(np.int64))
-    wb, wd, ww = entries(winner_all)
+    fast_dups = _joined(dups)
+    fast_keys = _joined(keys)
+    # Each choice's set as a number that sorts as its key: the key itself when a key and a
+    # duplicate set fit 62 bits together, else its place among the keys.
+    codes, slow_codes, every_key = fast_keys, slow_set_keys, None
+    if base ** width * max(1, n_dups) >= 2 ** PACKED_BITS:
+        every_key, rank = np.unique(np.concatenate([fast_keys, slow_set_keys]),
+                                    return_inverse=True)
+        codes, slow_codes = rank[:len(fast_keys)], rank[len(fast_keys):]
+    code, sd, sw = _entries(codes, fast_dups, slow_codes, slow_dups, weight, n_dups)
+    new_set = np.diff(code, prepend=-1) != 0
+    ss = np.cumsum(new_set) - 1
+    members = _digits(code[new_set] if every_key is None else every_key, base, width)
+    wb, wd, ww = _entries(_joined(winners), fast_dups, won, slow_dups, weight, n_dups)
     pairs = _distinct_pairs(ahead_keys, base)[0]
-    ahead = frozenset(zip((pairs // base).tolist(), (pairs % base).tolist(), strict=True))
+    ahead = np.stack([pairs // base, pairs % base], axis=1)
     met_keys = [np.zeros(0, dtype=np.int64)]
     for x in range(met.shape[1]):
         for y in range(x + 1, met.shape[1]):
@@ -294,7 +312,109 @@ def choices_from_tables(bots: Sequence[str], seated: IntArray, ranks: IntArray,
                             strict=True), met_counts.tolist(), strict=True))
     pair_index = members[:, None, :] * (n + 1) + members[None, :, :]
     return ChoiceData(list(bots), members, pair_index, ss, sd, sw, wb, wd, ww,
-                      duplicate_sets=n_dups, games=games, ahead=ahead, met_sets=met_sets)
+                      duplicate_sets=n_dups, games=games, ahead_pairs=ahead,
+                      met_sets=met_sets)
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """The choices of games with shared ranks, each game's in the order :func:`_choices`
+    gives them (its orders, then the places of each), and the pairs of bots next to each
+    other in some order, as keys (``a * base + b``)."""
+
+    keys: IntArray
+    winners: IntArray
+    weights: FloatArray
+    games: IntArray
+    ahead: list[IntArray]
+
+
+def _tied_choices(seated: IntArray, ranks: IntArray, size: IntArray, rows: IntArray,
+                  powers: IntArray, n: int) -> _Shared:
+    """The choices of games ``rows`` (each of bots among the rated, none seated twice, some
+    ranks shared), as :func:`_choices` makes them: the games of one table size and one
+    pattern of shared ranks (which places tie with the next) share their orders, taken from
+    :func:`orders` once for all of them."""
+    width, base = len(powers), n + 1
+    parts: list[tuple[IntArray, IntArray, FloatArray, IntArray]] = []
+    ahead: list[IntArray] = []
+    for k in np.unique(size[rows]).tolist():
+        at = rows[size[rows] == k]
+        by_rank = np.argsort(ranks[at, :k], axis=1, kind="stable")  # by rank, then seat
+        placed = np.take_along_axis(seated[at, :k], by_rank, axis=1)
+        ordered = np.take_along_axis(ranks[at, :k], by_rank, axis=1)
+        pattern = (ordered[:, 1:] == ordered[:, :-1]) @ (1 << np.arange(k - 1))
+        for code in np.unique(pattern).tolist():
+            these = pattern == code
+            games, table = at[these], placed[these]
+            shape = orders([0, *np.cumsum([(code >> j) & 1 == 0 for j in range(k - 1)])])
+            padded = np.full((len(games), len(shape), k - 1, width), n, dtype=np.int64)
+            winners = np.empty((len(games), len(shape), k - 1), dtype=np.int64)
+            for o, (order, _) in enumerate(shape):
+                finish = table[:, order]
+                for j in range(k - 1):
+                    padded[:, o, j, :k - j] = sorted_rows(finish[:, j:])
+                    winners[:, o, j] = finish[:, j]
+                    ahead.append(finish[:, j] * base + finish[:, j + 1])
+            weight = np.full(winners.shape, shape[0][1])
+            parts.append((padded.reshape(-1, width) @ powers, winners.ravel(), weight.ravel(),
+                          np.repeat(games, len(shape) * (k - 1))))
+    if not parts:
+        none = np.zeros(0, dtype=np.int64)
+        return _Shared(none, none, np.zeros(0), none, ahead)
+    keys, winners, weights, games = (np.concatenate(c) for c in zip(*parts, strict=True))
+    return _Shared(keys, winners, weights, games, ahead)
+
+
+def _repeats(table: IntArray) -> npt.NDArray[np.bool_]:
+    """Whether each row of ``table`` holds a value twice (one comparison a pair of columns:
+    a sort along rows of a few columns is slower)."""
+    twice = np.zeros(len(table), dtype=np.bool_)
+    for x in range(table.shape[1]):
+        for y in range(x + 1, table.shape[1]):
+            twice |= table[:, x] == table[:, y]
+    return twice
+
+
+def sorted_rows(table: IntArray) -> IntArray:
+    """``np.sort(table, axis=1)`` for a table of a few columns: odd-even transposition, a
+    pass of minima and maxima over whole columns per column."""
+    cols = [table[:, c].copy() for c in range(table.shape[1])]
+    for step in range(len(cols)):
+        for c in range(step % 2, len(cols) - 1, 2):
+            cols[c], cols[c + 1] = np.minimum(cols[c], cols[c + 1]), np.maximum(cols[c],
+                                                                             cols[c + 1])
+    return np.stack(cols, axis=1) if cols else table.copy()
+
+
+def _joined(parts: Sequence[IntArray]) -> IntArray:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _entries(codes: IntArray, dups: IntArray, slow_codes: IntArray, slow_dups: IntArray,
+             slow_weights: FloatArray, n_dups: int) -> tuple[IntArray, IntArray, FloatArray]:
+    """The distinct pairs (code, duplicate set) of the choices, ascending, and the weight of
+    each, summed as ``np.bincount`` sums the choices in their order: those of weight 1
+    (``codes``, ``dups``) first, then the others (``slow_*``). The pairs of weight 1 are
+    counted by a sort of their values, not of their places (which a sum in order would need):
+    a count of ones is the same whatever the order, and the others are added after it in
+    theirs."""
+    nd = max(1, n_dups)
+    found, counts = np.unique(codes * nd + dups, return_counts=True)
+    sums = counts.astype(np.float64)
+    if len(slow_codes):
+        extra, slot = np.unique(slow_codes * nd + slow_dups, return_inverse=True)
+        both = np.concatenate([found, extra])
+        order = np.argsort(both, kind="stable")  # two sorted runs, merged
+        ordered = both[order]
+        new = np.diff(ordered, prepend=-1) != 0
+        place = np.empty(len(both), dtype=np.int64)
+        place[order] = np.cumsum(new) - 1
+        found = ordered[new]
+        sums = np.zeros(len(found))
+        sums[place[:len(counts)]] = counts
+        np.add.at(sums, place[len(counts):][slot.reshape(-1)], slow_weights)
+    return (found // nd).astype(np.int64), (found % nd).astype(np.int64), sums
 
 
 def _distinct_pairs(keys: Sequence[IntArray], base: int) -> tuple[IntArray, IntArray]:

@@ -75,7 +75,7 @@ from arena.stats.choices import (
     orders,
 )
 from arena.stats.common import Z95, Interval, alike_interval
-from arena.stats.groups import Groups, groups
+from arena.stats.groups import Groups, groups_of_pairs
 
 __all__ = ["ChoiceData", "choice_data", "orders"]  # the choices, kept where they were read
 
@@ -101,8 +101,40 @@ def _evaluate(data: ChoiceData, counts: FloatArray, wins: FloatArray, theta: Flo
     return float(wins @ theta - counts @ log_z) + prior_term, gamma / z
 
 
+class _Pairs:
+    """The places (x, y) of every choice set whose members are both bots, not the padding,
+    as the observed information sums them: place by place, then set by set (the order of
+    ``pair_index``). A pair with the padding only adds to a row or column the information
+    leaves out. Made once for the fits of one set of choices: its sum reuses one buffer."""
+
+    def __init__(self, data: ChoiceData) -> None:
+        n, members = data.n, data.members
+        self.blocks: list[tuple[int, int, slice | IntArray, int, int]] = []
+        bins: list[IntArray] = []
+        start = 0
+        for x in range(members.shape[0]):
+            for y in range(members.shape[0]):
+                both = (members[x] < n) & (members[y] < n)
+                m = int(np.count_nonzero(both))
+                # The sets sorted by members (a large field's) put the larger sets first.
+                sel: slice | IntArray = slice(0, m) if bool(both[:m].all()) else (
+                    np.flatnonzero(both))
+                bins.append(data.pair_index[x, y][sel])
+                self.blocks.append((x, y, sel, start, start + m))
+                start += m
+        self.bins = np.concatenate(bins) if bins else np.zeros(0, dtype=np.int64)
+        self.products = np.empty(start)
+
+    def summed(self, cp: FloatArray, p: FloatArray, bins: int) -> FloatArray:
+        """For each pair of bots, the sum of ``cp[x, s] * p[y, s]`` over the places x, y of
+        its members in each set s, in the order of ``pair_index`` (``bins``: (n + 1) ** 2)."""
+        for x, y, sel, a, b in self.blocks:
+            np.multiply(cp[x][sel], p[y][sel], out=self.products[a:b])
+        return cast(FloatArray, np.bincount(self.bins, weights=self.products, minlength=bins))
+
+
 def _information(data: ChoiceData, counts: FloatArray, p: FloatArray, theta: FloatArray,
-                 prior: float, flat_members: IntArray, flat_pairs: IntArray
+                 prior: float, flat_members: IntArray, pairs: _Pairs
                  ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """At theta (its choice sets' probabilities ``p``): each bot's expected choices won, the
     prior's logistic of theta, and the observed information (minus the log-posterior's
@@ -112,15 +144,13 @@ def _information(data: ChoiceData, counts: FloatArray, p: FloatArray, theta: Flo
     expected = cast(FloatArray, np.bincount(flat_members, weights=cp.ravel(),
                                             minlength=n + 1)[:n])
     sig = 1 / (1 + np.exp(-theta))
-    outer = (cp[:, None, :] * p[None, :, :]).ravel()
-    info = -np.bincount(flat_pairs, weights=outer, minlength=(n + 1) ** 2
-                        ).astype(np.float64).reshape(n + 1, n + 1)[:n, :n]
+    info = -pairs.summed(cp, p, (n + 1) ** 2).astype(np.float64).reshape(n + 1, n + 1)[:n, :n]
     info[np.diag_indices(n)] += expected + prior * sig * (1 - sig)
     return expected, sig, info
 
 
 def covariance(data: ChoiceData, counts: FloatArray, wins: FloatArray, theta: FloatArray,
-               prior: float = PRIOR_GAMES) -> FloatArray:
+               prior: float = PRIOR_GAMES, pairs: _Pairs | None = None) -> FloatArray:
     """The covariance of theta (not centred) from the curvature of the log-posterior at its
     maximum ``theta``: the observed information matrix, inverted (the normal, or Laplace,
     approximation of the posterior). One matrix inverse, where a bootstrap refits hundreds of
@@ -129,12 +159,13 @@ def covariance(data: ChoiceData, counts: FloatArray, wins: FloatArray, theta: Fl
         return np.zeros((0, 0))
     _, p = _evaluate(data, counts, wins, theta, prior)
     _, _, info = _information(data, counts, p, theta, prior, data.members.ravel(),
-                              data.pair_index.ravel())
+                              _Pairs(data) if pairs is None else pairs)
     return np.asarray(np.linalg.inv(info), dtype=np.float64)
 
 
 def fit(data: ChoiceData, counts: FloatArray, wins: FloatArray, prior: float = PRIOR_GAMES,
-        start: FloatArray | None = None, tolerance: float = 1e-7) -> FloatArray:
+        start: FloatArray | None = None, tolerance: float = 1e-7,
+        pairs: _Pairs | None = None) -> FloatArray:
     """The maximum a posteriori theta (one per bot, not centred) for choice-set ``counts``
     and choices ``wins``, by Newton's method from ``start`` (or 0), halving a step that
     would lower the posterior. Stops after a step under ``tolerance`` in every theta: Newton
@@ -144,11 +175,11 @@ def fit(data: ChoiceData, counts: FloatArray, wins: FloatArray, prior: float = P
     if n == 0 or data.members.shape[1] == 0:
         return theta
     flat_members = data.members.ravel()
-    flat_pairs = data.pair_index.ravel()
+    pairs = _Pairs(data) if pairs is None else pairs
     value, p = _evaluate(data, counts, wins, theta, prior)
     for _ in range(100):
         expected, sig, info = _information(data, counts, p, theta, prior, flat_members,
-                                           flat_pairs)
+                                           pairs)
         grad = wins - expected + prior * (0.5 - sig)
         step = np.linalg.solve(info, grad)
         while True:
@@ -330,16 +361,17 @@ def fitted(data: ChoiceData, replicates: int = REPLICATES, seed: int = 0,
            prior: float = PRIOR_GAMES, curvature: bool = False) -> PlackettLuce:
     """:func:`plackett_luce` of games already made into choices."""
     counts, wins = data.weights()
-    theta = fit(data, counts, wins, prior)
+    pairs = _Pairs(data)
+    theta = fit(data, counts, wins, prior, pairs=pairs)
     d = data.duplicate_sets
-    cov = covariance(data, counts, wins, theta, prior) if curvature else None
+    cov = covariance(data, counts, wins, theta, prior, pairs) if curvature else None
     samples = np.empty((0 if curvature else replicates, data.n))
     rng = random.Random(seed)
     for r in range(samples.shape[0]):
         draw = np.random.default_rng(rng.getrandbits(64)).integers(0, d, size=d)
         mult = np.bincount(draw, minlength=d).astype(np.float64)
-        samples[r] = fit(data, *data.weights(mult), prior, start=theta)
+        samples[r] = fit(data, *data.weights(mult), prior, start=theta, pairs=pairs)
     centred = _centred(theta)
-    found = groups(data.n, data.ahead, lambda i: float(centred[i]))
+    found = groups_of_pairs(data.n, data.ahead_pairs, lambda i: float(centred[i]))
     return PlackettLuce(data.bots, centred, _centred(samples), data.games, d, seed, prior,
                         found, data.met_sets, cov)

@@ -34,9 +34,13 @@ from typing import Any
 import numpy as np
 
 from arena.runner.play.columns import ROWS, RawGames, joined, parse_rows, read_raw
+from arena.runner.play.journal import Journal
 
 #: The file beside the journal.
 CACHE = "report-columns.npz"
+#: A field of more bots than this is a large field, whose report reads its games as columns
+#: (:data:`arena.report.html.LARGE_FIELD`).
+LARGE_FIELD = 100
 #: The format of the file (another is not read).
 VERSION = 1
 #: How many of the file's games are read again from the journal and compared, every time.
@@ -115,7 +119,7 @@ def _checked(files: dict[str, np.ndarray], names: Any, ids: Any,
     """The file's games if its arrays are consistent with each other and with its head."""
     if not (isinstance(names, list) and all(type(b) is str for b in names)
             and len(set(names)) == len(names) and isinstance(ids, list)
-            and all(type(g) is str for g in ids)):
+            and set(map(type, ids)) <= {str}):
         return None
     g = len(ids)
     for key in _ARRAYS:
@@ -203,3 +207,19 @@ def cached_games(db: sqlite3.Connection, folder: Path, write: bool = True) -> Ra
     if write and games.games and (kept is None or games.games != kept.games):
         write_cache(path, games)
     return games
+
+
+def keep_columns(journal: Journal, folder: Path) -> bool:
+    """Bring the file beside ``journal`` (in ``folder``) up to date with its games, as the
+    report would, for a field of more than :data:`LARGE_FIELD` bots (as the journal names
+    them) in a folder that can be written: what a league run does when it stops, so that the
+    report after it reads only the file. The file is derived data: a journal or file that
+    cannot be read is left for the report (False); True when the file holds every game."""
+    try:
+        if (len(journal.progress(outcomes=False, unfinished=False).bots) <= LARGE_FIELD
+                or not os.access(folder, os.W_OK)):
+            return False
+        games = cached_games(journal.db, folder)
+    except (ValueError, OSError, sqlite3.Error):
+        return False
+    return games.games > 0 and (folder / CACHE).is_file()

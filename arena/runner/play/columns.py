@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome
 from arena.runner.play.history import history_ids
 from arena.runner.play.outcome_rows import outcomes_of
 from arena.runner.play.ratings import RatingTracker, numbered
+from arena.stats.choices import sorted_rows
 from arena.stats.columns import BoolArray, GameColumns, IntArray
 
 #: The columns of a finished game and its pairing that :func:`outcomes_of` reads.
@@ -173,9 +175,7 @@ def columns_of_raw(raw: RawGames, league: bool, bots: Sequence[str]) -> GameColu
 
     seat = ordered(raw.seat)
     number = {b: i for i, b in enumerate(dict.fromkeys(bots))}
-    flat = seat.ravel()
-    present, first = np.unique(flat[flat >= 0], return_index=True)
-    for c in present[np.argsort(first, kind="stable")].tolist():
+    for c in first_seen(seat.ravel(), len(raw.names)).tolist():
         number.setdefault(raw.names[c], len(number))
     renumber = np.array([number.get(b, -1) for b in raw.names] + [-1], dtype=np.int64)
     seat_bot = renumber[seat]
@@ -192,15 +192,43 @@ def duplicate_sets(rounds: IntArray, tables: IntArray, seeds: IntArray, seat_bot
                    inside: BoolArray) -> IntArray:
     """Each game's duplicate set: its round, table, seed and set of bots (a bot seated twice
     counted once), the sets numbered in the order of their first game."""
-    members = np.sort(seat_bot, axis=1)
+    members = sorted_rows(seat_bot)
     repeat = np.zeros_like(inside)
     repeat[:, 1:] = members[:, 1:] == members[:, :-1]
-    members = np.sort(np.where(repeat, -1, members), axis=1)
+    members = sorted_rows(np.where(repeat, -1, members))
     keys = np.concatenate([rounds[:, None], tables[:, None], seeds[:, None], members], axis=1)
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    # The rows are told apart by a hash of each, a sort of one number: a hash shared by rows
+    # that differ (not seen in practice) takes the sort of the rows themselves.
+    _, first, inverse = np.unique(_row_hash(keys), return_index=True, return_inverse=True)
+    if not np.array_equal(keys, keys[first[inverse]]):
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     renumber = np.empty(len(first), dtype=np.int64)
     renumber[np.argsort(first, kind="stable")] = np.arange(len(first))
     return renumber[inverse.reshape(-1)]
+
+
+def first_seen(values: IntArray, count: int) -> IntArray:
+    """The values 0..``count`` - 1 found in ``values`` (-1: none), in the order of their first
+    place there: looked for in a prefix four times longer each time until it holds every value
+    found in the whole (a thousand bots all sit within the first few thousand seats)."""
+    wanted = int(np.count_nonzero(np.bincount(values[values >= 0], minlength=count)))
+    length = 1 << 16
+    while True:
+        head = values[:length]
+        found, first = np.unique(head[head >= 0], return_index=True)
+        if len(found) == wanted or length >= len(values):
+            return found[np.argsort(first, kind="stable")].astype(np.int64)
+        length *= 4
+
+
+def _row_hash(keys: IntArray) -> npt.NDArray[np.uint64]:
+    """A 64-bit hash of each row of ``keys`` (equal rows, equal hashes)."""
+    h = np.zeros(len(keys), dtype=np.uint64)
+    for c in range(keys.shape[1]):
+        h ^= keys[:, c].astype(np.uint64)
+        h *= np.uint64(0x9E3779B97F4A7C15)
+        h ^= h >> np.uint64(29)
+    return h
 
 
 def read_columns(db: sqlite3.Connection, league: bool, bots: Sequence[str]) -> GameColumns:

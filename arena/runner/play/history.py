@@ -59,7 +59,8 @@ def sample_points(n: int, points: int) -> list[int]:
     """The games after which a rating curve of ``n`` games is sampled (besides 0): at most
     ``points`` samples in all, evenly over the games, the last game always."""
     step = max(1, math.ceil(n / max(1, points - 1)))
-    return [k for k in range(1, n + 1) if k % step == 0 or k == n]
+    every = list(range(step, n + 1, step))
+    return [*every, n] if n >= 1 and (not every or every[-1] != n) else every
 
 
 def searched_seats(bots: Sequence[str], cols: GameColumns) -> LastSeats:
