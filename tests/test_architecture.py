@@ -156,7 +156,7 @@ def test_the_layers_read_top_down(layer: str, may_import: set[str]) -> None:
 #: (``arena.runner.play``) know nothing of the cluster, whose executor is handed in; the
 #: cluster knows nothing of leagues; and the statistics sit beside one game, reading results.
 FLOORS: list[tuple[str, ...]] = [
-    ("arena.engine", "arena.protocol"),
+    ("arena.engine", "arena.protocol", "arena.blas"),
     ("arena.results", "arena.seeds"),
     ("arena.runner.game", "arena.stats"),
     ("arena.runner.play",),
@@ -212,14 +212,16 @@ def test_one_game_and_the_statistics_do_not_know_each_other() -> None:
 
 def test_the_statistics_import_only_results_and_what_a_game_is() -> None:
     """The statistics read games as results: they import the results, the engine and the
-    protocol's terminations, never the runner or the league (which import them), so the
-    statistics and the runner cannot come to depend on each other."""
+    protocol's terminations (and :mod:`arena.blas`, NumPy's threads' setting), never the runner
+    or the league (which import them), so the statistics and the runner cannot come to depend on
+    each other."""
     wrong = sorted(
         f"{name} -> {target}"
         for name, targets in _graph().items() if _within(name, "arena.stats")
         for target in targets
         if not any(_within(target, ok) for ok in (
-            "arena.stats", "arena.results", "arena.engine", "arena.protocol.messages"))
+            "arena.stats", "arena.results", "arena.engine", "arena.protocol.messages",
+            "arena.blas"))
     )
     assert not wrong, wrong
 

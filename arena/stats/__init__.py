@@ -10,3 +10,5 @@
 Everything here is pure: outcomes in, numbers out; nothing reads a journal or prints.
 TrueSkill standings are :mod:`arena.runner.play.ratings`'.
 """
+
+import arena.blas  # noqa: F401  (before NumPy is first imported)
