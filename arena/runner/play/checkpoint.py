@@ -271,6 +271,24 @@ class RatingCheckpoints:
             return None
         return history if len(history) == games else None
 
+    def rating_history_is(self, ids: Sequence[str]) -> bool:
+        """Whether the rating history holds exactly the games ``ids``, in that order, at the
+        places 1..len(``ids``). Read as one text (SQLite joins the ids), not a row a game: a
+        million games' ids are compared in a few hundred milliseconds."""
+        sep = "\x1f"
+        mine = sep.join(ids)
+        if mine.count(sep) != max(len(ids) - 1, 0):  # an id holding the separator
+            return self.rating_history_ids(len(ids)) == list(ids)
+        try:
+            count, low, high, text = self.db.execute(
+                "SELECT COUNT(*), MIN(k), MAX(k), group_concat(game_id, char(31)) FROM "
+                "(SELECT k, game_id FROM rating_history ORDER BY k)").fetchone()
+        except sqlite3.OperationalError:  # a journal written before the history
+            return False
+        if count != len(ids) or (ids and (low, high) != (1, len(ids))):
+            return False
+        return (text or "") == mine
+
     def rating_history_ids(self, games: int) -> list[str] | None:
         """The games of the rating history of ``games`` games in the order rated, without
         their ratings (:meth:`rating_history_made` reads those): None unless it holds

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import queue
 import sqlite3
-from collections.abc import Sequence
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -64,9 +68,9 @@ class RawGames:
 
 def _distinct(texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
     """The distinct texts in order of first appearance, and each row's number among them."""
-    seen: dict[str, int] = {}
-    at = [seen.setdefault(t, len(seen)) for t in texts]
-    return list(seen), np.array(at, dtype=np.int64)
+    seen = {t: i for i, t in enumerate(dict.fromkeys(texts))}
+    return list(seen), np.fromiter(map(seen.__getitem__, texts), dtype=np.int64,
+                                   count=len(texts))
 
 
 def _padded(rows: Sequence[Sequence[Any]], width: int, fill: Any, dtype: Any) -> np.ndarray:
@@ -88,48 +92,210 @@ def parse_rows(rows: Sequence[tuple[Any, ...]], names: Sequence[str] = ()) -> Ra
     other in order of first appearance. Raises ValueError for a termination reason this
     version does not know.
 
-    A large journal repeats its ranks and terminations: each text is parsed once, and the
-    games' columns are gathered from the parsed rows by their numbers; the tables and the
-    scores are parsed as one JSON array each (a league's tables are nearly all different)."""
+    The tables and the scores are parsed as one JSON array each (a league's tables are nearly
+    all different). This is the reference reading: :func:`read_raw` reads the same columns
+    faster, and falls back to this for any text it does not expect."""
     if not rows:
         return no_games(names)
     marks, idx, game_ids, rounds, tables, seeds, table_texts, scores, rank_texts, term_texts = (
         zip(*rows, strict=True))
     parsed = json.loads("[" + ",".join(table_texts) + "]")
     size = np.fromiter(map(len, parsed), dtype=np.int64, count=len(parsed))
+    every = json.loads("[" + ",".join(scores) + "]")
+
+    def ints(values: Sequence[int]) -> IntArray:
+        return np.array(values, dtype=np.int64)
+
+    return _assembled(ints(marks), ints(idx), ints(rounds), ints(tables), ints(seeds), size,
+                      list(itertools.chain.from_iterable(parsed)),
+                      ints([x for row in every for x in row]), rank_texts, term_texts,
+                      list(game_ids), names)
+
+
+def _assembled(marks: IntArray, idx: IntArray, rounds: IntArray, tables: IntArray,
+               seeds: IntArray, size: IntArray, seated: list[str], scores: IntArray,
+               rank_texts: Sequence[str], term_texts: Sequence[str], game_ids: list[str],
+               names: Sequence[str]) -> RawGames:
+    """The games whose columns are given, the bots of every seat (``seated``) and the scores
+    flat, seat after seat and game after game, their bots numbered ``names`` first. A large
+    journal repeats its ranks and terminations: each text is parsed once, and the games'
+    columns are gathered from the parsed rows by their numbers."""
     width = int(size.max())
     number = {b: i for i, b in enumerate(dict.fromkeys(names))}
-    seated = list(itertools.chain.from_iterable(parsed))
     try:  # nearly always every bot is one already numbered
         flat = list(map(number.__getitem__, seated))
     except KeyError:
         flat = [number.setdefault(b, len(number)) for b in seated]
     inside = np.arange(width)[None, :] < size[:, None]
-    seat = np.full((len(parsed), width), -1, dtype=np.int64)
+    seat = np.full((len(size), width), -1, dtype=np.int64)
     seat[inside] = flat
     rank_list, rank_of = _distinct(rank_texts)
     ranks = _padded([json.loads(t) for t in rank_list], width, 0, np.int64)[rank_of]
     term_list, term_of = _distinct(term_texts)
     ok = _padded([[Termination(t) == Termination.OK for t in json.loads(text)]
                   for text in term_list], width, False, np.bool_)[term_of]
-    every = json.loads("[" + ",".join(scores) + "]")
-    score_cols = np.zeros((len(every), width), dtype=np.int64)
-    score_cols[inside] = [x for row in every for x in row]
-
-    def ints(values: Sequence[int]) -> IntArray:
-        return np.array(values, dtype=np.int64)
-
-    return RawGames(ints(marks), ints(idx), ints(rounds), ints(tables), ints(seeds), size,
-                    seat, ranks, score_cols, ok, list(number), list(game_ids))
+    score_cols = np.zeros((len(size), width), dtype=np.int64)
+    score_cols[inside] = scores
+    return RawGames(marks, idx, rounds, tables, seeds, size, seat, ranks, score_cols, ok,
+                    list(number), game_ids)
 
 
-def read_raw(db: sqlite3.Connection, after: int = 0, names: Sequence[str] = ()) -> RawGames:
+#: Games read by one query of :func:`read_raw`: each column of them comes back as one text
+#: (a hundred thousand 4-player games' tables are about 7 MB, far below SQLite's longest).
+CHUNK = 100_000
+#: What :data:`_CHUNK_ROWS` puts between two games' texts: a control character that JSON
+#: never leaves unescaped and a game's id does not hold (a text that holds it is read by
+#: :func:`parse_rows`).
+_SEP = "\x1f"
+#: The columns of :data:`ROWS` of at most ``CHUNK`` games committed after a result's number,
+#: each as one text: the count, then the numbers joined by commas, then the texts by
+#: :data:`_SEP` (SQLite's ``char(31)``).
+_CHUNK_ROWS = (
+    "SELECT count(*), group_concat(mark), group_concat(idx), group_concat(round), "
+    "group_concat(tbl), group_concat(seed), group_concat(game_id, char(31)), "
+    "group_concat(bots, char(31)), group_concat(scores, char(31)), "
+    "group_concat(ranks, char(31)), group_concat(terminations, char(31)) FROM ("
+    "SELECT r.rowid AS mark, p.idx AS idx, p.game_id AS game_id, p.round AS round, "
+    "p.tbl AS tbl, p.seed AS seed, p.bots AS bots, r.scores AS scores, r.ranks AS ranks, "
+    "r.terminations AS terminations FROM results r JOIN pairings p USING (game_id) "
+    "WHERE r.rowid > ? ORDER BY r.rowid LIMIT ?)")
+
+
+def _numbers(text: str, count: int, sep: str = ",") -> IntArray | None:
+    """The ``count`` integers of ``text`` between ``sep``: None unless it is exactly that."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy warns, and stops, at text it cannot read
+        try:
+            out = np.fromstring(text, dtype=np.int64, sep=sep)
+        except (ValueError, DeprecationWarning):
+            return None
+    return out if len(out) == count and text.count(sep) == count - 1 else None
+
+
+def _split(text: str, count: int) -> list[str] | None:
+    parts = text.split(_SEP)
+    return parts if len(parts) == count else None
+
+
+def _chunk(texts: tuple[Any, ...], names: Sequence[str]) -> RawGames | None:
+    """The games of one row of :data:`_CHUNK_ROWS` as :func:`parse_rows` reads them, without
+    parsing each game's JSON: the tables are arrays of names with no escape in them, split at
+    their quotes, and the scores arrays of integers. None for any text not of that form (or a
+    row not in the results' order), which :func:`parse_rows` then reads."""
+    count, *numbers, ids, tables, scores, ranks, terms = texts
+    columns = [_numbers(text, count) for text in numbers]
+    game_ids, table_rows, score_rows = (_split(t, count) for t in (ids, tables, scores))
+    rank_texts, term_texts = _split(ranks, count), _split(terms, count)
+    if (any(c is None for c in columns) or game_ids is None or table_rows is None
+            or score_rows is None or rank_texts is None or term_texts is None
+            or "\\" in tables):
+        return None
+    marks, idx, rounds, tbls, seeds = cast(list[IntArray], columns)
+    if np.any(marks[1:] <= marks[:-1]):
+        return None
+    # Between a game's quotes are its names; outside them, a pair of brackets a game and commas.
+    quoted = tables.split('"')
+    outside = "".join(quoted[0::2])
+    if outside.strip("[], \x1f") or not outside.count("[") == outside.count("]") == count:
+        return None
+    size = np.fromiter(map(str.count, table_rows, itertools.repeat('"', count)),
+                       dtype=np.int64, count=count)
+    if np.any(size % 2) or not np.all(size):
+        return None
+    size //= 2
+    bare = scores.replace("[", "").replace("]", "").replace(_SEP, ",")
+    flat_scores = _numbers(bare, int(size.sum()))
+    per_game = np.fromiter(map(str.count, score_rows, itertools.repeat(",", count)),
+                           dtype=np.int64, count=count) + 1
+    if flat_scores is None or not np.array_equal(per_game, size):
+        return None
+    return _assembled(marks, idx, rounds, tbls, seeds, size, quoted[1::2], flat_scores,
+                      rank_texts, term_texts, game_ids, names)
+
+
+#: A row of :data:`_CHUNK_ROWS`, after the number of the result its games follow.
+_Chunk = tuple[int, tuple[Any, ...]]
+
+
+def _in_turn(db: sqlite3.Connection, after: int, chunk: int
+             ) -> Iterator[_Chunk]:
+    while (texts := db.execute(_CHUNK_ROWS, (after, chunk)).fetchone())[0]:
+        yield after, texts
+        after = _last_mark(texts)
+
+
+def _last_mark(texts: tuple[Any, ...]) -> int:
+    return int(texts[1].rpartition(",")[2])
+
+
+def _chunk_texts(db: sqlite3.Connection, after: int, chunk: int
+                 ) -> Iterator[_Chunk]:
+    """The rows of :data:`_CHUNK_ROWS` of every ``chunk`` games committed after ``after``,
+    each with the result's number it follows. A journal in a file is read by a second
+    connection in a thread, a chunk ahead of its caller: SQLite lets go of the interpreter
+    while it joins a chunk's texts, so the next chunk is read while this one is parsed. Where
+    that connection cannot read, ``db`` reads the rest in turn."""
+    path = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "")
+    if not path:
+        yield from _in_turn(db, after, chunk)
+        return
+    ahead: queue.Queue[_Chunk | Exception | None] = queue.Queue(1)
+    stop = threading.Event()
+
+    def give(item: _Chunk | Exception | None) -> None:
+        while not stop.is_set():
+            try:
+                ahead.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def read(after: int) -> None:
+        try:
+            reader = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True)
+            try:
+                for item in _in_turn(reader, after, chunk):
+                    give(item)
+                    if stop.is_set():
+                        return
+            finally:
+                reader.close()
+        except (sqlite3.Error, ValueError) as exc:
+            give(exc)
+            return
+        give(None)
+
+    thread = threading.Thread(target=read, args=(after,), name="journal-columns", daemon=True)
+    thread.start()
+    try:
+        while (item := ahead.get()) is not None:
+            if isinstance(item, Exception):
+                yield from _in_turn(db, after, chunk)
+                return
+            yield item
+            after = _last_mark(item[1])
+    finally:
+        stop.set()
+        thread.join()
+
+
+def read_raw(db: sqlite3.Connection, after: int = 0, names: Sequence[str] = (),
+             chunk: int = CHUNK) -> RawGames:
     """The games whose results were committed after the one numbered ``after`` (0: every
-    game), in that order, as :func:`parse_rows` numbers their bots."""
-    cursor = db.cursor()
-    cursor.row_factory = None
-    return parse_rows(cursor.execute(ROWS + "WHERE r.rowid > ? ORDER BY r.rowid",
-                                     (after,)).fetchall(), names)
+    game), in that order, as :func:`parse_rows` numbers their bots: read ``chunk`` games at
+    a time, each column of them as one text (SQLite joins them), without a Python object
+    per game; a chunk of any other form is read by :func:`parse_rows`."""
+    parts = [no_games(names)]
+    for start, texts in _chunk_texts(db, after, chunk):
+        part = _chunk(texts, parts[-1].names)
+        if part is None:
+            cursor = db.cursor()
+            cursor.row_factory = None
+            part = parse_rows(cursor.execute(ROWS + "WHERE r.rowid > ? ORDER BY r.rowid "
+                                             "LIMIT ?", (start, chunk)).fetchall(),
+                              parts[-1].names)
+        parts.append(part)
+    return joined(*parts[1:]) if len(parts) > 1 else parts[0]
 
 
 def _widened(a: IntArray | BoolArray, width: int, fill: Any) -> Any:
@@ -140,23 +306,25 @@ def _widened(a: IntArray | BoolArray, width: int, fill: Any) -> Any:
     return out
 
 
-def joined(old: RawGames, new: RawGames) -> RawGames:
-    """The games of ``old`` then those of ``new`` (whose bots are numbered as ``old``'s,
-    then their own: :func:`read_raw` given ``old.names``)."""
-    if not new.games:
-        return old
-    width = max(old.seat.shape[1], new.seat.shape[1])
+def joined(*parts: RawGames) -> RawGames:
+    """The games of ``parts`` one after another (each part's bots numbered as the part's
+    before it, then its own: :func:`read_raw` given the names read before)."""
+    first, *rest = parts
+    parts = (first, *(p for p in rest if p.games))
+    if len(parts) == 1:
+        return parts[0]
+    width = max(p.seat.shape[1] for p in parts)
 
-    def both(a: Any, b: Any, fill: Any) -> Any:
-        return np.concatenate([_widened(a, width, fill), _widened(b, width, fill)])
+    def stacked(key: str, fill: Any) -> Any:
+        return np.concatenate([_widened(getattr(p, key), width, fill) for p in parts])
 
     def flat(key: str) -> IntArray:
-        return np.concatenate([getattr(old, key), getattr(new, key)])
+        return np.concatenate([getattr(p, key) for p in parts])
 
     return RawGames(flat("marks"), flat("idx"), flat("rounds"), flat("tables"), flat("seeds"),
-                    flat("size"), both(old.seat, new.seat, -1), both(old.ranks, new.ranks, 0),
-                    both(old.scores, new.scores, 0), both(old.ok, new.ok, False),
-                    new.names, old.game_ids + new.game_ids)
+                    flat("size"), stacked("seat", -1), stacked("ranks", 0),
+                    stacked("scores", 0), stacked("ok", False), parts[-1].names,
+                    list(itertools.chain.from_iterable(p.game_ids for p in parts)))
 
 
 def columns_of_raw(raw: RawGames, league: bool, bots: Sequence[str]) -> GameColumns:

@@ -70,8 +70,8 @@ def read_report(folder: str | Path, large_field: int, listed: int, keep: bool = 
             raise JournalError(f"{journal.path}: {exc}") from None
         history: Sequence[tuple[str, str]] | None = progress.history
         if curves is not None and progress.ratings is not None:
-            ids = journal.rating_history_ids(progress.ratings.rated_games)
-            history = None if ids is None else RatingHistory(ids, {})
+            history = (RatingHistory(cols.game_ids, {})
+                       if journal.rating_history_is(cols.game_ids) else None)
         if (progress.ratings is not None
                 and history is not None
                 and history_agrees(cols, history, progress.ratings)):
