@@ -396,6 +396,10 @@ class Tournament:
             with self._full_disk_stops_the_run():
                 self.ring.run()
                 result = self._conclude()
+                if result.games_done > self.done_before:  # as a league's run does at its stop
+                    from arena.runner.play.column_cache import keep_columns  # numpy
+
+                    keep_columns(self.journal, self.folder)  # a large field's, for its report
                 self.ring.show()
                 self.journal.close()
                 return result
