@@ -148,10 +148,10 @@ CHUNK = 100_000
 #: :func:`parse_rows`).
 _SEP = "\x1f"
 #: The columns of :data:`ROWS` of at most ``CHUNK`` games committed after a result's number,
-#: each as one text: the count, then the numbers joined by commas, then the texts by
-#: :data:`_SEP` (SQLite's ``char(31)``).
+#: each as one text: the count and the last result's number, then the numbers joined by
+#: commas, then the texts by :data:`_SEP` (SQLite's ``char(31)``).
 _CHUNK_ROWS = (
-    "SELECT count(*), group_concat(mark), group_concat(idx), group_concat(round), "
+    "SELECT count(*), max(mark), group_concat(mark), group_concat(idx), group_concat(round), "
     "group_concat(tbl), group_concat(seed), group_concat(game_id, char(31)), "
     "group_concat(bots, char(31)), group_concat(scores, char(31)), "
     "group_concat(ranks, char(31)), group_concat(terminations, char(31)) FROM ("
@@ -182,7 +182,7 @@ def _chunk(texts: tuple[Any, ...], names: Sequence[str]) -> RawGames | None:
     parsing each game's JSON: the tables are arrays of names with no escape in them, split at
     their quotes, and the scores arrays of integers. None for any text not of that form (or a
     row not in the results' order), which :func:`parse_rows` then reads."""
-    count, *numbers, ids, tables, scores, ranks, terms = texts
+    count, _, *numbers, ids, tables, scores, ranks, terms = texts
     columns = [_numbers(text, count) for text in numbers]
     game_ids, table_rows, score_rows = (_split(t, count) for t in (ids, tables, scores))
     rank_texts, term_texts = _split(ranks, count), _split(terms, count)
@@ -221,11 +221,7 @@ def _in_turn(db: sqlite3.Connection, after: int, chunk: int
              ) -> Iterator[_Chunk]:
     while (texts := db.execute(_CHUNK_ROWS, (after, chunk)).fetchone())[0]:
         yield after, texts
-        after = _last_mark(texts)
-
-
-def _last_mark(texts: tuple[Any, ...]) -> int:
-    return int(texts[1].rpartition(",")[2])
+        after = texts[1]
 
 
 def _chunk_texts(db: sqlite3.Connection, after: int, chunk: int
@@ -260,7 +256,7 @@ def _chunk_texts(db: sqlite3.Connection, after: int, chunk: int
                         return
             finally:
                 reader.close()
-        except (sqlite3.Error, ValueError) as exc:
+        except Exception as exc:  # handed over: the caller reads the rest itself
             give(exc)
             return
         give(None)
@@ -273,7 +269,7 @@ def _chunk_texts(db: sqlite3.Connection, after: int, chunk: int
                 yield from _in_turn(db, after, chunk)
                 return
             yield item
-            after = _last_mark(item[1])
+            after = item[1][1]
     finally:
         stop.set()
         thread.join()
