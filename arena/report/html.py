@@ -52,7 +52,7 @@ from arena.runner.play.journal import Progress
 from arena.runner.play.standings import Standings
 from arena.stats import text
 from arena.stats.columns import GameColumns, column_scores
-from arena.stats.common import Interval
+from arena.stats.common import Interval, rounded
 from arena.stats.match import Match
 from arena.stats.summary import TournamentStats, column_stats, tournament_stats
 from arena.stats.tables import HeadToHead
@@ -210,10 +210,12 @@ def _ci(ci: Interval | None, digits: int = 1, scale: float = 1.0) -> str:
 
 
 def _v(x: float | None) -> str:
-    """A figure as the table sorting reads it (empty when there is none)."""
+    """A figure as the table sorting reads it (empty when there is none), to the six
+    significant digits the standings files keep: its last bits may depend on the machine's
+    matrix library (how many threads sum its products), and the page must not."""
     if x is None or math.isnan(x):
         return ""
-    return repr(x) if math.isfinite(x) else ("Infinity" if x > 0 else "-Infinity")
+    return repr(rounded(x)) if math.isfinite(x) else ("Infinity" if x > 0 else "-Infinity")
 
 
 # ---------------------------------------------------------------------- sections
