@@ -19,7 +19,8 @@ from arena.league.matchmaking import Entrant, choose_table
 from arena.league.store import LeagueJournal
 from arena.protocol.messages import Termination
 from arena.results import GameOutcome, Pairing
-from arena.runner.play.ratings import RatingTracker, make_environment
+from arena.runner.play.ratings import RatingTracker
+from arena.runner.play.trueskill_update import make_environment
 from arena.stats.synthetic import play_table, synthetic_bots
 
 OK2 = (Termination.OK,) * 2

@@ -25,7 +25,7 @@ from arena.league.matchmaking import (
     expected_shrink,
     need,
 )
-from arena.runner.play.ratings import make_environment
+from arena.runner.play.trueskill_update import make_environment
 
 runner = CliRunner()
 

@@ -18,7 +18,7 @@ import trueskill
 import arena.runner.play.trueskill_update as update
 from arena.results import GameOutcome
 from arena.runner.play.journal import Journal
-from arena.runner.play.ratings import RatingTracker
+from arena.runner.play.ratings import RatingTracker, tie_orders
 from arena.runner.play.standings import TRUESKILL_MU, TRUESKILL_SIGMA
 
 LEADERBOARDS = Path(__file__).resolve().parent.parent / "leaderboards"
@@ -136,13 +136,9 @@ def _package_replay(tracker: RatingTracker, outcomes: Sequence[GameOutcome]) -> 
     ratings = {b: ENV.create_rating() for b in tracker.bots}
     calls = 0
     for o in outcomes:
-        by_rank: dict[int, list[int]] = {}
-        for seat in sorted(range(len(o.bots)), key=lambda s: (o.ranks[s], s)):
-            by_rank.setdefault(o.ranks[seat], []).append(seat)
         mus: list[list[float]] = [[] for _ in o.bots]
         sigmas: list[list[float]] = [[] for _ in o.bots]
-        for orders in itertools.product(*(itertools.permutations(g) for g in by_rank.values())):
-            seats = [s for group in orders for s in group]
+        for seats in tie_orders(o):
             table = [ratings[o.bots[s]] for s in seats]
             ranks = [o.ranks[s] for s in seats]
             expected = _package(table, ranks)

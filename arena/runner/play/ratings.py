@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from arena.protocol.messages import FAILURES, Termination
@@ -53,13 +53,23 @@ from arena.runner.play.standings import (
     SeatStats,
     Standings,
 )
-from arena.runner.play.trueskill_update import make_environment as make_environment  # its home
 from arena.runner.play.trueskill_update import rate, readback
 
 #: Every termination reason (an outcome naming another is rejected).
 _REASONS = frozenset(Termination)
 #: A new bot's rating, as it reads.
 _INITIAL = readback(TRUESKILL_MU, TRUESKILL_SIGMA)
+
+
+def tie_orders(o: GameOutcome) -> Iterator[list[int]]:
+    """The seats of ``o`` in rank order, once for every order of the seats within each tie
+    (the first with each tie in seat order): the tables :class:`RatingTracker` rates a game
+    as."""
+    by_rank: dict[int, list[int]] = {}
+    for seat in sorted(range(len(o.bots)), key=lambda s: (o.ranks[s], s)):
+        by_rank.setdefault(o.ranks[seat], []).append(seat)
+    for orders in itertools.product(*(itertools.permutations(g) for g in by_rank.values())):
+        yield [s for group in orders for s in group]
 
 
 @dataclass
@@ -231,13 +241,9 @@ class RatingTracker:
         # once for every order of the players within each tie, and each player's mu and sigma
         # are averaged over those orders (fsum: the result does not depend on the summation
         # order). Without ties this is exactly one plain TrueSkill update.
-        by_rank: dict[int, list[int]] = {}
-        for seat in sorted(range(len(o.bots)), key=lambda s: (o.ranks[s], s)):
-            by_rank.setdefault(o.ranks[seat], []).append(seat)
         mus: list[list[float]] = [[] for _ in o.bots]
         sigmas: list[list[float]] = [[] for _ in o.bots]
-        for orders in itertools.product(*(itertools.permutations(g) for g in by_rank.values())):
-            seats = [s for group in orders for s in group]
+        for seats in tie_orders(o):
             rated = rate([self._ratings[o.bots[s]] for s in seats], [o.ranks[s] for s in seats])
             for s, (mu, sigma) in zip(seats, rated, strict=True):
                 mus[s].append(mu)
